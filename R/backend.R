@@ -1,0 +1,60 @@
+#' The compute backends gpuiso can use
+#'
+#' Reports whether the package was built with CUDA and which devices the CUDA runtime sees. The
+#' runtime is linked statically, so this works on machines without an NVIDIA driver: it then
+#' reports no devices and the runtime's error text.
+#'
+#' @return An object of class `"gpuiso_backend"`, a list with `cuda_built` (logical),
+#'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`)
+#'   and `error` (the runtime's error text, `NA` when it reported none).
+#' @examples
+#' gpuiso_backend()
+#' @export
+gpuiso_backend <- function() {
+  info <- .Call(C_backend_info)
+  devices <- data.frame(name = info[[3]], compute_capability = sprintf("%d.%d", info[[4]], info[[5]]),
+                        memory_gb = info[[6]] / 2^30, stringsAsFactors = FALSE)
+  structure(list(cuda_built = info[[1]], device_count = info[[2]], devices = devices,
+                 error = info[[7]]), class = "gpuiso_backend")
+}
+
+#' @export
+print.gpuiso_backend <- function(x, ...) {
+  cat("gpuiso backends\n")
+  cat(sprintf("  CPU: %d of %d thread(s)\n", gpuiso_threads(), .Call(C_threads, NULL)[2]))
+  cat(sprintf("  CUDA: %s\n", if (x$cuda_built) "built" else "not built"))
+  if (x$cuda_built) {
+    cat(sprintf("  devices: %d\n", x$device_count))
+    for (i in seq_len(nrow(x$devices))) {
+      d <- x$devices[i, ]
+      cat(sprintf("    [%d] %s, compute capability %s, %.1f GiB\n", i - 1L, d$name,
+                  d$compute_capability, d$memory_gb))
+    }
+  }
+  if (!is.na(x$error)) cat(sprintf("  note: %s\n", x$error))
+  invisible(x)
+}
+
+#' Number of CPU threads
+#'
+#' Gets or sets the number of threads the CPU engine uses for batches. The default is the number
+#' of processors, capped by the environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS`
+#' when they are set; a request above the maximum is capped to it. Small problems run on one
+#' thread whatever the setting.
+#'
+#' @param threads `NULL` to read the setting, or a positive whole number to set it.
+#' @return With `threads = NULL`, the current number of threads; otherwise the previous number,
+#'   invisibly.
+#' @examples
+#' old <- gpuiso_threads(1)
+#' gpuiso_threads()
+#' gpuiso_threads(old)
+#' @export
+gpuiso_threads <- function(threads = NULL) {
+  if (is.null(threads)) return(.Call(C_threads, NULL)[1])
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 ||
+      threads != round(threads)) {
+    stop_arg("threads", "must be a single positive whole number")
+  }
+  invisible(.Call(C_threads, as.integer(min(threads, .Machine$integer.max)))[1])
+}

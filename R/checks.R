@@ -1,0 +1,55 @@
+# Argument checks shared by the user-facing functions. Each error names the argument.
+
+stop_arg <- function(name, problem) {
+  stop(sprintf("`%s` %s", name, problem), call. = FALSE)
+}
+
+# A numeric vector (not a matrix or array) of at least one element, as double.
+check_vector <- function(v, name, n = NULL) {
+  if (!is.numeric(v)) {
+    stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
+  }
+  if (!is.null(dim(v)) && length(dim(v)) > 1L) {
+    stop_arg(name, sprintf("must be a vector, not a %s", if (is.matrix(v)) "matrix" else "array"))
+  }
+  if (length(v) == 0L) stop_arg(name, "must have at least one element")
+  if (!is.null(n) && length(v) != n) {
+    stop_arg(name, sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(v)))
+  }
+  if (!is.double(v)) v <- as.double(v)
+  v
+}
+
+check_flag <- function(v, name) {
+  if (!is.logical(v) || length(v) != 1L || is.na(v)) stop_arg(name, "must be TRUE or FALSE")
+  v
+}
+
+check_bound <- function(v, name) {
+  if (!is.numeric(v) || length(v) != 1L || is.na(v)) stop_arg(name, "must be a single number")
+  as.double(v)
+}
+
+check_bounds <- function(y_min, y_max) {
+  y_min <- check_bound(y_min, "y_min")
+  y_max <- check_bound(y_max, "y_max")
+  if (y_min > y_max) stop_arg("y_min", sprintf("(%g) must not exceed `y_max` (%g)", y_min, y_max))
+  c(y_min, y_max)
+}
+
+describe <- function(v) {
+  if (is.null(v)) return("NULL")
+  if (is.factor(v)) return("a factor")
+  if (is.data.frame(v)) return("a data frame")
+  sprintf("a %s %s", typeof(v), if (is.list(v)) "list" else "vector")
+}
+
+# The backend that runs a fit. No GPU solver is built yet, so "auto" is the CPU.
+resolve_device <- function(device) {
+  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  if (device == "gpu") {
+    stop("`device = \"gpu\"`: the GPU solver is not available in this version of gpuiso; ",
+         "use device = \"cpu\" or \"auto\" (see gpuiso_backend())", call. = FALSE)
+  }
+  "cpu"
+}

@@ -1,0 +1,80 @@
+#' Exact weighted isotonic regression
+#'
+#' Fits the non-decreasing (or non-increasing) sequence closest to `y` in weighted least squares,
+#' ordered by `x`. The fit is exact: it is the weighted mean of `y` over blocks of consecutive
+#' points, the solution that pool adjacent violators and the lower convex hull of the cumulative
+#' sum diagram both give.
+#'
+#' As in [stats::isoreg()], a single vector argument is taken as `y` with `x = seq_along(y)`.
+#' `x` may come in any order: it is sorted (stably), tied `x` values are pooled into one point
+#' (the weighted mean of their `y`, their weights summed), the fit is computed over the distinct
+#' `x`, and the fitted values are returned in the input order. `-0` and `0` are one value.
+#'
+#' **Weights.** `w` must be finite and non-negative. An element of weight zero does not influence
+#' the fit; it takes the level of the nearest positive-weight element on its left (the first
+#' block's level when there is none). At least one weight must be positive.
+#'
+#' **Errors.** `NA`, `NaN` or infinite values in `x`, `y` or `w`, negative weights, lengths that
+#' differ, matrices, non-numeric and empty input are errors that name the argument. So are data
+#' whose weighted sums `sum(w * abs(y))` overflow double precision (for example `rep(1e307, 20)`),
+#' since the cumulative sum diagram cannot then be represented.
+#'
+#' **Engine.** The CPU engine is pool adjacent violators in C, in one pass. `device = "gpu"`
+#' needs the CUDA solver, which this version does not have yet; `"auto"` uses the CPU.
+#'
+#' @param x Numeric vector of covariate values, in any order; or `y` when `y` is `NULL`.
+#' @param y Numeric vector of responses.
+#' @param w Optional numeric vector of non-negative weights, the length of `y`.
+#' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one.
+#' @param y_min,y_max Bounds that the fitted values are clipped to after the fit (as in
+#'   scikit-learn's `IsotonicRegression`).
+#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @return An object of class `"gpuiso_fit"`, a list with
+#'   \item{fitted}{the fitted values, in the order of the input;}
+#'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
+#'   \item{knots}{the distinct `x`, increasing;}
+#'   \item{level}{the fitted value at each knot;}
+#'   \item{knot_weight}{the summed weight at each knot (`NULL` when every weight is 1);}
+#'   \item{block_start}{the index into `knots` of the first knot of each block;}
+#'   \item{n, increasing, backend, method, call}{the size, the direction, the backend and engine
+#'     that ran, and the call.}
+#'   The blocks as a table (start and end `x`, level, weight, size) come from [isoreg_blocks()].
+#' @seealso [predict.gpuiso_fit()], [isoreg_batch()] for many fits at once, [stats::isoreg()].
+#' @examples
+#' fit <- isoreg_gpu(c(3, 7, 5, 9, 8, 7, 10))
+#' fitted(fit)
+#' isoreg_blocks(fit)
+#'
+#' # Weighted fit of y on an unsorted x
+#' fit <- isoreg_gpu(cars$speed, cars$dist, w = rep(1:2, 25))
+#' predict(fit, c(5, 12.5, 30), type = "linear")
+#' plot(fit)
+#' @export
+isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
+                       device = c("auto", "cpu", "gpu")) {
+  call <- match.call()
+  if (is.null(y)) {
+    if (missing(x)) stop_arg("y", "is missing")
+    y <- x
+    x <- NULL
+  }
+  y <- check_vector(y, "y")
+  n <- length(y)
+  if (!is.null(x)) x <- check_vector(x, "x", n)
+  if (!is.null(w)) w <- check_vector(w, "w", n)
+  increasing <- check_flag(increasing, "increasing")
+  bounds <- check_bounds(y_min, y_max)
+  backend <- resolve_device(device)
+
+  res <- .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2])
+  fitted <- res[[1]]
+  structure(list(
+    fitted = fitted,
+    x = x, y = y, w = w,
+    knots = if (!is.null(res[[2]])) res[[2]] else if (is.null(x)) seq_len(n) else x,
+    level = if (!is.null(res[[3]])) res[[3]] else fitted,
+    knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
+    block_start = res[[5]],
+    n = n, increasing = increasing, backend = backend, method = "pav", call = call
+  ), class = "gpuiso_fit")
+}

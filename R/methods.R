@@ -1,0 +1,159 @@
+# Methods for "gpuiso_fit" objects.
+
+#' The blocks of an isotonic fit
+#'
+#' One row per block of the fit: the first and last knot (distinct `x`) of the block, its level,
+#' its summed weight, the index of its first knot and its number of knots.
+#'
+#' @param object A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @return A data frame with columns `x_start`, `x_end`, `level`, `weight`, `start`, `size`.
+#' @examples
+#' isoreg_blocks(isoreg_gpu(c(8, 4, 8, 2, 2, 0, 8)))
+#' @export
+isoreg_blocks <- function(object) {
+  stopifnot(inherits(object, "gpuiso_fit"))
+  start <- object$block_start
+  end <- c(start[-1L] - 1L, length(object$knots))
+  size <- end - start + 1L
+  weight <- if (is.null(object$knot_weight)) {
+    as.double(size)
+  } else {
+    as.vector(rowsum(object$knot_weight, rep.int(seq_along(start), size), reorder = FALSE))
+  }
+  data.frame(x_start = object$knots[start], x_end = object$knots[end],
+             level = object$level[start], weight = weight, start = start, size = size)
+}
+
+#' @export
+print.gpuiso_fit <- function(x, ...) {
+  cat(sprintf("Isotonic regression (%s), %s\n",
+              if (x$increasing) "non-decreasing" else "non-increasing", fit_backend(x)))
+  cat(sprintf("n = %.0f, distinct x = %.0f, blocks = %.0f\n",
+              x$n, length(x$knots), length(x$block_start)))
+  shown <- utils::head(x$fitted, 8L)
+  cat("fitted:", format(shown, digits = 4L), if (x$n > length(shown)) "...", "\n")
+  invisible(x)
+}
+
+fit_backend <- function(x) sprintf("%s (%s)", x$backend, x$method)
+
+#' Summary of an isotonic fit
+#'
+#' @param object A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @param ... Unused.
+#' @return An object of class `"summary.gpuiso_fit"`: sizes, the weighted residual sum of
+#'   squares, the range of the fit, and the blocks' sizes.
+#' @examples
+#' summary(isoreg_gpu(women$weight, women$height))
+#' @export
+summary.gpuiso_fit <- function(object, ...) {
+  r <- object$y - object$fitted
+  w <- if (is.null(object$w)) 1 else object$w
+  sizes <- diff(c(object$block_start, length(object$knots) + 1L))
+  structure(list(
+    n = object$n, knots = length(object$knots), blocks = length(object$block_start),
+    increasing = object$increasing, rss = sum(w * r^2), range = range(object$fitted),
+    block_size = summary(sizes), backend = fit_backend(object), call = object$call
+  ), class = "summary.gpuiso_fit")
+}
+
+#' @export
+print.summary.gpuiso_fit <- function(x, ...) {
+  cat("Call:\n")
+  print(x$call)
+  cat(sprintf("\n%s isotonic fit on %s\n",
+              if (x$increasing) "Non-decreasing" else "Non-increasing", x$backend))
+  cat(sprintf("n = %.0f, distinct x = %.0f, blocks = %.0f\n", x$n, x$knots, x$blocks))
+  cat(sprintf("weighted residual sum of squares: %s\n", format(x$rss, digits = 6L)))
+  cat(sprintf("fitted range: [%s, %s]\n", format(x$range[1], digits = 6L),
+              format(x$range[2], digits = 6L)))
+  cat("knots per block:\n")
+  print(x$block_size)
+  invisible(x)
+}
+
+#' Predictions from an isotonic fit
+#'
+#' Evaluates the fitted monotone function at new `x`: as the step function of the fit
+#' (`type = "step"`, right-continuous: the level of the last knot at or below the new `x`), or by
+#' linear interpolation between the fitted points (`type = "linear"`).
+#'
+#' @param object A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @param newdata Numeric vector of new `x`; when missing, the fitted values.
+#' @param type `"step"` or `"linear"`.
+#' @param outside What to do with `newdata` outside the range of the fitted `x`: `"clip"` (the
+#'   level at the nearest end), `"na"` (`NA`) or `"error"`.
+#' @param ... Unused.
+#' @return A numeric vector the length of `newdata`; `NA` where `newdata` is `NA`.
+#' @examples
+#' fit <- isoreg_gpu(0:4, c(1, 2, 7, 1, 2))
+#' predict(fit, c(-1, 0.5, 2, 9), type = "linear")
+#' predict(fit, c(-1, 0.5, 2, 9), outside = "na")
+#' @export
+predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
+                               outside = c("clip", "na", "error"), ...) {
+  if (missing(newdata)) return(object$fitted)
+  type <- match.arg(type)
+  outside <- match.arg(outside)
+  if (!is.numeric(newdata) || length(dim(newdata)) > 1L) {
+    stop_arg("newdata", sprintf("must be a numeric vector, not %s", describe(newdata)))
+  }
+  knots <- object$knots
+  level <- object$level
+  nk <- length(knots)
+  out <- if (type == "step" || nk == 1L) {
+    level[pmax(findInterval(newdata, knots), 1L)]
+  } else {
+    stats::approx(knots, level, xout = newdata, rule = 2, ties = "ordered")$y
+  }
+  beyond <- !is.na(newdata) & (newdata < knots[1L] | newdata > knots[nk])
+  if (any(beyond)) {
+    if (outside == "error") {
+      stop_arg("newdata", sprintf("has %d value(s) outside the fitted range [%g, %g]",
+                                  sum(beyond), knots[1L], knots[nk]))
+    }
+    if (outside == "na") out[beyond] <- NA_real_
+  }
+  out
+}
+
+#' @export
+fitted.gpuiso_fit <- function(object, ...) object$fitted
+
+#' @export
+residuals.gpuiso_fit <- function(object, ...) object$y - object$fitted
+
+#' The fit as a step function
+#'
+#' @param x A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @param ... Unused.
+#' @return A right-continuous [stats::stepfun()] that jumps at the first knot of each block.
+#' @examples
+#' f <- stats::as.stepfun(isoreg_gpu(c(1, 3, 2, 4, 3, 5)))
+#' f(c(0, 2.5, 10))
+#' @importFrom stats as.stepfun
+#' @export
+as.stepfun.gpuiso_fit <- function(x, ...) {
+  start <- x$block_start
+  stats::stepfun(x$knots[start][-1L], x$level[start])
+}
+
+#' Plot an isotonic fit
+#'
+#' Draws the data and the fitted step function (base graphics).
+#'
+#' @param x A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @param col.points,col.fit Colours of the data and of the fit.
+#' @param xlab,ylab,main Axis labels and title.
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' plot(isoreg_gpu(women$weight, women$height))
+#' @export
+plot.gpuiso_fit <- function(x, col.points = "grey40", col.fit = "firebrick",
+                            xlab = "x", ylab = "y", main = "Isotonic regression", ...) {
+  xs <- if (is.null(x$x)) seq_len(x$n) else x$x
+  graphics::plot(xs, x$y, col = col.points, xlab = xlab, ylab = ylab, main = main, ...)
+  graphics::lines(x$knots, x$level, type = "s", col = col.fit, lwd = 2)
+  invisible(x)
+}

@@ -1,0 +1,224 @@
+/* Batches: rows of an R matrix, and ragged groups, fitted in parallel over rows.
+ *
+ * Work runs in rounds of about GPUISO_POLL_EVERY elements; each round is one parallel loop and
+ * the interrupt callback is polled between rounds, on the calling thread only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
+ * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines. */
+#define TILE_ROWS 16
+#define TILE_MAX_ELEMENTS ((int64_t)1 << 16)
+
+typedef struct {
+  pav_work pav;
+  double *y, *w, *fit;
+  uint8_t *start;
+} tile_work;
+
+static void tile_free(tile_work *t) {
+  pav_work_free(&t->pav);
+  free(t->y);
+  free(t->w);
+  free(t->fit);
+  free(t->start);
+}
+
+static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int want_start) {
+  size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1);
+  memset(t, 0, sizeof *t);
+  int ok = pav_work_init(&t->pav, ncol, 1);
+  t->y = malloc(m * sizeof *t->y);
+  t->fit = malloc(m * sizeof *t->fit);
+  if (gather_w) t->w = malloc(m * sizeof *t->w);
+  if (want_start) t->start = malloc(m);
+  if (!ok || !t->y || !t->fit || (gather_w && !t->w) || (want_start && !t->start)) {
+    tile_free(t);
+    return 0;
+  }
+  return 1;
+}
+
+/* Keeps the first error of a parallel loop (by row, so the report does not depend on timing). */
+static void keep_error(gpuiso_error *first, const gpuiso_error *e) {
+#ifdef _OPENMP
+#pragma omp critical(gpuiso_batch_error)
+#endif
+  if (first->status == GPUISO_OK || e->row < first->row) *first = *e;
+}
+
+static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t ncol,
+                              const double *y, const double *w, int64_t w_len,
+                              const gpuiso_opts *opt, double *fit, uint8_t *start, tile_work *t,
+                              gpuiso_error *err) {
+  int shared_w = w && w_len == ncol && w_len != nrow * ncol;
+  for (int64_t j = 0; j < ncol; j++) {
+    for (int64_t r = 0; r < rows; r++) {
+      t->y[r * ncol + j] = y[r0 + r + j * nrow];
+      if (t->w) t->w[r * ncol + j] = w[r0 + r + j * nrow];
+    }
+  }
+  for (int64_t r = 0; r < rows; r++) {
+    const double *wr = t->w ? t->w + r * ncol : (shared_w ? w : NULL);
+    uint8_t *sr = start ? t->start + r * ncol : NULL;
+    gpuiso_status s = pav_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr,
+                              NULL, err);
+    if (s != GPUISO_OK) {
+      int64_t row = r0 + r;
+      err->index = err->index >= 0 ? row + err->index * nrow : -1;
+      err->row = row;
+      return s;
+    }
+  }
+  for (int64_t j = 0; j < ncol; j++) {
+    for (int64_t r = 0; r < rows; r++) {
+      fit[r0 + r + j * nrow] = t->fit[r * ncol + j];
+      if (start) start[r0 + r + j * nrow] = t->start[r * ncol + j];
+    }
+  }
+  return GPUISO_OK;
+}
+
+gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                  int64_t w_len, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  gpuiso_opts worker = *opt;
+  worker.interrupt = NULL; /* only the calling thread may poll */
+  int64_t tile_rows = TILE_MAX_ELEMENTS / (ncol > 0 ? ncol : 1);
+  tile_rows = tile_rows < 1 ? 1 : (tile_rows > TILE_ROWS ? TILE_ROWS : tile_rows);
+  int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
+  int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
+  int gather_w = w && w_len == nrow * ncol;
+  int nth = resolve_threads(opt, nrow * ncol);
+  if (nth > ntiles) nth = ntiles > 0 ? (int)ntiles : 1;
+
+  gpuiso_error first = {GPUISO_OK, -1, -1, ""};
+  tile_work *work = calloc((size_t)nth, sizeof *work);
+  int ok = work != NULL;
+  for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, start != NULL);
+  if (!ok) first.status = GPUISO_E_NOMEM;
+
+  for (int64_t t0 = 0; ok && t0 < ntiles && first.status == GPUISO_OK; t0 += tiles_per_round) {
+    int64_t t1 = t0 + tiles_per_round < ntiles ? t0 + tiles_per_round : ntiles;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#endif
+    for (int64_t t = t0; t < t1; t++) {
+#ifdef _OPENMP
+      tile_work *mine = &work[omp_get_thread_num()];
+#else
+      tile_work *mine = &work[0];
+#endif
+      int64_t r0 = t * tile_rows;
+      int64_t rows = nrow - r0 < tile_rows ? nrow - r0 : tile_rows;
+      gpuiso_error e;
+      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, &worker, fit, start, mine, &e) != GPUISO_OK)
+        keep_error(&first, &e);
+    }
+    if (first.status == GPUISO_OK && t1 < ntiles && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
+  }
+  for (int t = 0; work && t < nth; t++) tile_free(&work[t]);
+  free(work);
+  if (err) *err = first;
+  return first.status;
+}
+
+/* ---- Ragged groups ---- */
+
+gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
+                                  const double *w, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  gpuiso_opts worker = *opt;
+  worker.interrupt = NULL;
+  gpuiso_error first = {GPUISO_OK, -1, -1, ""};
+  size_t m = (size_t)(n > 0 ? n : 1);
+  int64_t *offset = calloc((size_t)ngroups + 1, sizeof *offset);
+  int64_t *perm = malloc(m * sizeof *perm);
+  double *yg = malloc(m * sizeof *yg), *fg = malloc(m * sizeof *fg);
+  double *wg = w ? malloc(m * sizeof *wg) : NULL;
+  uint8_t *sg = start ? malloc(m) : NULL;
+  int64_t maxlen = 0;
+  if (!offset || !perm || !yg || !fg || (w && !wg) || (start && !sg)) {
+    first.status = GPUISO_E_NOMEM;
+    goto done;
+  }
+  /* Counting sort by group, stable: each group keeps its order of appearance. */
+  for (int64_t i = 0; i < n; i++) offset[g[i] + 1]++;
+  for (int64_t k = 0; k < ngroups; k++) {
+    if (offset[k + 1] > maxlen) maxlen = offset[k + 1];
+    offset[k + 1] += offset[k];
+  }
+  {
+    int64_t *next = malloc(((size_t)ngroups + 1) * sizeof *next);
+    if (!next) {
+      first.status = GPUISO_E_NOMEM;
+      goto done;
+    }
+    memcpy(next, offset, ((size_t)ngroups + 1) * sizeof *next);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t p = next[g[i]]++;
+      perm[p] = i;
+      yg[p] = y[i];
+      if (wg) wg[p] = w[i];
+    }
+    free(next);
+  }
+
+  int nth = resolve_threads(opt, n);
+  if (nth > ngroups) nth = ngroups > 0 ? (int)ngroups : 1;
+  pav_work *work = calloc((size_t)nth, sizeof *work);
+  int ok = work != NULL;
+  for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen, w != NULL);
+  if (!ok) first.status = GPUISO_E_NOMEM;
+
+  int64_t k0 = 0;
+  while (ok && k0 < ngroups && first.status == GPUISO_OK) {
+    int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY elements */
+    while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY) k1++;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#endif
+    for (int64_t k = k0; k < k1; k++) {
+#ifdef _OPENMP
+      pav_work *mine = &work[omp_get_thread_num()];
+#else
+      pav_work *mine = &work[0];
+#endif
+      int64_t o = offset[k], len = offset[k + 1] - o;
+      gpuiso_error e;
+      if (pav_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,
+                  &e) != GPUISO_OK) {
+        e.index = e.index >= 0 ? perm[o + e.index] : -1;
+        e.row = k;
+        keep_error(&first, &e);
+      }
+    }
+    k0 = k1;
+    if (first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
+  }
+  for (int t = 0; work && t < nth; t++) pav_work_free(&work[t]);
+  free(work);
+
+  if (first.status == GPUISO_OK) {
+    for (int64_t p = 0; p < n; p++) {
+      fit[perm[p]] = fg[p];
+      if (start) start[perm[p]] = sg[p];
+    }
+  }
+done:
+  free(offset);
+  free(perm);
+  free(yg);
+  free(fg);
+  free(wg);
+  free(sg);
+  if (err) *err = first;
+  return first.status;
+}

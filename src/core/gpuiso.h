@@ -1,0 +1,135 @@
+/* gpuiso core: exact weighted least-squares isotonic regression.
+ *
+ * Plain C99, no R. Serves the R glue (src/r_*.c), standalone C tests and the GPU harness.
+ * Functions return a status and never print, exit or abort. Sizes and indices are 64-bit.
+ */
+#ifndef GPUISO_H
+#define GPUISO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  GPUISO_OK = 0,
+  GPUISO_E_NOMEM,        /* allocation failed */
+  GPUISO_E_Y_NONFINITE,  /* y has NA, NaN or +-Inf at error.index */
+  GPUISO_E_X_NONFINITE,  /* x has NA, NaN or +-Inf at error.index */
+  GPUISO_E_W_NONFINITE,  /* w has NA, NaN or Inf at error.index */
+  GPUISO_E_W_NEGATIVE,   /* w < 0 at error.index */
+  GPUISO_E_W_ALLZERO,    /* every weight of a row (error.row) is zero */
+  GPUISO_E_OVERFLOW,     /* sum of w * |y| (or of w) of a row is not finite in double */
+  GPUISO_E_INTERRUPT,    /* the interrupt callback asked to stop */
+  GPUISO_E_CUDA,         /* a CUDA call failed; error.message has the runtime's text */
+  GPUISO_E_NO_CUDA       /* the package was built without CUDA */
+} gpuiso_status;
+
+typedef struct {
+  gpuiso_status status;
+  int64_t index;         /* element (0-based, in the caller's layout) that caused it, or -1 */
+  int64_t row;           /* row or group (0-based) that caused it, or -1 */
+  char message[256];     /* extra text (CUDA errors), empty otherwise */
+} gpuiso_error;
+
+/* Polled from the calling thread between pieces of long work; a non-zero return stops the work
+ * with GPUISO_E_INTERRUPT. poll may be NULL. */
+typedef struct {
+  int (*poll)(void *ctx);
+  void *ctx;
+} gpuiso_interrupt;
+
+/* Options shared by every fit. lo/hi clip the fitted values (use -INFINITY/INFINITY for none). */
+typedef struct {
+  int increasing;        /* 1: non-decreasing fit, 0: non-increasing */
+  double lo, hi;
+  int nthreads;          /* <= 0: the package default (gpuiso_get_threads) */
+  const gpuiso_interrupt *interrupt;
+} gpuiso_opts;
+
+/* ---- One row ------------------------------------------------------------------------------
+ * Zero weights: an element of weight 0 does not influence the fit; it joins the block before it
+ * (the first block when it comes before every positive weight), so its fitted value is the level
+ * of the nearest positive-weight element on its left. A row with no positive weight is an error.
+ * Blocks are maximal: neighbouring blocks never share a level, after clipping too.
+ */
+
+/* Fit y (in the given order) with weights w (NULL: all 1). Writes n fitted values to fit and,
+ * when start is not NULL, n flags (1 at the first element of each block). *nblocks gets the
+ * number of blocks. */
+gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                         double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
+
+/* The fitted step function of a fit of y on x, at the distinct x values (knots). */
+typedef struct {
+  int64_t n;        /* number of knots */
+  double *x;        /* distinct x, increasing */
+  double *level;    /* fitted value at each knot */
+  double *weight;   /* summed weight at each knot */
+  uint8_t *start;   /* 1 where a block starts */
+  int64_t nblocks;
+} gpuiso_knots;
+
+void gpuiso_knots_free(gpuiso_knots *kn);
+
+/* Fit y on x, x in any order (x == NULL: x = 1..n). Ties in x are pooled (weighted mean of y,
+ * weights summed), -0 and 0 are one value. fit gets the fitted values in input order. When x is
+ * NULL or strictly increasing the knots are the input itself: kn->x, kn->level and kn->weight are
+ * left NULL (level == fit, weight == w) and only kn->start and counts are set. Otherwise all of
+ * kn is allocated; release it with gpuiso_knots_free. */
+gpuiso_status gpuiso_fit_xy(int64_t n, const double *x, const double *y, const double *w,
+                            const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
+                            gpuiso_error *err);
+
+/* ---- Batches ------------------------------------------------------------------------------ */
+
+/* nrow independent rows of length ncol, stored column-major (as an R matrix: element (i, j) at
+ * i + j * nrow). w: NULL, the same shape (w_len == nrow * ncol), or one weight per column shared
+ * by all rows (w_len == ncol). fit has the shape of y; start (optional) too. */
+gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                  int64_t w_len, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err);
+
+/* Groups: element i belongs to group g[i] in 0..ngroups-1; groups may be ragged and interleaved.
+ * Each group is fitted in its order of appearance; fit and start are in input order. */
+gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
+                                  const double *w, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err);
+
+/* ---- Sorting ------------------------------------------------------------------------------ */
+
+/* Stable argsort of n finite doubles (-0 == 0): order gets 0-based indices. */
+gpuiso_status gpuiso_argsort(int64_t n, const double *x, int64_t *order);
+
+/* ---- Threads ------------------------------------------------------------------------------ */
+
+int gpuiso_get_threads(void);
+/* Sets the default thread count (clamped to [1, gpuiso_max_threads()]); returns the old one. */
+int gpuiso_set_threads(int n);
+/* Upper limit: processors, OMP_THREAD_LIMIT; 1 without OpenMP. */
+int gpuiso_max_threads(void);
+/* Default at load: gpuiso_max_threads(), further capped by OMP_NUM_THREADS when set. */
+int gpuiso_default_threads(void);
+
+/* ---- Devices ------------------------------------------------------------------------------ */
+
+typedef struct {
+  char name[256];
+  int major, minor;      /* compute capability */
+  double memory_bytes;
+} gpuiso_device_info;
+
+/* 1 when built with CUDA. */
+int gpuiso_cuda_built(void);
+/* Fills up to max entries of info and sets *count to the number of devices the runtime sees.
+ * Without CUDA returns GPUISO_E_NO_CUDA; when the runtime reports an error (no driver, no device)
+ * returns GPUISO_E_CUDA with the runtime's text in err->message and *count = 0. */
+gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,41 @@
+/* Internals shared by the core's files; not part of the public API. */
+#ifndef GPUISO_INTERNAL_H
+#define GPUISO_INTERNAL_H
+
+#include "gpuiso.h"
+
+/* Elements between two polls of the interrupt callback. */
+#define GPUISO_POLL_EVERY ((int64_t)1 << 22)
+/* Below this many elements in total, batches run on one thread. */
+#define GPUISO_MIN_PARALLEL ((int64_t)1 << 15)
+
+/* Workspace of the PAV stack for rows of up to cap elements. */
+typedef struct {
+  int64_t cap;
+  double *weight;    /* block weights (unused for unit weights) */
+  int64_t *start;    /* block starts */
+} pav_work;
+
+int pav_work_init(pav_work *wk, int64_t cap, int weighted);
+void pav_work_free(pav_work *wk);
+
+/* PAV of one row with a prepared workspace; see gpuiso_pav. err->index is relative to the row. */
+gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
+                      gpuiso_error *err);
+
+/* A sort key with the element it came from. */
+typedef struct {
+  uint64_t key;
+  int64_t index;
+} keyed_index;
+
+/* Stable radix argsort of n finite doubles; returns a malloc'd array of n (key, index) pairs in
+ * increasing order, or NULL when out of memory. Equal doubles (-0 == 0) get equal keys. */
+keyed_index *radix_argsort(int64_t n, const double *x);
+
+int resolve_threads(const gpuiso_opts *opt, int64_t work);
+int poll_interrupt(const gpuiso_opts *opt);
+void set_error(gpuiso_error *err, gpuiso_status s, int64_t index, int64_t row);
+
+#endif

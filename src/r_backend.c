@@ -1,0 +1,43 @@
+/* .Call entry points for the backend report and the thread setting. */
+#include "r_glue.h"
+
+#define MAX_DEVICES 64
+
+/* list(cuda_built, device_count, name, major, minor, memory_bytes, error) */
+SEXP C_backend_info(void) {
+  gpuiso_device_info info[MAX_DEVICES];
+  gpuiso_error err = {GPUISO_OK, -1, -1, ""};
+  int count = 0;
+  gpuiso_status s = gpuiso_cuda_probe(info, MAX_DEVICES, &count, &err);
+  int shown = count < MAX_DEVICES ? count : MAX_DEVICES;
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 7));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(gpuiso_cuda_built()));
+  SET_VECTOR_ELT(out, 1, Rf_ScalarInteger(count));
+  SEXP name = PROTECT(Rf_allocVector(STRSXP, shown));
+  SEXP major = PROTECT(Rf_allocVector(INTSXP, shown));
+  SEXP minor = PROTECT(Rf_allocVector(INTSXP, shown));
+  SEXP mem = PROTECT(Rf_allocVector(REALSXP, shown));
+  for (int i = 0; i < shown; i++) {
+    SET_STRING_ELT(name, i, Rf_mkChar(info[i].name));
+    INTEGER(major)[i] = info[i].major;
+    INTEGER(minor)[i] = info[i].minor;
+    REAL(mem)[i] = info[i].memory_bytes;
+  }
+  SET_VECTOR_ELT(out, 2, name);
+  SET_VECTOR_ELT(out, 3, major);
+  SET_VECTOR_ELT(out, 4, minor);
+  SET_VECTOR_ELT(out, 5, mem);
+  SET_VECTOR_ELT(out, 6, s == GPUISO_OK ? Rf_ScalarString(NA_STRING) : Rf_mkString(err.message));
+  UNPROTECT(5);
+  return out;
+}
+
+/* threads: NULL to read; otherwise sets. Returns c(current or previous, maximum). */
+SEXP C_threads(SEXP threads) {
+  int now = Rf_isNull(threads) ? gpuiso_get_threads() : gpuiso_set_threads(Rf_asInteger(threads));
+  SEXP out = PROTECT(Rf_allocVector(INTSXP, 2));
+  INTEGER(out)[0] = now;
+  INTEGER(out)[1] = gpuiso_max_threads();
+  UNPROTECT(1);
+  return out;
+}

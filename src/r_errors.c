@@ -1,0 +1,91 @@
+/* Status codes of the core as R errors, and the interrupt poll. */
+#include <stdio.h>
+
+#include <R_ext/Utils.h>
+
+#include "r_glue.h"
+
+extern void Rf_onintr(void);
+
+static void check_interrupt(void *unused) {
+  (void)unused;
+  R_CheckUserInterrupt();
+}
+
+/* Non-zero when the user asked to stop; R_ToplevelExec keeps the jump inside. */
+static int poll_r(void *unused) {
+  (void)unused;
+  return R_ToplevelExec(check_interrupt, NULL) == FALSE;
+}
+
+static const gpuiso_interrupt r_interrupt = {poll_r, NULL};
+
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi) {
+  gpuiso_opts opt;
+  opt.increasing = Rf_asLogical(increasing) == 1;
+  opt.lo = Rf_asReal(lo);
+  opt.hi = Rf_asReal(hi);
+  opt.nthreads = 0;
+  opt.interrupt = &r_interrupt;
+  return opt;
+}
+
+const double *r_optional_real(SEXP v) {
+  return Rf_isNull(v) ? NULL : REAL(v);
+}
+
+static const char *value_text(SEXP v, int64_t i) {
+  double d = REAL(v)[i];
+  if (ISNA(d)) return "NA";
+  if (ISNAN(d)) return "NaN";
+  return d > 0 ? "Inf" : "-Inf";
+}
+
+/* "element 5", "row 2, column 7" or "element 5 (group 3)", 1-based. */
+static void where_text(char *buf, size_t len, const gpuiso_error *err, const r_error_context *ctx) {
+  long long i = (long long)err->index, row = (long long)err->row;
+  if (err->index < 0 && err->row < 0) {
+    buf[0] = '\0';
+  } else if (err->index < 0) {
+    snprintf(buf, len, " in %s %lld", ctx->layout[0] == 'm' ? "row" : "group", row + 1);
+  } else if (ctx->layout[0] == 'm') {
+    snprintf(buf, len, " at row %lld, column %lld", i % ctx->nrow + 1, i / ctx->nrow + 1);
+  } else if (ctx->layout[0] == 'g') {
+    snprintf(buf, len, " at element %lld (group %lld)", i + 1, row + 1);
+  } else {
+    snprintf(buf, len, " at element %lld", i + 1);
+  }
+}
+
+void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
+  char where[96];
+  if (err->status == GPUISO_OK) return;
+  where_text(where, sizeof where, err, ctx);
+  switch (err->status) {
+  case GPUISO_E_INTERRUPT:
+    Rf_onintr();
+    Rf_errorcall(R_NilValue, "interrupted");
+  case GPUISO_E_NOMEM:
+    Rf_errorcall(R_NilValue, "gpuiso: out of memory");
+  case GPUISO_E_Y_NONFINITE:
+    Rf_errorcall(R_NilValue, "`y` must be finite, but has %s%s", value_text(ctx->y, err->index), where);
+  case GPUISO_E_X_NONFINITE:
+    Rf_errorcall(R_NilValue, "`x` must be finite, but has %s%s", value_text(ctx->x, err->index), where);
+  case GPUISO_E_W_NONFINITE:
+    Rf_errorcall(R_NilValue, "`w` must be finite, but has %s%s", value_text(ctx->w, err->index), where);
+  case GPUISO_E_W_NEGATIVE:
+    Rf_errorcall(R_NilValue, "`w` must be non-negative, but has %g%s", REAL(ctx->w)[err->index], where);
+  case GPUISO_E_W_ALLZERO:
+    Rf_errorcall(R_NilValue, "`w` must have at least one positive weight%s", where);
+  case GPUISO_E_OVERFLOW:
+    Rf_errorcall(R_NilValue, "`y` and `w` are too large: the weighted sums overflow double precision%s; "
+             "rescale y or w",
+             where);
+  case GPUISO_E_CUDA:
+    Rf_errorcall(R_NilValue, "CUDA error: %s", err->message);
+  case GPUISO_E_NO_CUDA:
+    Rf_errorcall(R_NilValue, "gpuiso was built without CUDA");
+  default:
+    Rf_errorcall(R_NilValue, "gpuiso: internal error %d", (int)err->status);
+  }
+}

@@ -1,0 +1,109 @@
+/* .Call entry points for the fits: one row, matrix batches and groups. Arguments are checked
+ * in R (types, lengths); values (finite, non-negative weights) are checked by the core. */
+#include <stdlib.h>
+
+#include "r_glue.h"
+
+/* Block starts (flags) as 1-based indices, integer while they fit. */
+static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
+  int as_int = n <= INT_MAX;
+  SEXP out = Rf_allocVector(as_int ? INTSXP : REALSXP, (R_xlen_t)nblocks);
+  int64_t b = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!flag[i]) continue;
+    if (as_int) INTEGER(out)[b++] = (int)(i + 1);
+    else REAL(out)[b++] = (double)(i + 1);
+  }
+  return out;
+}
+
+static SEXP copy_real(const double *v, int64_t n) {
+  SEXP out = Rf_allocVector(REALSXP, (R_xlen_t)n);
+  for (int64_t i = 0; i < n; i++) REAL(out)[i] = v[i];
+  return out;
+}
+
+/* Returns list(fitted, knots, level, knot_weight, block_start); knots, level and knot_weight are
+ * NULL when the knots are the input itself (x missing or strictly increasing). */
+SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi) {
+  int64_t n = (int64_t)XLENGTH(y);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi);
+  SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
+  gpuiso_knots kn;
+  gpuiso_error err;
+  gpuiso_status s = gpuiso_fit_xy(n, r_optional_real(x), REAL(y), r_optional_real(w), &opt,
+                                  REAL(fit), &kn, &err);
+  if (s != GPUISO_OK) {
+    r_error_context ctx = {"vector", 0, x, y, w};
+    r_stop_on_error(&err, &ctx);
+  }
+  /* The knots are copied into R vectors and freed; only running out of memory while copying
+   * can jump past the free. */
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
+  SET_VECTOR_ELT(out, 0, fit);
+  if (kn.x) {
+    SET_VECTOR_ELT(out, 1, copy_real(kn.x, kn.n));
+    SET_VECTOR_ELT(out, 2, copy_real(kn.level, kn.n));
+    SET_VECTOR_ELT(out, 3, copy_real(kn.weight, kn.n));
+  }
+  SET_VECTOR_ELT(out, 4, flags_to_index(kn.start, kn.n, kn.nblocks));
+  gpuiso_knots_free(&kn);
+  UNPROTECT(2);
+  return out;
+}
+
+static SEXP fitted_with_starts(SEXP fit, SEXP start) {
+  if (Rf_isNull(start)) return fit;
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(out, 0, fit);
+  SEXP flags = PROTECT(Rf_allocVector(LGLSXP, XLENGTH(start)));
+  for (R_xlen_t i = 0; i < XLENGTH(start); i++) LOGICAL(flags)[i] = RAW(start)[i];
+  SET_VECTOR_ELT(out, 1, flags);
+  UNPROTECT(2);
+  return out;
+}
+
+/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. */
+SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP want_start) {
+  int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi);
+  SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
+  gpuiso_error err;
+  gpuiso_status s = gpuiso_batch_matrix(nrow, ncol, REAL(y), r_optional_real(w),
+                                        Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w), &opt, REAL(fit),
+                                        Rf_isNull(start) ? NULL : RAW(start), &err);
+  if (s != GPUISO_OK) {
+    r_error_context ctx = {"matrix", nrow, R_NilValue, y, w};
+    if (!Rf_isNull(w) && XLENGTH(w) == ncol && XLENGTH(w) != XLENGTH(y)) {
+      err.index = err.index >= 0 ? err.index / nrow : -1; /* shared weights: report the column */
+      ctx.layout = "vector";
+    }
+    r_stop_on_error(&err, &ctx);
+  }
+  SEXP out = fitted_with_starts(fit, start);
+  UNPROTECT(2);
+  return out;
+}
+
+/* group: integer ids 1..ngroups, no NA (checked in R). */
+SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
+                    SEXP want_start) {
+  R_xlen_t n = XLENGTH(y);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi);
+  int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+  for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
+  SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
+  gpuiso_error err;
+  gpuiso_status s = gpuiso_batch_groups((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(y),
+                                        r_optional_real(w), &opt, REAL(fit),
+                                        Rf_isNull(start) ? NULL : RAW(start), &err);
+  if (s != GPUISO_OK) {
+    r_error_context ctx = {"groups", 0, R_NilValue, y, w};
+    r_stop_on_error(&err, &ctx);
+  }
+  SEXP out = fitted_with_starts(fit, start);
+  UNPROTECT(2);
+  return out;
+}

@@ -1,0 +1,27 @@
+/* Shared by the R glue files: the only C code of the package that includes R headers. */
+#ifndef GPUISO_R_GLUE_H
+#define GPUISO_R_GLUE_H
+
+#define R_NO_REMAP
+#include <R.h>
+#include <Rinternals.h>
+
+#include "core/gpuiso.h"
+
+/* Fit options from the R arguments, with the interrupt poll of the calling R session. */
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi);
+
+/* Turns a failed status into an R error naming the argument; an interrupt is passed on to R.
+ * layout tells how err->index reads: "vector", "matrix" (with nrow) or "groups". */
+typedef struct {
+  const char *layout;
+  int64_t nrow;
+  SEXP x, y, w;
+} r_error_context;
+
+void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx);
+
+/* Optional numeric argument: NULL for R's NULL. */
+const double *r_optional_real(SEXP v);
+
+#endif
