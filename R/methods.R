@@ -135,6 +135,9 @@ residuals.gpuiso_fit <- function(object, ...) object$y - object$fitted
 #' @export
 as.stepfun.gpuiso_fit <- function(x, ...) {
   start <- x$block_start
+  if (length(start) == 1L) { # stepfun() needs a jump: a constant with a jump of size 0
+    return(stats::stepfun(x$knots[1L], rep(x$level[1L], 2L)))
+  }
   stats::stepfun(x$knots[start][-1L], x$level[start])
 }
 

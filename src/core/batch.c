@@ -34,7 +34,7 @@ static void tile_free(tile_work *t) {
 static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int want_start) {
   size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1);
   memset(t, 0, sizeof *t);
-  int ok = pav_work_init(&t->pav, ncol, 1);
+  int ok = pav_work_init(&t->pav, ncol);
   t->y = malloc(m * sizeof *t->y);
   t->fit = malloc(m * sizeof *t->fit);
   if (gather_w) t->w = malloc(m * sizeof *t->w);
@@ -175,7 +175,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   if (nth > ngroups) nth = ngroups > 0 ? (int)ngroups : 1;
   pav_work *work = calloc((size_t)nth, sizeof *work);
   int ok = work != NULL;
-  for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen, w != NULL);
+  for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
   int64_t k0 = 0;

@@ -4,19 +4,32 @@
 
 #include "gpuiso.h"
 
+/* For functions whose flag arguments are constants at each call: inlining specialises them. */
+#if defined(__GNUC__)
+#define GPUISO_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define GPUISO_ALWAYS_INLINE inline
+#endif
+
 /* Elements between two polls of the interrupt callback. */
 #define GPUISO_POLL_EVERY ((int64_t)1 << 22)
 /* Below this many elements in total, batches run on one thread. */
 #define GPUISO_MIN_PARALLEL ((int64_t)1 << 15)
 
-/* Workspace of the PAV stack for rows of up to cap elements. */
+/* An entry of the PAV stack: a pooled block, or (weight 0) a run of untouched elements. */
+typedef struct {
+  double sum, weight; /* sum of w * y and of w; weight 0 marks a run */
+  int64_t start;
+} pav_block;
+
+/* Workspace of the PAV stack for rows of up to cap elements. Pages of the stack that a row
+ * does not reach are never touched. */
 typedef struct {
   int64_t cap;
-  double *weight;    /* block weights (unused for unit weights) */
-  int64_t *start;    /* block starts */
+  pav_block *stack;
 } pav_work;
 
-int pav_work_init(pav_work *wk, int64_t cap, int weighted);
+int pav_work_init(pav_work *wk, int64_t cap);
 void pav_work_free(pav_work *wk);
 
 /* PAV of one row with a prepared workspace; see gpuiso_pav. err->index is relative to the row. */

@@ -1,0 +1,80 @@
+# Developer entry points for gpuiso (not part of the R package; excluded by .Rbuildignore).
+#
+#   make deps      install the Debian packages needed to build, check and demo (only missing ones)
+#   make document  regenerate man/ and NAMESPACE with roxygen2 (results are committed)
+#   make build     R CMD build .            -> gpuiso_<version>.tar.gz
+#   make install   R CMD INSTALL the tarball (LIB=<dir> to install into a private library)
+#   make demo      deps + install + run demo("gpuiso")
+#   make check     deps + build + R CMD check --no-manual; fails on any ERROR or WARNING
+#   make clean     remove build products
+#
+# GPUISO_CUDA (0 = CPU only, 1 = require CUDA, unset = auto) and GPUISO_CUDA_ARCH are read by
+# ./configure from the environment, e.g. `GPUISO_CUDA=0 make check`.
+
+R ?= R
+RSCRIPT ?= Rscript
+PKG := gpuiso
+VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' DESCRIPTION)
+TARBALL := $(PKG)_$(VERSION).tar.gz
+LIB ?=
+CHECK_ARGS ?= --no-manual
+BUILD_ARGS ?=
+
+DEB_PACKAGES := r-base-core r-base-dev r-cran-testthat r-cran-roxygen2 r-cran-knitr \
+	r-cran-rmarkdown r-cran-iso r-cran-bench devscripts pandoc qpdf
+
+# Run as root, or through sudo when it is available.
+SUDO := $(shell if [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
+
+# GPUISO_* settings reach ./configure unchanged: make passes its environment, and variables given
+# on its command line (make check GPUISO_CUDA=0), to the commands it runs.
+
+.PHONY: all deps document build install demo check clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  if ! dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$'; then \
+	    missing="$$missing $$p"; \
+	  fi; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else \
+	  echo "deps: all present"; \
+	fi
+
+document:
+	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+
+# Always rebuilt: the tarball depends on every source file.
+build:
+	rm -f $(PKG)_*.tar.gz
+	$(R) CMD build $(BUILD_ARGS) .
+
+install: build
+	$(R) CMD INSTALL $(if $(LIB),--library=$(LIB)) $(TARBALL)
+
+demo: deps install
+	$(if $(LIB),R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}") $(RSCRIPT) -e 'demo("gpuiso", package = "gpuiso", ask = FALSE)'
+
+# R CMD check exits non-zero on ERROR; WARNINGs are caught from 00check.log.
+check: deps build
+	rm -rf $(PKG).Rcheck
+	_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_ARGS) $(TARBALL)
+	@if grep -q '^Status:.*WARNING' $(PKG).Rcheck/00check.log || \
+	    grep -q '\.\.\. WARNING$$' $(PKG).Rcheck/00check.log; then \
+	  echo "make check: R CMD check reported WARNING(s):"; \
+	  grep -n -A8 'WARNING$$' $(PKG).Rcheck/00check.log; \
+	  exit 1; \
+	fi
+	@echo "make check: no ERROR or WARNING"
+
+clean:
+	./cleanup
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz
+	rm -f vignettes/*.html vignettes/*.R

@@ -1,0 +1,100 @@
+# gpuiso_backend() and gpuiso_threads().
+
+test_that("gpuiso_backend() has the documented structure", {
+  b <- gpuiso_backend()
+  expect_s3_class(b, "gpuiso_backend")
+  expect_true(all(c("cuda_built", "device_count", "devices", "error") %in% names(b)))
+  expect_type(b$cuda_built, "logical")
+  expect_length(b$cuda_built, 1L)
+  expect_false(is.na(b$cuda_built))
+  expect_type(b$device_count, "integer")
+  expect_length(b$device_count, 1L)
+  expect_true(b$device_count >= 0L)
+  expect_s3_class(b$devices, "data.frame")
+  expect_true(all(c("name", "compute_capability", "memory_gb") %in% names(b$devices)))
+  expect_equal(nrow(b$devices), b$device_count)
+  expect_type(b$error, "character")
+  expect_length(b$error, 1L)
+  if (!b$cuda_built) {
+    expect_equal(b$device_count, 0L)
+  }
+  if (b$device_count > 0L) {
+    expect_true(is.na(b$error))
+  }
+  expect_output(print(b))
+  out <- utils::capture.output(res <- withVisible(print(b)))
+  expect_false(res$visible)
+  # calling it again gives the same answer
+  expect_equal(gpuiso_backend()$device_count, b$device_count)
+})
+
+test_that("visible CUDA devices are described", {
+  b <- gpuiso_backend()
+  skip_if_not(b$device_count > 0, "no CUDA device")
+  d <- b$devices
+  expect_type(d$name, "character")
+  expect_true(all(nzchar(d$name)))
+  expect_match(d$compute_capability, "^[0-9]+\\.[0-9]+$")
+  expect_true(all(d$memory_gb > 0))
+  expect_true(is.na(b$error))
+})
+
+test_that("gpuiso_threads gets, sets and restores the thread count", {
+  old <- gpuiso_threads()
+  on.exit(gpuiso_threads(old), add = TRUE)
+  expect_true(is.numeric(old))
+  expect_length(old, 1L)
+  expect_true(old >= 1)
+
+  res <- withVisible(gpuiso_threads(1))
+  expect_false(res$visible)
+  expect_equal(res$value, old)
+  expect_equal(gpuiso_threads(), 1)
+
+  prev <- gpuiso_threads(2)
+  expect_equal(prev, 1)
+  expect_true(gpuiso_threads() %in% c(1, 2))   # capped to the maximum (1 without OpenMP)
+
+  # a huge request is capped to the maximum, not refused
+  gpuiso_threads(100000L)
+  mx <- gpuiso_threads()
+  expect_true(mx >= 1)
+  expect_true(mx <= max(1L, parallel::detectCores(), na.rm = TRUE))
+
+  gpuiso_threads(old)
+  expect_equal(gpuiso_threads(), old)
+})
+
+test_that("gpuiso_threads rejects bad values", {
+  old <- gpuiso_threads()
+  on.exit(gpuiso_threads(old), add = TRUE)
+  expect_error(gpuiso_threads(0), "threads")
+  expect_error(gpuiso_threads(-2), "threads")
+  expect_error(gpuiso_threads(NA), "threads")
+  expect_error(gpuiso_threads("two"), "threads")
+  expect_error(gpuiso_threads(c(1, 2)), "threads")
+  expect_equal(gpuiso_threads(), old)
+})
+
+test_that("the default thread count honours OMP_THREAD_LIMIT and OMP_NUM_THREADS", {
+  skip_on_cran()
+  skip_on_os("windows")
+  rscript <- file.path(R.home("bin"), "Rscript")
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  lib <- dirname(find.package("gpuiso"))
+  code <- sprintf("suppressMessages(library(gpuiso, lib.loc = %s)); cat(gpuiso_threads())",
+                  deparse(lib))
+  # env -u removes the variables this session may have set; the rest set them for the child only
+  run <- function(set = character()) {
+    args <- c("-u", "OMP_NUM_THREADS", "-u", "OMP_THREAD_LIMIT", paste0("R_LIBS=", libs), set,
+              rscript, "--vanilla", "-e", shQuote(code))
+    out <- suppressWarnings(system2("env", args, stdout = TRUE, stderr = FALSE))
+    as.integer(utils::tail(out, 1))
+  }
+  expect_equal(run("OMP_NUM_THREADS=1"), 1L)
+  expect_equal(run("OMP_THREAD_LIMIT=1"), 1L)
+  expect_equal(run(c("OMP_THREAD_LIMIT=1", "OMP_NUM_THREADS=2")), 1L)
+  free <- run()
+  expect_true(free >= 1L)
+  expect_true(free <= max(1L, parallel::detectCores(), na.rm = TRUE))
+})
