@@ -65,7 +65,7 @@ demo: deps install
 # R CMD check exits non-zero on ERROR; WARNINGs are caught from 00check.log.
 check: deps build
 	rm -rf $(PKG).Rcheck
-	_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_ARGS) $(TARBALL)
+	NOT_CRAN=true _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_ARGS) $(TARBALL)
 	@if grep -q '^Status:.*WARNING' $(PKG).Rcheck/00check.log || \
 	    grep -q '\.\.\. WARNING$$' $(PKG).Rcheck/00check.log; then \
 	  echo "make check: R CMD check reported WARNING(s):"; \
