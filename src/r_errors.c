@@ -26,6 +26,10 @@ gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi) {
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
   opt.nthreads = 0;
+  /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
+   * short rows. */
+  SEXP chunks = Rf_GetOption1(Rf_install("gpuiso.chunks"));
+  opt.chunks = Rf_isNull(chunks) ? 0 : Rf_asInteger(chunks);
   opt.interrupt = &r_interrupt;
   return opt;
 }

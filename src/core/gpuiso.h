@@ -46,6 +46,8 @@ typedef struct {
   int increasing;        /* 1: non-decreasing fit, 0: non-increasing */
   double lo, hi;
   int nthreads;          /* <= 0: the package default (gpuiso_get_threads) */
+  int chunks;            /* a single row split into this many chunks, fitted in parallel and
+                            merged; <= 0: one chunk per thread for long rows */
   const gpuiso_interrupt *interrupt;
 } gpuiso_opts;
 

@@ -13,6 +13,8 @@
 
 /* Elements between two polls of the interrupt callback. */
 #define GPUISO_POLL_EVERY ((int64_t)1 << 22)
+/* Most chunks a single row is split into for threads. */
+#define GPUISO_MAX_CHUNKS 64
 /* Below this many elements in total, batches run on one thread. */
 #define GPUISO_MIN_PARALLEL ((int64_t)1 << 15)
 

@@ -1,15 +1,27 @@
 /* Weighted pool adjacent violators, one pass with a stack of blocks.
  *
- * A stack entry is either a pooled block (sum of w * y, weight, start) or a run of elements that no
- * merge has touched (weight 0), whose levels and weights are y and w themselves. Data that are
+ * A stack entry is either a pooled block (sum of w * y, weight, start) or a run of elements that
+ * no merge has touched (weight 0), whose levels and weights are y and w themselves. Data that are
  * already monotone stay one run, so the stack stays small and a push is one comparison; a merge
- * takes a run's elements from its end one at a time.
+ * takes a run's elements from its end one at a time. An entry ends where the next one starts.
+ *
+ * A long row on several threads: each thread runs PAV over its own chunk of the row, then the
+ * chunks' stacks are pushed, entry by entry, onto the first one. Pooling adjacent violators in any
+ * order reaches the same unique fit, so pooling inside chunks first changes nothing; the pushes
+ * only pool across chunk boundaries.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Rows shorter than this run on one thread. */
+#define PAV_MIN_PARALLEL ((int64_t)1 << 18)
 
 int pav_work_init(pav_work *wk, int64_t cap) {
   wk->cap = cap;
@@ -49,13 +61,82 @@ static GPUISO_ALWAYS_INLINE int violates(double sa, double wa, double sb, double
   return increasing ? l >= r : l <= r;
 }
 
-/* Pushes elements [from, to) onto the stack whose top is st[k]. weighted and increasing are
- * literal constants at every call, so the compiler emits one loop for each combination.
- * Returns the new top index, or -2 with *bad set to the offending element on invalid input. */
+/* Pools the block (sum, weight, s) with the entries on top of the stack while they violate the
+ * order, then pushes it. Returns the new top. */
+static GPUISO_ALWAYS_INLINE int64_t push_block(const double *y, const double *w, pav_block *st,
+                                               int64_t k, double sum, double weight, int64_t s,
+                                               const int weighted, const int increasing) {
+  while (k >= 0) {
+    /* Both candidates are loaded so that the choice compiles to conditional moves. */
+    int run = st[k].weight == 0;
+    double wk = run ? (weighted ? w[s - 1] : 1.0) : st[k].weight;
+    double sk = run ? y[s - 1] * wk : st[k].sum;
+    int64_t startk = run ? s - 1 : st[k].start;
+    if (!violates(sk, wk, sum, weight, increasing)) break;
+    sum += sk;
+    weight += wk;
+    k -= startk == st[k].start;
+    s = startk;
+  }
+  pav_block merged = {sum, weight, s};
+  st[++k] = merged;
+  return k;
+}
+
+/* Pushes element i, of positive weight, onto a non-empty stack that ends at i. */
+static GPUISO_ALWAYS_INLINE int64_t push_element(const double *y, const double *w, pav_block *st,
+                                                 int64_t k, int64_t i, const int weighted,
+                                                 const int increasing) {
+  double yi = y[i], wi = weighted ? w[i] : 1.0;
+  int top_run = st[k].weight == 0;
+  if (top_run ? violates(y[i - 1], 1, yi, 1, increasing)
+              : violates(st[k].sum, st[k].weight, yi, 1, increasing)) {
+    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing);
+  }
+  if (!top_run) {
+    if (st[k].start == i - 1) { /* an unmerged element: it and yi start a run */
+      st[k].weight = 0;
+    } else {
+      pav_block single = {yi * wi, wi, i};
+      st[++k] = single;
+    }
+  }
+  return k;
+}
+
+/* Element i of weight zero joins the entry on its left, which ends at i. A run cannot hold it, so
+ * the run's last element becomes a pooled block of its own that does. */
+static int64_t absorb_zero(const double *y, const double *w, pav_block *st, int64_t k, int64_t i) {
+  if (k >= 0 && st[k].weight == 0) {
+    pav_block last = {y[i - 1] * w[i - 1], w[i - 1], i - 1};
+    if (st[k].start < i - 1) k++;
+    st[k] = last;
+  }
+  return k;
+}
+
+/* The first entry of a stack, for element i. Zero weights before it (from first_start on) join
+ * it; first_start < 0 leaves them to the entry before the stack. */
+static int64_t push_first(const double *y, const double *w, pav_block *st, int64_t i,
+                          int64_t first_start) {
+  if (first_start < 0 || first_start == i) {
+    pav_block run = {0, 0, i};
+    st[0] = run;
+  } else {
+    double wi = w ? w[i] : 1.0;
+    pav_block block = {y[i] * wi, wi, first_start};
+    st[0] = block;
+  }
+  return 0;
+}
+
+/* Pushes elements [from, to) onto the stack whose top is st[k], checking each. weighted and
+ * increasing are literal constants at every call, so the compiler emits one loop for each.
+ * Returns the new top, or -2 with *bad set to the offending element. */
 static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, int64_t from,
-                                             int64_t to, int64_t k, pav_block *st, double *acc,
-                                             const int weighted, const int increasing,
-                                             int64_t *bad) {
+                                             int64_t to, int64_t k, pav_block *st,
+                                             int64_t first_start, double *acc, const int weighted,
+                                             const int increasing, int64_t *bad) {
   double sum_abs = *acc;
   for (int64_t i = from; i < to; i++) {
     double yi = y[i];
@@ -65,51 +146,48 @@ static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, i
       return -2;
     }
     if (weighted && wi == 0) {
-      /* Joins the block on its left; a run's last element becomes a pooled block to hold it. */
-      if (k >= 0 && st[k].weight == 0) {
-        pav_block last = {y[i - 1] * w[i - 1], w[i - 1], i - 1};
-        if (st[k].start < i - 1) k++;
-        st[k] = last;
-      }
+      k = absorb_zero(y, w, st, k, i);
       continue;
     }
     sum_abs += wi * fabs(yi);
-    if (k < 0) { /* the first positive weight: a run, or a block holding leading zero weights */
-      pav_block first = {yi * wi, i == 0 ? 0.0 : wi, 0};
-      st[++k] = first;
-      continue;
-    }
-    int top_run = st[k].weight == 0;
-    if (!(top_run ? violates(y[i - 1], 1, yi, 1, increasing)
-                  : violates(st[k].sum, st[k].weight, yi, 1, increasing))) {
-      if (!top_run) {
-        if (st[k].start == i - 1) { /* an unmerged element: it and yi start a run */
-          st[k].weight = 0;
-        } else {
-          pav_block single = {yi * wi, wi, i};
-          st[++k] = single;
-        }
-      }
-      continue;
-    }
-    double sum = yi * wi, weight = wi;
-    int64_t s = i;
-    while (k >= 0) {
-      /* Both candidates are loaded so that the choice compiles to conditional moves. */
-      int run = st[k].weight == 0;
-      double wk = run ? (weighted ? w[s - 1] : 1.0) : st[k].weight;
-      double sk = run ? y[s - 1] * wk : st[k].sum;
-      int64_t startk = run ? s - 1 : st[k].start;
-      if (!violates(sk, wk, sum, weight, increasing)) break;
-      sum += sk;
-      weight += wk;
-      k -= startk == st[k].start;
-      s = startk;
-    }
-    pav_block merged = {sum, weight, s};
-    st[++k] = merged;
+    k = k < 0 ? push_first(y, w, st, i, first_start)
+              : push_element(y, w, st, k, i, weighted, increasing);
   }
   *acc = sum_abs;
+  return k;
+}
+
+static int64_t push_range(const double *y, const double *w, int increasing, int64_t from,
+                          int64_t to, int64_t k, pav_block *st, int64_t first_start, double *acc,
+                          int64_t *bad) {
+  if (w) {
+    return increasing ? pav_push(y, w, from, to, k, st, first_start, acc, 1, 1, bad)
+                      : pav_push(y, w, from, to, k, st, first_start, acc, 1, 0, bad);
+  }
+  return increasing ? pav_push(y, w, from, to, k, st, first_start, acc, 0, 1, bad)
+                    : pav_push(y, w, from, to, k, st, first_start, acc, 0, 0, bad);
+}
+
+/* Pushes the entry e, which ends at end, onto a non-empty stack that ends where e starts: a
+ * pooled block pools like an element; a run is pushed element by element until one stays apart,
+ * and then the rest of the run, monotone after it, stays apart too. */
+static int64_t push_entry(const double *y, const double *w, int increasing, pav_block *st,
+                          int64_t k, pav_block e, int64_t end) {
+  int weighted = w != NULL;
+  if (e.weight != 0) return push_block(y, w, st, k, e.sum, e.weight, e.start, weighted, increasing);
+  for (int64_t j = e.start; j < end; j++) {
+    double yj = y[j], wj = weighted ? w[j] : 1.0;
+    int top_run = st[k].weight == 0;
+    if (!(top_run ? violates(y[j - 1], 1, yj, 1, increasing)
+                  : violates(st[k].sum, st[k].weight, yj, 1, increasing))) {
+      if (!top_run) { /* else the run on top extends over j..end */
+        pav_block run = {0, 0, j};
+        st[++k] = run;
+      }
+      break;
+    }
+    k = push_block(y, w, st, k, yj * wj, wj, j, weighted, increasing);
+  }
   return k;
 }
 
@@ -117,56 +195,45 @@ static inline double clip(double v, double lo, double hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
-                      pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
-                      gpuiso_error *err) {
-  int64_t k = -1, bad = -1;
-  double acc = 0;
-  pav_block *st = wk->stack;
-  for (int64_t from = 0; from < n; from += GPUISO_POLL_EVERY) {
-    int64_t to = n - from > GPUISO_POLL_EVERY ? from + GPUISO_POLL_EVERY : n;
-    if (w) {
-      k = opt->increasing ? pav_push(y, w, from, to, k, st, &acc, 1, 1, &bad)
-                          : pav_push(y, w, from, to, k, st, &acc, 1, 0, &bad);
-    } else {
-      k = opt->increasing ? pav_push(y, w, from, to, k, st, &acc, 0, 1, &bad)
-                          : pav_push(y, w, from, to, k, st, &acc, 0, 0, &bad);
-    }
-    if (k == -2) {
-      gpuiso_status s = !isfinite(y[bad]) ? GPUISO_E_Y_NONFINITE
-                        : (w[bad] < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
-      set_error(err, s, bad, -1);
-      return s;
-    }
-    if (to < n && poll_interrupt(opt)) {
-      set_error(err, GPUISO_E_INTERRUPT, -1, -1);
-      return GPUISO_E_INTERRUPT;
-    }
+/* The entry that holds element j: the last one starting at or before it. */
+static int64_t entry_of(const pav_block *st, int64_t k, int64_t j) {
+  int64_t lo = 0, hi = k;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (st[mid].start <= j) lo = mid;
+    else hi = mid - 1;
   }
-  if (n > 0 && k < 0) {
-    set_error(err, GPUISO_E_W_ALLZERO, -1, -1);
-    return GPUISO_E_W_ALLZERO;
-  }
-  if (!isfinite(acc)) {
-    set_error(err, GPUISO_E_OVERFLOW, -1, -1);
-    return GPUISO_E_OVERFLOW;
-  }
+  return lo;
+}
 
-  /* Expand, first to last. Unclipped, every stack entry and every element of a run starts a
-   * block (levels on the stack are strictly monotone). Clipped, an element starts a block when
-   * its level differs from the one before it, so blocks that clipping made equal become one. */
-  int64_t count = 0;
-  int clipped = opt->lo > -INFINITY || opt->hi < INFINITY;
+static inline double level_of(const pav_block *e, const double *y, int64_t j) {
+  return e->weight == 0 ? y[j] : e->sum / e->weight;
+}
+
+/* Writes the fit of elements [from, to) and their block-start flags; returns how many blocks
+ * start there. A block starts where the clipped level differs from the one before, so blocks
+ * that clipping (or rounding of the means) made equal count as one. */
+static int64_t expand_range(const pav_block *st, int64_t k, const double *y, int64_t n,
+                            double lo, double hi, int64_t from, int64_t to, double *fit,
+                            uint8_t *start) {
+  if (from >= to) return 0;
+  int clipped = lo > -INFINITY || hi < INFINITY;
+  int64_t b = entry_of(st, k, from), count = 0;
   double prev = NAN;
-  for (int64_t b = 0; b <= k; b++) {
-    int64_t s = st[b].start, end = b < k ? st[b + 1].start : n;
-    if (st[b].weight == 0 && !clipped) {
-      memcpy(fit + s, y + s, (size_t)(end - s) * sizeof *fit);
-      if (start) memset(start + s, 1, (size_t)(end - s));
-      count += end - s;
+  if (from > 0) prev = clip(level_of(&st[entry_of(st, k, from - 1)], y, from - 1), lo, hi);
+  for (; b <= k && st[b].start < to; b++) {
+    int64_t s = st[b].start > from ? st[b].start : from;
+    int64_t e = b < k && st[b + 1].start < to ? st[b + 1].start : to;
+    if (st[b].weight == 0 && !clipped) { /* a run's elements differ from each other */
+      memcpy(fit + s, y + s, (size_t)(e - s) * sizeof *fit);
+      if (start) memset(start + s, 1, (size_t)(e - s));
+      uint8_t first = !(y[s] == prev);
+      if (start) start[s] = first;
+      count += e - s - 1 + first;
+      prev = y[e - 1];
     } else if (st[b].weight == 0) {
-      for (int64_t j = s; j < end; j++) {
-        double v = clip(y[j], opt->lo, opt->hi);
+      for (int64_t j = s; j < e; j++) {
+        double v = clip(y[j], lo, hi);
         uint8_t is_start = !(v == prev);
         fit[j] = v;
         if (start) start[j] = is_start;
@@ -174,29 +241,129 @@ gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_
         prev = v;
       }
     } else {
-      double v = clip(st[b].sum / st[b].weight, opt->lo, opt->hi);
-      uint8_t is_start = !clipped || !(v == prev);
-      for (int64_t j = s; j < end; j++) fit[j] = v;
+      double v = clip(st[b].sum / st[b].weight, lo, hi);
+      uint8_t is_start = !(v == prev);
+      for (int64_t j = s; j < e; j++) fit[j] = v;
       if (start) {
         start[s] = is_start;
-        memset(start + s + 1, 0, (size_t)(end - s - 1));
+        memset(start + s + 1, 0, (size_t)(e - s - 1));
       }
       count += is_start;
       prev = v;
     }
   }
+  return count;
+}
+
+static gpuiso_status input_error(const double *y, const double *w, int64_t bad, gpuiso_error *err) {
+  gpuiso_status s = !isfinite(y[bad]) ? GPUISO_E_Y_NONFINITE
+                    : (w[bad] < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+  set_error(err, s, bad, -1);
+  return s;
+}
+
+/* PAV of a row in nch chunks on nth threads, with a stack of n entries. */
+static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                                int nch, int nth, pav_block *st, double *fit, uint8_t *start,
+                                int64_t *nblocks, gpuiso_error *err) {
+  int64_t bound[GPUISO_MAX_CHUNKS + 1], top[GPUISO_MAX_CHUNKS], bad[GPUISO_MAX_CHUNKS];
+  double acc[GPUISO_MAX_CHUNKS];
+  for (int t = 0; t <= nch; t++) bound[t] = n * t / nch;
+  for (int t = 0; t < nch; t++) top[t] = -1, bad[t] = -1, acc[t] = 0;
+
+  /* Chunks in rounds of about GPUISO_POLL_EVERY elements each, polling between rounds. */
+  int64_t longest = (n + nch - 1) / nch;
+  for (int64_t done = 0; done < longest; done += GPUISO_POLL_EVERY) {
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(|| : failed)
+#endif
+    for (int t = 0; t < nch; t++) {
+      int64_t from = bound[t] + done, to = from + GPUISO_POLL_EVERY;
+      if (to > bound[t + 1]) to = bound[t + 1];
+      if (from >= to || bad[t] >= 0) continue;
+      top[t] = push_range(y, w, opt->increasing, from, to, top[t], st + bound[t],
+                          t == 0 ? 0 : -1, &acc[t], &bad[t]);
+      failed = failed || top[t] == -2;
+    }
+    if (failed) {
+      for (int t = 0; t < nch; t++)
+        if (bad[t] >= 0) return input_error(y, w, bad[t], err);
+    }
+    if (done + GPUISO_POLL_EVERY < longest && poll_interrupt(opt)) {
+      set_error(err, GPUISO_E_INTERRUPT, -1, -1);
+      return GPUISO_E_INTERRUPT;
+    }
+  }
+  double total = 0;
+  for (int t = 0; t < nch; t++) total += acc[t];
+  if (!isfinite(total)) {
+    set_error(err, GPUISO_E_OVERFLOW, -1, -1);
+    return GPUISO_E_OVERFLOW;
+  }
+
+  /* Push the later chunks' entries onto the first chunk's stack. A chunk's entries sit at its
+   * first element's index; the merged stack never has more entries than positive-weight elements
+   * before the entry being pushed, so it never overwrites an entry not yet read. */
+  int64_t k = top[0];
+  for (int t = 1; t < nch; t++) {
+    pav_block *ct = st + bound[t];
+    if (top[t] < 0) { /* only zero weights: they join the entry on the left */
+      if (k >= 0) k = absorb_zero(y, w, st, k, bound[t]);
+      continue;
+    }
+    if (k >= 0 && ct[0].start > bound[t]) k = absorb_zero(y, w, st, k, bound[t]);
+    for (int64_t j = 0; j <= top[t]; j++) {
+      pav_block e = ct[j];
+      int64_t end = j < top[t] ? ct[j + 1].start : bound[t + 1];
+      if (k < 0) { /* every earlier weight is zero: they join this entry */
+        k = push_first(y, w, st, e.start, 0);
+        if (e.weight != 0) {
+          st[0] = e;
+          st[0].start = 0;
+        } else if (end - e.start > 1) { /* the run's first element took the zeros */
+          pav_block run = {0, 0, e.start + 1};
+          st[++k] = run;
+        }
+        continue;
+      }
+      k = push_entry(y, w, opt->increasing, st, k, e, end);
+    }
+  }
+  if (n > 0 && k < 0) {
+    set_error(err, GPUISO_E_W_ALLZERO, -1, -1);
+    return GPUISO_E_W_ALLZERO;
+  }
+
+  int64_t count = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
+#endif
+  for (int t = 0; t < nch; t++)
+    count += expand_range(st, k, y, n, opt->lo, opt->hi, bound[t], bound[t + 1], fit, start);
   if (nblocks) *nblocks = count;
   return GPUISO_OK;
 }
 
+gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
+                      gpuiso_error *err) {
+  return pav_chunks(n, y, w, opt, 1, 1, wk->stack, fit, start, nblocks, err);
+}
+
 gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  int nth = n < PAV_MIN_PARALLEL ? 1 : resolve_threads(opt, n);
+  int64_t nch = opt->chunks > 0 ? opt->chunks : nth;
+  if (nch > n) nch = n > 0 ? n : 1;
+  if (nch > GPUISO_MAX_CHUNKS) nch = GPUISO_MAX_CHUNKS;
+  if (nth > nch) nth = (int)nch;
   pav_work wk;
   if (!pav_work_init(&wk, n)) {
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
-  gpuiso_status s = pav_row(n, y, w, opt, &wk, fit, start, nblocks, err);
+  gpuiso_status s = pav_chunks(n, y, w, opt, (int)nch, nth, wk.stack, fit, start, nblocks, err);
   pav_work_free(&wk);
   return s;
 }
