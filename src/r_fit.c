@@ -17,10 +17,9 @@ static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   return out;
 }
 
-static SEXP copy_real(const double *v, int64_t n) {
-  SEXP out = Rf_allocVector(REALSXP, (R_xlen_t)n);
-  for (int64_t i = 0; i < n; i++) REAL(out)[i] = v[i];
-  return out;
+/* The first n elements of v (allocated with room for more). */
+static SEXP shrink(SEXP v, int64_t n) {
+  return XLENGTH(v) == n ? v : Rf_xlengthgets(v, (R_xlen_t)n);
 }
 
 /* Returns list(fitted, knots, level, knot_weight, block_start); knots, level and knot_weight are
@@ -28,26 +27,31 @@ static SEXP copy_real(const double *v, int64_t n) {
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi) {
   int64_t n = (int64_t)XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi);
-  SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
-  gpuiso_knots kn;
   gpuiso_error err;
-  gpuiso_status s = gpuiso_fit_xy(n, r_optional_real(x), REAL(y), r_optional_real(w), &opt,
-                                  REAL(fit), &kn, &err);
-  if (s != GPUISO_OK) {
-    r_error_context ctx = {"vector", 0, x, y, w};
+  r_error_context ctx = {"vector", 0, x, y, w};
+  int strict = 1;
+  if (!Rf_isNull(x) && gpuiso_scan_x(n, REAL(x), &strict, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);
-  }
-  /* The knots are copied into R vectors and freed; only running out of memory while copying
-   * can jump past the free. */
+
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
-  SET_VECTOR_ELT(out, 0, fit);
-  if (kn.x) {
-    SET_VECTOR_ELT(out, 1, copy_real(kn.x, kn.n));
-    SET_VECTOR_ELT(out, 2, copy_real(kn.level, kn.n));
-    SET_VECTOR_ELT(out, 3, copy_real(kn.weight, kn.n));
+  SEXP fit = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, XLENGTH(y)));
+  /* Arrays with room for one knot per element: pages past the knots are never touched. */
+  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, XLENGTH(y)));
+  gpuiso_knots kn = {n, NULL, NULL, NULL, RAW(flags), 0};
+  gpuiso_status s;
+  if (strict) {
+    s = gpuiso_pav(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err);
+  } else {
+    kn.x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, XLENGTH(y))));
+    kn.level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, XLENGTH(y))));
+    kn.weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, XLENGTH(y))));
+    s = gpuiso_fit_xy(n, REAL(x), REAL(y), r_optional_real(w), &opt, REAL(fit), &kn, &err);
+  }
+  if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
+  if (!strict) {
+    for (int i = 1; i <= 3; i++) SET_VECTOR_ELT(out, i, shrink(VECTOR_ELT(out, i), kn.n));
   }
   SET_VECTOR_ELT(out, 4, flags_to_index(kn.start, kn.n, kn.nblocks));
-  gpuiso_knots_free(&kn);
   UNPROTECT(2);
   return out;
 }

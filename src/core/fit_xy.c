@@ -4,138 +4,124 @@
 
 #include "internal.h"
 
-void gpuiso_knots_free(gpuiso_knots *kn) {
-  free(kn->x);
-  free(kn->level);
-  free(kn->weight);
-  free(kn->start);
-  kn->x = kn->level = kn->weight = NULL;
-  kn->start = NULL;
-  kn->n = kn->nblocks = 0;
-}
-
-enum x_order { X_STRICT, X_TIES, X_UNSORTED };
-
-static gpuiso_status scan_x(int64_t n, const double *x, enum x_order *order, gpuiso_error *err) {
-  enum x_order o = X_STRICT;
+gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
+  int s = 1;
   for (int64_t i = 0; i < n; i++) {
     if (!isfinite(x[i])) {
       set_error(err, GPUISO_E_X_NONFINITE, i, -1);
       return GPUISO_E_X_NONFINITE;
     }
-    if (i > 0 && o != X_UNSORTED && !(x[i - 1] < x[i])) o = x[i - 1] == x[i] ? X_TIES : X_UNSORTED;
+    s = s && (i == 0 || x[i - 1] < x[i]);
   }
-  *order = o;
+  *strict = s;
   return GPUISO_OK;
 }
 
-/* Element at sorted position p: the identity when x is already sorted. */
-static inline int64_t at(const keyed_index *sorted, int64_t p) {
-  return sorted ? sorted[p].index : p;
+static inline int new_knot(const sort_record *r, int64_t p, int64_t from) {
+  return p == from || r[p].key != r[p - 1].key;
 }
 
-/* Pools runs of equal x (in sorted order) into knots: x, weighted mean of y, summed weight. */
-static gpuiso_status pool_ties(int64_t n, const double *x, const double *y, const double *w,
-                               const keyed_index *sorted, gpuiso_knots *kn, double *ymean,
-                               gpuiso_error *err) {
-  int64_t d = -1;
-  double xprev = 0, sw = 0, swy = 0;
-  for (int64_t p = 0; p < n; p++) {
-    int64_t i = at(sorted, p);
-    double yi = y[i], wi = w ? w[i] : 1.0;
-    if (!isfinite(yi)) {
-      set_error(err, GPUISO_E_Y_NONFINITE, i, -1);
-      return GPUISO_E_Y_NONFINITE;
-    }
-    if (!(wi >= 0 && wi < INFINITY)) {
-      gpuiso_status s = wi < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE;
-      set_error(err, s, i, -1);
+/* Pools the sorted records [from, to) into knots d0, d0 + 1, ...: x, the weighted mean of y (0
+ * for zero weight) and the summed weight. */
+static gpuiso_status pool_range(const sort_record *r, int64_t from, int64_t to, int64_t d0,
+                                gpuiso_knots *kn, double *ymean, gpuiso_error *err) {
+  int64_t d = d0 - 1;
+  double sw = 0, swy = 0;
+  for (int64_t p = from; p < to; p++) {
+    double yi = r[p].y, wi = r[p].w;
+    if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) {
+      gpuiso_status s = !isfinite(yi) ? GPUISO_E_Y_NONFINITE
+                        : (wi < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+      set_error(err, s, r[p].index, -1);
       return s;
     }
-    if (d < 0 || x[i] != xprev) {
-      if (d >= 0) ymean[d] = sw > 0 ? swy / sw : 0;
+    if (new_knot(r, p, from)) {
+      if (d >= d0) ymean[d] = sw > 0 ? swy / sw : 0;
       d++;
-      xprev = x[i];
-      kn->x[d] = xprev == 0 ? 0 : xprev; /* -0 -> 0 */
+      kn->x[d] = key_double(r[p].key);
       sw = swy = 0;
     }
     sw += wi;
     swy += wi * yi;
     kn->weight[d] = sw;
     if (!isfinite(swy) || !isfinite(sw)) {
-      set_error(err, GPUISO_E_OVERFLOW, i, -1);
+      set_error(err, GPUISO_E_OVERFLOW, r[p].index, -1);
       return GPUISO_E_OVERFLOW;
     }
   }
-  if (d >= 0) ymean[d] = sw > 0 ? swy / sw : 0;
-  kn->n = d + 1;
+  if (d >= d0) ymean[d] = sw > 0 ? swy / sw : 0;
   return GPUISO_OK;
 }
 
-static gpuiso_status fit_pooled(int64_t n, const double *x, const double *y, const double *w,
-                                const gpuiso_opts *opt, const keyed_index *sorted, double *fit,
-                                gpuiso_knots *kn, gpuiso_error *err) {
-  size_t m = (size_t)n;
-  double *ymean = malloc(m * sizeof *ymean);
-  kn->x = malloc(m * sizeof *kn->x);
-  kn->weight = malloc(m * sizeof *kn->weight);
-  if (!ymean || !kn->x || !kn->weight) {
-    free(ymean);
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
+/* Pools the records, sorted by x, into knots, fits them and writes the fit in input order. */
+static gpuiso_status fit_sorted(int64_t n, const sort_record *r, int nth, const gpuiso_opts *opt,
+                                double *fit, gpuiso_knots *kn, gpuiso_error *err) {
+  if (poll_interrupt(opt)) {
+    set_error(err, GPUISO_E_INTERRUPT, -1, -1);
+    return GPUISO_E_INTERRUPT;
   }
-  gpuiso_status s = pool_ties(n, x, y, w, sorted, kn, ymean, err);
-  if (s == GPUISO_OK) {
-    kn->level = malloc((size_t)kn->n * sizeof *kn->level);
-    kn->start = malloc((size_t)kn->n);
-    s = kn->level && kn->start ? GPUISO_OK : GPUISO_E_NOMEM;
-    if (s != GPUISO_OK) set_error(err, s, -1, -1);
+
+  /* Ranges for the threads, each starting at a new knot; knots counted, then pooled. */
+  int64_t bound[GPUISO_MAX_CHUNKS + 1], first[GPUISO_MAX_CHUNKS + 1];
+  for (int t = 0; t <= nth; t++) {
+    int64_t b = n * t / nth;
+    while (b > 0 && b < n && r[b].key == r[b - 1].key) b++;
+    bound[t] = t > 0 && b < bound[t - 1] ? bound[t - 1] : b;
+  }
+  first[0] = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++) {
+    int64_t c = 0;
+    for (int64_t p = bound[t]; p < bound[t + 1]; p++) c += new_knot(r, p, bound[t]);
+    first[t + 1] = c;
+  }
+  for (int t = 0; t < nth; t++) first[t + 1] += first[t];
+  kn->n = first[nth];
+
+  /* The knots' means go to kn->level, where the fit then replaces them. */
+  gpuiso_error perr[GPUISO_MAX_CHUNKS];
+  gpuiso_status pst[GPUISO_MAX_CHUNKS], s = GPUISO_OK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++)
+    pst[t] = pool_range(r, bound[t], bound[t + 1], first[t], kn, kn->level, &perr[t]);
+  for (int t = 0; t < nth && s == GPUISO_OK; t++) {
+    s = pst[t];
+    if (s != GPUISO_OK && err) *err = perr[t];
   }
   if (s == GPUISO_OK)
-    s = gpuiso_pav(kn->n, ymean, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
-  free(ymean);
-  if (s != GPUISO_OK) return s;
+    s = gpuiso_pav(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
 
-  int64_t d = 0;
-  for (int64_t p = 0; p < n; p++) {
-    int64_t i = at(sorted, p);
-    if (p > 0 && x[i] != x[at(sorted, p - 1)]) d++;
-    fit[i] = kn->level[d];
+  if (s == GPUISO_OK) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+    for (int t = 0; t < nth; t++) {
+      int64_t d = first[t] - 1;
+      for (int64_t p = bound[t]; p < bound[t + 1]; p++) {
+        d += new_knot(r, p, bound[t]);
+        fit[r[p].index] = kn->level[d];
+      }
+    }
   }
-  return GPUISO_OK;
+  return s;
 }
 
 gpuiso_status gpuiso_fit_xy(int64_t n, const double *x, const double *y, const double *w,
                             const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
                             gpuiso_error *err) {
-  gpuiso_knots empty = {0};
-  *kn = empty;
-  enum x_order order = X_STRICT;
-  gpuiso_status s = x ? scan_x(n, x, &order, err) : GPUISO_OK;
-  if (s != GPUISO_OK) return s;
-
-  if (order == X_STRICT) {
-    kn->n = n;
-    kn->start = malloc((size_t)(n > 0 ? n : 1));
-    if (!kn->start) {
-      set_error(err, GPUISO_E_NOMEM, -1, -1);
-      return GPUISO_E_NOMEM;
-    }
-    s = gpuiso_pav(n, y, w, opt, fit, kn->start, &kn->nblocks, err);
-  } else {
-    keyed_index *sorted = NULL;
-    if (order == X_UNSORTED) {
-      sorted = radix_argsort(n, x);
-      if (!sorted) {
-        set_error(err, GPUISO_E_NOMEM, -1, -1);
-        return GPUISO_E_NOMEM;
-      }
-    }
-    s = poll_interrupt(opt) ? GPUISO_E_INTERRUPT : GPUISO_OK;
-    if (s != GPUISO_OK) set_error(err, s, -1, -1);
-    else s = fit_pooled(n, x, y, w, opt, sorted, fit, kn, err);
-    free(sorted);
+  kn->n = kn->nblocks = 0;
+  int nth = resolve_threads(opt, n);
+  if (nth > GPUISO_MAX_CHUNKS) nth = GPUISO_MAX_CHUNKS;
+  sort_record *r = sort_records(n, x, y, w, nth);
+  if (!r) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
   }
-  if (s != GPUISO_OK) gpuiso_knots_free(kn);
+  gpuiso_status s = fit_sorted(n, r, nth, opt, fit, kn, err);
+  free(r);
   return s;
 }

@@ -58,13 +58,18 @@ typedef struct {
  * Blocks are maximal: neighbouring blocks never share a level, after clipping too.
  */
 
-/* Fit y (in the given order) with weights w (NULL: all 1). Writes n fitted values to fit and,
- * when start is not NULL, n flags (1 at the first element of each block). *nblocks gets the
- * number of blocks. */
+/* Fit y (in the given order) with weights w (NULL: all 1). Writes n fitted values to fit (which
+ * may be y itself) and, when start is not NULL, n flags (1 at the first element of each block).
+ * *nblocks gets the number of blocks. */
 gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
 
-/* The fitted step function of a fit of y on x, at the distinct x values (knots). */
+/* Checks that x is finite and sets *strict to whether it is strictly increasing, in which case a
+ * fit of y on x is gpuiso_pav of y. */
+gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err);
+
+/* The fitted step function at the distinct x values (knots). The caller provides the arrays, each
+ * with room for as many knots as elements; the fit fills the first n. */
 typedef struct {
   int64_t n;        /* number of knots */
   double *x;        /* distinct x, increasing */
@@ -74,13 +79,9 @@ typedef struct {
   int64_t nblocks;
 } gpuiso_knots;
 
-void gpuiso_knots_free(gpuiso_knots *kn);
-
-/* Fit y on x, x in any order (x == NULL: x = 1..n). Ties in x are pooled (weighted mean of y,
- * weights summed), -0 and 0 are one value. fit gets the fitted values in input order. When x is
- * NULL or strictly increasing the knots are the input itself: kn->x, kn->level and kn->weight are
- * left NULL (level == fit, weight == w) and only kn->start and counts are set. Otherwise all of
- * kn is allocated; release it with gpuiso_knots_free. */
+/* Fit y on finite x in any order: x sorted (stably), ties pooled (weighted mean of y, weights
+ * summed; -0 and 0 are one value), the knots fitted, and fit given the fitted values in input
+ * order. */
 gpuiso_status gpuiso_fit_xy(int64_t n, const double *x, const double *y, const double *w,
                             const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
                             gpuiso_error *err);
@@ -99,11 +100,6 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
-
-/* ---- Sorting ------------------------------------------------------------------------------ */
-
-/* Stable argsort of n finite doubles (-0 == 0): order gets 0-based indices. */
-gpuiso_status gpuiso_argsort(int64_t n, const double *x, int64_t *order);
 
 /* ---- Threads ------------------------------------------------------------------------------ */
 

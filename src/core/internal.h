@@ -39,15 +39,20 @@ gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err);
 
-/* A sort key with the element it came from. */
+/* An element of a fit of y on x, as the sort moves it: x's key, its index, y and w. */
 typedef struct {
   uint64_t key;
   int64_t index;
-} keyed_index;
+  double y, w;
+} sort_record;
 
-/* Stable radix argsort of n finite doubles; returns a malloc'd array of n (key, index) pairs in
- * increasing order, or NULL when out of memory. Equal doubles (-0 == 0) get equal keys. */
-keyed_index *radix_argsort(int64_t n, const double *x);
+/* Order-preserving map of finite doubles to unsigned keys (-0 == 0), and its inverse. */
+uint64_t double_key(double v);
+double key_double(uint64_t k);
+
+/* The n records of (x, y, w) (w NULL: 1) sorted stably by x, on nth threads; malloc'd, NULL when
+ * out of memory. */
+sort_record *sort_records(int64_t n, const double *x, const double *y, const double *w, int nth);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 int poll_interrupt(const gpuiso_opts *opt);

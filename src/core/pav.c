@@ -210,27 +210,34 @@ static inline double level_of(const pav_block *e, const double *y, int64_t j) {
   return e->weight == 0 ? y[j] : e->sum / e->weight;
 }
 
+/* The clipped level of element j. */
+static double clipped_level(const pav_block *st, int64_t k, const double *y, int64_t j, double lo,
+                            double hi) {
+  return clip(level_of(&st[entry_of(st, k, j)], y, j), lo, hi);
+}
+
 /* Writes the fit of elements [from, to) and their block-start flags; returns how many blocks
- * start there. A block starts where the clipped level differs from the one before, so blocks
- * that clipping (or rounding of the means) made equal count as one. */
-static int64_t expand_range(const pav_block *st, int64_t k, const double *y, int64_t n,
-                            double lo, double hi, int64_t from, int64_t to, double *fit,
+ * start there. prev is the clipped level of element from - 1 (NAN for none). A block starts
+ * where the clipped level differs from the one before, so blocks that clipping (or rounding of
+ * the means) made equal count as one. fit may be y: element j is read before it is written. */
+static int64_t expand_range(const pav_block *st, int64_t k, const double *y, double lo,
+                            double hi, int64_t from, int64_t to, double prev, double *fit,
                             uint8_t *start) {
   if (from >= to) return 0;
   int clipped = lo > -INFINITY || hi < INFINITY;
   int64_t b = entry_of(st, k, from), count = 0;
-  double prev = NAN;
-  if (from > 0) prev = clip(level_of(&st[entry_of(st, k, from - 1)], y, from - 1), lo, hi);
   for (; b <= k && st[b].start < to; b++) {
     int64_t s = st[b].start > from ? st[b].start : from;
     int64_t e = b < k && st[b + 1].start < to ? st[b + 1].start : to;
     if (st[b].weight == 0 && !clipped) { /* a run's elements differ from each other */
-      memcpy(fit + s, y + s, (size_t)(e - s) * sizeof *fit);
-      if (start) memset(start + s, 1, (size_t)(e - s));
       uint8_t first = !(y[s] == prev);
-      if (start) start[s] = first;
-      count += e - s - 1 + first;
       prev = y[e - 1];
+      if (fit != y) memcpy(fit + s, y + s, (size_t)(e - s) * sizeof *fit);
+      if (start) {
+        memset(start + s, 1, (size_t)(e - s));
+        start[s] = first;
+      }
+      count += e - s - 1 + first;
     } else if (st[b].weight == 0) {
       for (int64_t j = s; j < e; j++) {
         double v = clip(y[j], lo, hi);
@@ -266,7 +273,7 @@ static gpuiso_status input_error(const double *y, const double *w, int64_t bad, 
 static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                                 int nch, int nth, pav_block *st, double *fit, uint8_t *start,
                                 int64_t *nblocks, gpuiso_error *err) {
-  int64_t bound[GPUISO_MAX_CHUNKS + 1], top[GPUISO_MAX_CHUNKS], bad[GPUISO_MAX_CHUNKS];
+  int64_t bound[GPUISO_MAX_CHUNKS + 1], top[GPUISO_MAX_CHUNKS] = {-1}, bad[GPUISO_MAX_CHUNKS];
   double acc[GPUISO_MAX_CHUNKS];
   for (int t = 0; t <= nch; t++) bound[t] = n * t / nch;
   for (int t = 0; t < nch; t++) top[t] = -1, bad[t] = -1, acc[t] = 0;
@@ -335,12 +342,16 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
     return GPUISO_E_W_ALLZERO;
   }
 
+  /* Each range's preceding level is read before any range is written (fit may be y). */
+  double prev[GPUISO_MAX_CHUNKS];
+  for (int t = 0; t < nch; t++)
+    prev[t] = bound[t] > 0 ? clipped_level(st, k, y, bound[t] - 1, opt->lo, opt->hi) : NAN;
   int64_t count = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
 #endif
   for (int t = 0; t < nch; t++)
-    count += expand_range(st, k, y, n, opt->lo, opt->hi, bound[t], bound[t + 1], fit, start);
+    count += expand_range(st, k, y, opt->lo, opt->hi, bound[t], bound[t + 1], prev[t], fit, start);
   if (nblocks) *nblocks = count;
   return GPUISO_OK;
 }
