@@ -10,6 +10,7 @@
  * order reaches the same unique fit, so pooling inside chunks first changes nothing; the pushes
  * only pool across chunk boundaries.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,34 +50,48 @@ int poll_interrupt(const gpuiso_opts *opt) {
 
 /* True when a block of mean sa / wa before one of mean sb / wb must be pooled: the first is not
  * below the second (not above it, decreasing). Equal means pool, so blocks are maximal. Compared
- * by cross products, which keeps divisions off the merge loop; divided where a product
- * overflows. */
+ * by cross products, which keeps divisions off the merge loop. A row whose products might
+ * overflow (see products_safe) is run again guarded: divided where a product overflows. */
 static GPUISO_ALWAYS_INLINE int violates(double sa, double wa, double sb, double wb,
-                                         const int increasing) {
+                                         const int increasing, const int guarded) {
   double l = sa * wb, r = sb * wa;
-  if (!isfinite(l - r)) {
+  if (guarded && !isfinite(l - r)) {
     l = sa / wa;
     r = sb / wb;
   }
   return increasing ? l >= r : l <= r;
 }
 
+/* No cross product of a row overflows when max |y| * (total weight)^2 is finite: a block's
+ * |sum| is at most max |y| times its weight. */
+static int products_safe(double max_abs_y, double total_weight) {
+  return max_abs_y * total_weight * total_weight < DBL_MAX;
+}
+
 /* Pools the block (sum, weight, s) with the entries on top of the stack while they violate the
  * order, then pushes it. Returns the new top. */
 static GPUISO_ALWAYS_INLINE int64_t push_block(const double *y, const double *w, pav_block *st,
                                                int64_t k, double sum, double weight, int64_t s,
-                                               const int weighted, const int increasing) {
-  while (k >= 0) {
-    /* Both candidates are loaded so that the choice compiles to conditional moves. */
-    int run = st[k].weight == 0;
-    double wk = run ? (weighted ? w[s - 1] : 1.0) : st[k].weight;
-    double sk = run ? y[s - 1] * wk : st[k].sum;
-    int64_t startk = run ? s - 1 : st[k].start;
-    if (!violates(sk, wk, sum, weight, increasing)) break;
-    sum += sk;
-    weight += wk;
-    k -= startk == st[k].start;
-    s = startk;
+                                               const int weighted, const int increasing,
+                                               const int guarded) {
+  for (;;) {
+    while (k >= 0 && st[k].weight != 0 && violates(st[k].sum, st[k].weight, sum, weight, increasing, guarded)) {
+      sum += st[k].sum;
+      weight += st[k].weight;
+      s = st[k].start;
+      k--;
+    }
+    if (k < 0 || st[k].weight != 0) break;
+    int64_t run_start = st[k].start;
+    while (s > run_start) {
+      double wk = weighted ? w[s - 1] : 1.0, sk = y[s - 1] * wk;
+      if (!violates(sk, wk, sum, weight, increasing, guarded)) break;
+      sum += sk;
+      weight += wk;
+      s--;
+    }
+    if (s > run_start) break;
+    k--;
   }
   pav_block merged = {sum, weight, s};
   st[++k] = merged;
@@ -86,22 +101,21 @@ static GPUISO_ALWAYS_INLINE int64_t push_block(const double *y, const double *w,
 /* Pushes element i, of positive weight, onto a non-empty stack that ends at i. */
 static GPUISO_ALWAYS_INLINE int64_t push_element(const double *y, const double *w, pav_block *st,
                                                  int64_t k, int64_t i, const int weighted,
-                                                 const int increasing) {
+                                                 const int increasing, const int guarded) {
   double yi = y[i], wi = weighted ? w[i] : 1.0;
-  int top_run = st[k].weight == 0;
-  if (top_run ? violates(y[i - 1], 1, yi, 1, increasing)
-              : violates(st[k].sum, st[k].weight, yi, 1, increasing)) {
-    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing);
+  if (st[k].weight == 0) {
+    if (!violates(y[i - 1], 1, yi, 1, increasing, guarded)) return k; /* the run goes on */
+    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing, guarded);
   }
-  if (!top_run) {
-    if (st[k].start == i - 1) { /* an unmerged element: it and yi start a run */
-      st[k].weight = 0;
-    } else {
-      pav_block single = {yi * wi, wi, i};
-      st[++k] = single;
-    }
-  }
-  return k;
+  if (violates(st[k].sum, st[k].weight, yi, 1, increasing, guarded))
+    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing, guarded);
+  /* yi stays apart; after an unmerged element the two start a run (branch-free: the same
+   * stores either way). */
+  int run = st[k].start == i - 1;
+  pav_block single = {yi * wi, wi, i};
+  st[k + 1] = single;
+  st[k].weight = run ? 0.0 : st[k].weight;
+  return k + !run;
 }
 
 /* Element i of weight zero joins the entry on its left, which ends at i. A run cannot hold it, so
@@ -130,14 +144,20 @@ static int64_t push_first(const double *y, const double *w, pav_block *st, int64
   return 0;
 }
 
-/* Pushes elements [from, to) onto the stack whose top is st[k], checking each. weighted and
- * increasing are literal constants at every call, so the compiler emits one loop for each.
+/* Running totals of a chunk's positive-weight elements. */
+typedef struct {
+  double sum_abs, max_abs, weight; /* of w * |y|, of |y|, of w */
+} chunk_sums;
+
+/* Pushes elements [from, to) onto the stack whose top is st[k], checking each. The flags are
+ * literal constants at every call, so the compiler emits one loop for each combination.
  * Returns the new top, or -2 with *bad set to the offending element. */
 static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, int64_t from,
                                              int64_t to, int64_t k, pav_block *st,
-                                             int64_t first_start, double *acc, const int weighted,
-                                             const int increasing, int64_t *bad) {
-  double sum_abs = *acc;
+                                             int64_t first_start, chunk_sums *sums,
+                                             int64_t *bad, const int weighted,
+                                             const int increasing, const int guarded) {
+  chunk_sums c = *sums;
   for (int64_t i = from; i < to; i++) {
     double yi = y[i];
     double wi = weighted ? w[i] : 1.0;
@@ -149,44 +169,50 @@ static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, i
       k = absorb_zero(y, w, st, k, i);
       continue;
     }
-    sum_abs += wi * fabs(yi);
+    double a = fabs(yi);
+    c.sum_abs += wi * a;
+    c.max_abs = a > c.max_abs ? a : c.max_abs;
+    c.weight += wi;
     k = k < 0 ? push_first(y, w, st, i, first_start)
-              : push_element(y, w, st, k, i, weighted, increasing);
+              : push_element(y, w, st, k, i, weighted, increasing, guarded);
   }
-  *acc = sum_abs;
+  *sums = c;
   return k;
 }
 
-static int64_t push_range(const double *y, const double *w, int increasing, int64_t from,
-                          int64_t to, int64_t k, pav_block *st, int64_t first_start, double *acc,
-                          int64_t *bad) {
-  if (w) {
-    return increasing ? pav_push(y, w, from, to, k, st, first_start, acc, 1, 1, bad)
-                      : pav_push(y, w, from, to, k, st, first_start, acc, 1, 0, bad);
+static int64_t push_range(const double *y, const double *w, int increasing, int guarded,
+                          int64_t from, int64_t to, int64_t k, pav_block *st,
+                          int64_t first_start, chunk_sums *sums, int64_t *bad) {
+#define PUSH(W, I, G) pav_push(y, w, from, to, k, st, first_start, sums, bad, W, I, G)
+  if (guarded) {
+    if (w) return increasing ? PUSH(1, 1, 1) : PUSH(1, 0, 1);
+    return increasing ? PUSH(0, 1, 1) : PUSH(0, 0, 1);
   }
-  return increasing ? pav_push(y, w, from, to, k, st, first_start, acc, 0, 1, bad)
-                    : pav_push(y, w, from, to, k, st, first_start, acc, 0, 0, bad);
+  if (w) return increasing ? PUSH(1, 1, 0) : PUSH(1, 0, 0);
+  return increasing ? PUSH(0, 1, 0) : PUSH(0, 0, 0);
+#undef PUSH
 }
 
 /* Pushes the entry e, which ends at end, onto a non-empty stack that ends where e starts: a
  * pooled block pools like an element; a run is pushed element by element until one stays apart,
  * and then the rest of the run, monotone after it, stays apart too. */
-static int64_t push_entry(const double *y, const double *w, int increasing, pav_block *st,
-                          int64_t k, pav_block e, int64_t end) {
+static int64_t push_entry(const double *y, const double *w, int increasing, int guarded,
+                          pav_block *st, int64_t k, pav_block e, int64_t end) {
   int weighted = w != NULL;
-  if (e.weight != 0) return push_block(y, w, st, k, e.sum, e.weight, e.start, weighted, increasing);
+  if (e.weight != 0)
+    return push_block(y, w, st, k, e.sum, e.weight, e.start, weighted, increasing, guarded);
   for (int64_t j = e.start; j < end; j++) {
     double yj = y[j], wj = weighted ? w[j] : 1.0;
     int top_run = st[k].weight == 0;
-    if (!(top_run ? violates(y[j - 1], 1, yj, 1, increasing)
-                  : violates(st[k].sum, st[k].weight, yj, 1, increasing))) {
+    if (!(top_run ? violates(y[j - 1], 1, yj, 1, increasing, guarded)
+                  : violates(st[k].sum, st[k].weight, yj, 1, increasing, guarded))) {
       if (!top_run) { /* else the run on top extends over j..end */
         pav_block run = {0, 0, j};
         st[++k] = run;
       }
       break;
     }
-    k = push_block(y, w, st, k, yj * wj, wj, j, weighted, increasing);
+    k = push_block(y, w, st, k, yj * wj, wj, j, weighted, increasing, guarded);
   }
   return k;
 }
@@ -269,16 +295,19 @@ static gpuiso_status input_error(const double *y, const double *w, int64_t bad, 
   return s;
 }
 
-/* PAV of a row in nch chunks on nth threads, with a stack of n entries. */
-static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
-                                int nch, int nth, pav_block *st, double *fit, uint8_t *start,
-                                int64_t *nblocks, gpuiso_error *err) {
-  int64_t bound[GPUISO_MAX_CHUNKS + 1], top[GPUISO_MAX_CHUNKS] = {-1}, bad[GPUISO_MAX_CHUNKS];
-  double acc[GPUISO_MAX_CHUNKS];
-  for (int t = 0; t <= nch; t++) bound[t] = n * t / nch;
-  for (int t = 0; t < nch; t++) top[t] = -1, bad[t] = -1, acc[t] = 0;
-
-  /* Chunks in rounds of about GPUISO_POLL_EVERY elements each, polling between rounds. */
+/* Pushes every chunk's elements onto its own stack, in rounds of about GPUISO_POLL_EVERY
+ * elements a chunk, polling between rounds. */
+static gpuiso_status push_chunks(int64_t n, const double *y, const double *w,
+                                 const gpuiso_opts *opt, int guarded, int nch, int nth,
+                                 const int64_t *bound, pav_block *st, int64_t *top,
+                                 chunk_sums *sums, gpuiso_error *err) {
+  int64_t bad[GPUISO_MAX_CHUNKS];
+  for (int t = 0; t < nch; t++) {
+    chunk_sums zero = {0, 0, 0};
+    top[t] = -1;
+    bad[t] = -1;
+    sums[t] = zero;
+  }
   int64_t longest = (n + nch - 1) / nch;
   for (int64_t done = 0; done < longest; done += GPUISO_POLL_EVERY) {
     int failed = 0;
@@ -289,8 +318,8 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
       int64_t from = bound[t] + done, to = from + GPUISO_POLL_EVERY;
       if (to > bound[t + 1]) to = bound[t + 1];
       if (from >= to || bad[t] >= 0) continue;
-      top[t] = push_range(y, w, opt->increasing, from, to, top[t], st + bound[t],
-                          t == 0 ? 0 : -1, &acc[t], &bad[t]);
+      top[t] = push_range(y, w, opt->increasing, guarded, from, to, top[t], st + bound[t],
+                          t == 0 ? 0 : -1, &sums[t], &bad[t]);
       failed = failed || top[t] == -2;
     }
     if (failed) {
@@ -302,11 +331,33 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
       return GPUISO_E_INTERRUPT;
     }
   }
-  double total = 0;
-  for (int t = 0; t < nch; t++) total += acc[t];
-  if (!isfinite(total)) {
+  return GPUISO_OK;
+}
+
+/* PAV of a row in nch chunks on nth threads, with a stack of n entries. */
+static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                                int nch, int nth, pav_block *st, double *fit, uint8_t *start,
+                                int64_t *nblocks, gpuiso_error *err) {
+  int64_t bound[GPUISO_MAX_CHUNKS + 1], top[GPUISO_MAX_CHUNKS];
+  chunk_sums sums[GPUISO_MAX_CHUNKS];
+  for (int t = 0; t <= nch; t++) bound[t] = n * t / nch;
+  int guarded = 0;
+  gpuiso_status s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);
+  if (s != GPUISO_OK) return s;
+  chunk_sums total = {0, 0, 0};
+  for (int t = 0; t < nch; t++) {
+    total.sum_abs += sums[t].sum_abs;
+    total.max_abs = sums[t].max_abs > total.max_abs ? sums[t].max_abs : total.max_abs;
+    total.weight += sums[t].weight;
+  }
+  if (!isfinite(total.sum_abs) || !isfinite(total.weight)) {
     set_error(err, GPUISO_E_OVERFLOW, -1, -1);
     return GPUISO_E_OVERFLOW;
+  }
+  if (!products_safe(total.max_abs, total.weight)) {
+    guarded = 1;
+    s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);
+    if (s != GPUISO_OK) return s;
   }
 
   /* Push the later chunks' entries onto the first chunk's stack. A chunk's entries sit at its
@@ -334,7 +385,7 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
         }
         continue;
       }
-      k = push_entry(y, w, opt->increasing, st, k, e, end);
+      k = push_entry(y, w, opt->increasing, guarded, st, k, e, end);
     }
   }
   if (n > 0 && k < 0) {

@@ -61,3 +61,16 @@ test_that("chunked fits do not depend on the number of chunks or threads", {
     }
   }
 })
+
+test_that("rows whose cross products would overflow are fitted like the reference", {
+  set.seed(11)
+  for (chunks in c(1L, 4L)) {
+    n <- 300
+    y <- gen_y("noise", n) * 1e150
+    w <- exp(stats::runif(n, -3, 3)) * 1e100
+    fit <- with_chunks(chunks, isoreg_gpu(y, w = w))
+    expect_equal(fit$fitted, ref_pav(y, w), tolerance = 1e-10)
+    fit <- with_chunks(chunks, isoreg_gpu(-y, w = w, increasing = FALSE))
+    expect_equal(fit$fitted, ref_pav(-y, w, increasing = FALSE), tolerance = 1e-10)
+  }
+})
