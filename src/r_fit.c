@@ -17,9 +17,34 @@ static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   return out;
 }
 
-/* The first n elements of v (allocated with room for more). */
-static SEXP shrink(SEXP v, int64_t n) {
-  return XLENGTH(v) == n ? v : Rf_xlengthgets(v, (R_xlen_t)n);
+static void free_sorted(SEXP holder) {
+  gpuiso_sorted_free(R_ExternalPtrAddr(holder));
+  R_ClearExternalPtr(holder);
+}
+
+/* Fit on x that is not strictly increasing: sort, then fit into knot vectors of the right size.
+ * The sorted records live in an external pointer meanwhile, so that an allocation error frees
+ * them too. */
+static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP out,
+                         gpuiso_knots *kn, const r_error_context *ctx) {
+  gpuiso_error err;
+  gpuiso_sorted *sorted;
+  int64_t nk;
+  if (gpuiso_sort_xy(XLENGTH(y), REAL(x), REAL(y), r_optional_real(w), opt, &sorted, &nk, &err) !=
+      GPUISO_OK)
+    r_stop_on_error(&err, ctx);
+  SEXP holder = PROTECT(R_MakeExternalPtr(sorted, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(holder, free_sorted, TRUE);
+  kn->x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
+  kn->level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
+  kn->weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
+  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)nk));
+  kn->start = RAW(flags);
+  gpuiso_status s = gpuiso_fit_sorted(sorted, opt, REAL(VECTOR_ELT(out, 0)), kn, &err);
+  free_sorted(holder);
+  if (s != GPUISO_OK) r_stop_on_error(&err, ctx);
+  UNPROTECT(2);
+  return flags;
 }
 
 /* Returns list(fitted, knots, level, knot_weight, block_start); knots, level and knot_weight are
@@ -35,21 +60,16 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi) {
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
   SEXP fit = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, XLENGTH(y)));
-  /* Arrays with room for one knot per element: pages past the knots are never touched. */
-  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, XLENGTH(y)));
-  gpuiso_knots kn = {n, NULL, NULL, NULL, RAW(flags), 0};
-  gpuiso_status s;
+  gpuiso_knots kn = {n, NULL, NULL, NULL, NULL, 0};
+  SEXP flags;
   if (strict) {
-    s = gpuiso_pav(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err);
+    flags = PROTECT(Rf_allocVector(RAWSXP, XLENGTH(y)));
+    kn.start = RAW(flags);
+    if (gpuiso_pav(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err) !=
+        GPUISO_OK)
+      r_stop_on_error(&err, &ctx);
   } else {
-    kn.x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, XLENGTH(y))));
-    kn.level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, XLENGTH(y))));
-    kn.weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, XLENGTH(y))));
-    s = gpuiso_fit_xy(n, REAL(x), REAL(y), r_optional_real(w), &opt, REAL(fit), &kn, &err);
-  }
-  if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
-  if (!strict) {
-    for (int i = 1; i <= 3; i++) SET_VECTOR_ELT(out, i, shrink(VECTOR_ELT(out, i), kn.n));
+    flags = PROTECT(fit_unsorted(x, y, w, &opt, out, &kn, &ctx));
   }
   SET_VECTOR_ELT(out, 4, flags_to_index(kn.start, kn.n, kn.nblocks));
   UNPROTECT(2);

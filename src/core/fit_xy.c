@@ -4,6 +4,15 @@
 
 #include "internal.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+struct gpuiso_sorted {
+  sorted_records s;
+  int nth;
+};
+
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
   int s = 1;
   for (int64_t i = 0; i < n; i++) {
@@ -17,14 +26,39 @@ gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_erro
   return GPUISO_OK;
 }
 
-static inline int new_knot(const sort_record *r, int64_t p, int64_t from) {
-  return p == from || r[p].key != r[p - 1].key;
+gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
+                             const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
+                             gpuiso_error *err) {
+  *sorted = NULL;
+  gpuiso_sorted *out = malloc(sizeof *out);
+  if (out) out->nth = resolve_threads(opt, n);
+  if (!out || !sort_records(n, x, y, w, out->nth, &out->s)) {
+    free(out);
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  if (poll_interrupt(opt)) {
+    gpuiso_sorted_free(out);
+    set_error(err, GPUISO_E_INTERRUPT, -1, -1);
+    return GPUISO_E_INTERRUPT;
+  }
+  *sorted = out;
+  *nknots = out->s.knots[out->s.nbuckets];
+  return GPUISO_OK;
 }
 
-/* Pools the sorted records [from, to) into knots d0, d0 + 1, ...: x, the weighted mean of y (0
- * for zero weight) and the summed weight. */
-static gpuiso_status pool_range(const sort_record *r, int64_t from, int64_t to, int64_t d0,
-                                gpuiso_knots *kn, double *ymean, gpuiso_error *err) {
+void gpuiso_sorted_free(gpuiso_sorted *sorted) {
+  if (!sorted) return;
+  free(sorted->s.r);
+  free(sorted->s.start);
+  free(sorted->s.knots);
+  free(sorted);
+}
+
+/* Pools the sorted records [from, to), which start a new x, into knots d0, d0 + 1, ...: x, the
+ * weighted mean of y (0 for zero weight) and the summed weight. */
+static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to, int64_t d0,
+                                 gpuiso_knots *kn, gpuiso_error *err) {
   int64_t d = d0 - 1;
   double sw = 0, swy = 0;
   for (int64_t p = from; p < to; p++) {
@@ -35,8 +69,8 @@ static gpuiso_status pool_range(const sort_record *r, int64_t from, int64_t to, 
       set_error(err, s, r[p].index, -1);
       return s;
     }
-    if (new_knot(r, p, from)) {
-      if (d >= d0) ymean[d] = sw > 0 ? swy / sw : 0;
+    if (p == from || r[p].key != r[p - 1].key) {
+      if (d >= d0) kn->level[d] = sw > 0 ? swy / sw : 0;
       d++;
       kn->x[d] = key_double(r[p].key);
       sw = swy = 0;
@@ -49,79 +83,53 @@ static gpuiso_status pool_range(const sort_record *r, int64_t from, int64_t to, 
       return GPUISO_E_OVERFLOW;
     }
   }
-  if (d >= d0) ymean[d] = sw > 0 ? swy / sw : 0;
+  if (d >= d0) kn->level[d] = sw > 0 ? swy / sw : 0;
   return GPUISO_OK;
 }
 
-/* Pools the records, sorted by x, into knots, fits them and writes the fit in input order. */
-static gpuiso_status fit_sorted(int64_t n, const sort_record *r, int nth, const gpuiso_opts *opt,
-                                double *fit, gpuiso_knots *kn, gpuiso_error *err) {
-  if (poll_interrupt(opt)) {
-    set_error(err, GPUISO_E_INTERRUPT, -1, -1);
-    return GPUISO_E_INTERRUPT;
-  }
+gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
+                                gpuiso_knots *kn, gpuiso_error *err) {
+  const sorted_records *s = &sorted->s;
+  const sort_record *r = s->r;
+  kn->n = s->knots[s->nbuckets];
+  kn->nblocks = 0;
 
-  /* Ranges for the threads, each starting at a new knot; knots counted, then pooled. */
-  int64_t bound[GPUISO_MAX_CHUNKS + 1], first[GPUISO_MAX_CHUNKS + 1];
-  for (int t = 0; t <= nth; t++) {
-    int64_t b = n * t / nth;
-    while (b > 0 && b < n && r[b].key == r[b - 1].key) b++;
-    bound[t] = t > 0 && b < bound[t - 1] ? bound[t - 1] : b;
-  }
-  first[0] = 0;
+  /* Knots' means go to kn->level, where the fit then replaces them. On bad input, the error of
+   * the first bucket that has one is reported. */
+  int64_t first_bad = s->nbuckets;
+  gpuiso_error bad = {GPUISO_OK, -1, -1, ""};
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
 #endif
-  for (int t = 0; t < nth; t++) {
-    int64_t c = 0;
-    for (int64_t p = bound[t]; p < bound[t + 1]; p++) c += new_knot(r, p, bound[t]);
-    first[t + 1] = c;
-  }
-  for (int t = 0; t < nth; t++) first[t + 1] += first[t];
-  kn->n = first[nth];
-
-  /* The knots' means go to kn->level, where the fit then replaces them. */
-  gpuiso_error perr[GPUISO_MAX_CHUNKS];
-  gpuiso_status pst[GPUISO_MAX_CHUNKS], s = GPUISO_OK;
+  for (int64_t b = 0; b < s->nbuckets; b++) {
+    gpuiso_error e;
+    if (pool_bucket(r, s->start[b], s->start[b + 1], s->knots[b], kn, &e) != GPUISO_OK) {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#pragma omp critical(gpuiso_pool_error)
 #endif
-  for (int t = 0; t < nth; t++)
-    pst[t] = pool_range(r, bound[t], bound[t + 1], first[t], kn, kn->level, &perr[t]);
-  for (int t = 0; t < nth && s == GPUISO_OK; t++) {
-    s = pst[t];
-    if (s != GPUISO_OK && err) *err = perr[t];
-  }
-  if (s == GPUISO_OK)
-    s = gpuiso_pav(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
-
-  if (s == GPUISO_OK) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-    for (int t = 0; t < nth; t++) {
-      int64_t d = first[t] - 1;
-      for (int64_t p = bound[t]; p < bound[t + 1]; p++) {
-        d += new_knot(r, p, bound[t]);
-        fit[r[p].index] = kn->level[d];
+      if (b < first_bad) {
+        first_bad = b;
+        bad = e;
       }
     }
   }
-  return s;
-}
-
-gpuiso_status gpuiso_fit_xy(int64_t n, const double *x, const double *y, const double *w,
-                            const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
-                            gpuiso_error *err) {
-  kn->n = kn->nblocks = 0;
-  int nth = resolve_threads(opt, n);
-  if (nth > GPUISO_MAX_CHUNKS) nth = GPUISO_MAX_CHUNKS;
-  sort_record *r = sort_records(n, x, y, w, nth);
-  if (!r) {
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
+  if (bad.status != GPUISO_OK) {
+    if (err) *err = bad;
+    return bad.status;
   }
-  gpuiso_status s = fit_sorted(n, r, nth, opt, fit, kn, err);
-  free(r);
-  return s;
+  gpuiso_status st =
+      gpuiso_pav(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
+  if (st != GPUISO_OK) return st;
+
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
+#endif
+  for (int64_t b = 0; b < s->nbuckets; b++) {
+    int64_t d = s->knots[b] - 1;
+    for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
+      d += p == s->start[b] || r[p].key != r[p - 1].key;
+      fit[r[p].index] = kn->level[d];
+    }
+  }
+  return GPUISO_OK;
 }

@@ -68,8 +68,7 @@ gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpui
  * fit of y on x is gpuiso_pav of y. */
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err);
 
-/* The fitted step function at the distinct x values (knots). The caller provides the arrays, each
- * with room for as many knots as elements; the fit fills the first n. */
+/* The fitted step function at the distinct x values (knots), in arrays the caller provides. */
 typedef struct {
   int64_t n;        /* number of knots */
   double *x;        /* distinct x, increasing */
@@ -79,12 +78,19 @@ typedef struct {
   int64_t nblocks;
 } gpuiso_knots;
 
-/* Fit y on finite x in any order: x sorted (stably), ties pooled (weighted mean of y, weights
- * summed; -0 and 0 are one value), the knots fitted, and fit given the fitted values in input
- * order. */
-gpuiso_status gpuiso_fit_xy(int64_t n, const double *x, const double *y, const double *w,
-                            const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
-                            gpuiso_error *err);
+/* A fit of y on finite x in any order, in two steps so that the caller can size the knot
+ * arrays: gpuiso_sort_xy sorts (x, y, w) by x (stably) and counts the distinct x;
+ * gpuiso_fit_sorted pools tied x (weighted mean of y, weights summed; -0 and 0 are one value),
+ * fits the knots, and writes the fit in input order. Release with gpuiso_sorted_free. */
+typedef struct gpuiso_sorted gpuiso_sorted;
+
+gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
+                             const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
+                             gpuiso_error *err);
+/* kn->x, kn->level, kn->weight and kn->start need room for nknots. */
+gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
+                                gpuiso_knots *kn, gpuiso_error *err);
+void gpuiso_sorted_free(gpuiso_sorted *sorted);
 
 /* ---- Batches ------------------------------------------------------------------------------ */
 

@@ -2,6 +2,8 @@
 #ifndef GPUISO_INTERNAL_H
 #define GPUISO_INTERNAL_H
 
+#include <string.h>
+
 #include "gpuiso.h"
 
 /* For functions whose flag arguments are constants at each call: inlining specialises them. */
@@ -46,13 +48,35 @@ typedef struct {
   double y, w;
 } sort_record;
 
-/* Order-preserving map of finite doubles to unsigned keys (-0 == 0), and its inverse. */
-uint64_t double_key(double v);
-double key_double(uint64_t k);
+/* Order-preserving map of finite doubles to unsigned keys (-0 == 0), and its inverse: flip all
+ * bits of negatives, the sign bit of the rest. */
+static inline uint64_t double_key(double v) {
+  uint64_t u;
+  if (v == 0) v = 0; /* -0 -> +0 */
+  memcpy(&u, &v, sizeof u);
+  return (u >> 63) ? ~u : (u | ((uint64_t)1 << 63));
+}
 
-/* The n records of (x, y, w) (w NULL: 1) sorted stably by x, on nth threads; malloc'd, NULL when
- * out of memory. */
-sort_record *sort_records(int64_t n, const double *x, const double *y, const double *w, int nth);
+static inline double key_double(uint64_t k) {
+  uint64_t u = (k >> 63) ? (k & ~((uint64_t)1 << 63)) : ~k;
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* Records sorted by x, in buckets of disjoint key ranges. */
+typedef struct {
+  int64_t n;
+  sort_record *r;
+  int64_t nbuckets;
+  int64_t *start;  /* nbuckets + 1: where each bucket starts, then n */
+  int64_t *knots;  /* nbuckets + 1: distinct x in the buckets before each, then in all */
+} sorted_records;
+
+/* Sorts the n records of (x, y, w) (w NULL: 1) stably by x on nth threads. Returns 0 when out of
+ * memory. */
+int sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
+                 sorted_records *out);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 int poll_interrupt(const gpuiso_opts *opt);

@@ -3,11 +3,13 @@
  * A double maps to an unsigned key with the same order (flip all bits of negatives, the sign bit
  * of the rest); -0 is made +0 first so that the two compare equal, as they do in R.
  *
- * The first pass scatters the records by the 11 highest bits in which the keys differ, reading
- * x, y and w in order, so y and w are never gathered at random. Each bucket is then sorted on its
- * own, in parallel: small buckets by insertion or LSD passes that stay in cache, large ones by
- * further MSD passes. Digits on which a bucket's keys agree cost a histogram and no movement, and a bucket of
- * equal keys stops at once. Every pass is stable, so equal x keep their input order.
+ * The first pass scatters the records into buckets of about equal sizes by the highest bits in
+ * which the keys differ, reading x, y and w in order, so y and w are never gathered at random.
+ * Each bucket is then sorted on its own, in parallel: small buckets by insertion or LSD passes
+ * that stay in cache, large ones (many equal high bits) by further MSD passes. Digits on which a
+ * bucket's keys agree cost a histogram and no movement, and a bucket of equal keys stops at once.
+ * Every pass is stable, so equal x keep their input order. Buckets hold disjoint ranges of keys,
+ * so equal x never span two buckets, and each bucket counts its distinct x while in cache.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,20 +27,6 @@
  * on 8-bit digits, and the smallest by insertion. */
 #define LEAF_RECORDS 16384
 #define INSERTION_RECORDS 32
-
-uint64_t double_key(double v) {
-  uint64_t u;
-  if (v == 0) v = 0; /* -0 -> +0 */
-  memcpy(&u, &v, sizeof u);
-  return (u >> 63) ? ~u : (u | ((uint64_t)1 << 63));
-}
-
-double key_double(uint64_t k) {
-  uint64_t u = (k >> 63) ? (k & ~((uint64_t)1 << 63)) : ~k;
-  double v;
-  memcpy(&v, &u, sizeof v);
-  return v;
-}
 
 static inline unsigned digit(uint64_t key, int low) {
   return (unsigned)(key >> low) & RADIX_MASK;
@@ -109,17 +97,29 @@ static void sort_bucket(sort_record *src, sort_record *tmp, int64_t len, int bit
   }
 }
 
-sort_record *sort_records(int64_t n, const double *x, const double *y, const double *w, int nth) {
+/* The first pass splits the records into buckets of balanced sizes: a histogram of the 16
+ * highest bits in which the keys differ, cut into runs of neighbouring prefixes that hold about
+ * TOP_BUCKET_RECORDS records each, so that data whose keys crowd into a few exponents (as uniform
+ * draws do) still give buckets that fit in cache. */
+#define PREFIX_BITS 16
+#define PREFIXES (1 << PREFIX_BITS)
+#define TOP_BUCKET_RECORDS 4096
+
+static inline unsigned prefix_of(uint64_t key, int shift) {
+  return (unsigned)(key >> shift) & (PREFIXES - 1);
+}
+
+int sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
+                 sorted_records *out) {
   size_t m = (size_t)(n > 0 ? n : 1);
-  sort_record *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
-  int64_t(*count)[RADIX_SIZE] = calloc((size_t)nth, sizeof *count);
-  if (!a || !b || !count) {
-    free(a);
-    free(b);
-    free(count);
-    return NULL;
-  }
-  /* The highest bit in which any two keys differ sets the first digit. */
+  sort_record *a = malloc(m * sizeof *a);
+  int64_t *knots = NULL;
+  int64_t(*count)[PREFIXES] = calloc((size_t)nth, sizeof *count); /* per thread, then offsets */
+  uint32_t *bucket = malloc(PREFIXES * sizeof *bucket);
+  int64_t *end = malloc((PREFIXES + 1) * sizeof *end);
+  sort_record *scratch = NULL;
+  if (!a || !count || !bucket || !end) goto fail;
+
   uint64_t lo = ~(uint64_t)0, hi = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) reduction(min : lo) reduction(max : hi)
@@ -131,49 +131,91 @@ sort_record *sort_records(int64_t n, const double *x, const double *y, const dou
   }
   int bits = 0;
   for (uint64_t d = n > 0 ? lo ^ hi : 0; d; d >>= 1) bits++;
-  int low = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
+  int shift = bits > PREFIX_BITS ? bits - PREFIX_BITS : 0;
 
-  /* First pass, stable across threads: thread t's part of the input lands after the same digit's
-   * records from the parts before it. */
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nth)
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
 #endif
-  {
-#ifdef _OPENMP
-    int t = omp_get_thread_num();
-#else
-    int t = 0;
-#endif
-    int64_t from = n * t / nth, to = n * (t + 1) / nth;
-    for (int64_t i = from; i < to; i++) count[t][digit(double_key(x[i]), low)]++;
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single
-#endif
-    {
-      int64_t sum = 0;
-      for (int d = 0; d < RADIX_SIZE; d++) {
-        for (int u = 0; u < nth; u++) {
-          int64_t c = count[u][d];
-          count[u][d] = sum;
-          sum += c;
-        }
-      }
-    }
-    for (int64_t i = from; i < to; i++) {
-      sort_record r = {double_key(x[i]), i, y[i], w ? w[i] : 1.0};
-      a[count[t][digit(r.key, low)]++] = r;
+  for (int t = 0; t < nth; t++) {
+    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) count[t][prefix_of(double_key(x[i]), shift)]++;
+  }
+  /* Buckets: consecutive prefixes until one holds enough records. */
+  int64_t nbuckets = 0, filled = 0, largest = 0, total = 0;
+  for (int p = 0; p < PREFIXES; p++) {
+    int64_t c = 0;
+    for (int t = 0; t < nth; t++) c += count[t][p];
+    bucket[p] = (uint32_t)nbuckets;
+    filled += c;
+    total += c;
+    if (filled >= TOP_BUCKET_RECORDS || p == PREFIXES - 1) {
+      end[nbuckets++] = total;
+      largest = filled > largest ? filled : largest;
+      filled = 0;
     }
   }
-  /* count[nth - 1][d] is now the end of bucket d. */
+  /* Stable across threads: thread t's records of a bucket follow those of threads before it.
+   * count[t][b] becomes thread t's next slot in bucket b. */
+  {
+    int64_t sum = 0;
+    for (int64_t b = 0, p = 0; b < nbuckets; b++) {
+      int64_t p0 = p;
+      for (int t = 0; t < nth; t++) {
+        int64_t c = 0;
+        for (p = p0; p < PREFIXES && bucket[p] == (uint32_t)b; p++) c += count[t][p];
+        count[t][b] = sum;
+        sum += c;
+      }
+    }
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++) {
+    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) {
+      sort_record r = {double_key(x[i]), i, y[i], w ? w[i] : 1.0};
+      a[count[t][bucket[prefix_of(r.key, shift)]]++] = r;
+    }
+  }
+
+  /* Each bucket on its own, with a scratch array per thread of the largest bucket's size. */
+  scratch = malloc((size_t)nth * (size_t)(largest > 0 ? largest : 1) * sizeof *scratch);
+  knots = malloc(((size_t)nbuckets + 1) * sizeof *knots);
+  if (!scratch || !knots) goto fail;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
-  for (int d = 0; d < RADIX_SIZE; d++) {
-    int64_t end = count[nth - 1][d], start = d == 0 ? 0 : count[nth - 1][d - 1];
-    if (end - start > 1) sort_bucket(a + start, b + start, end - start, low, 0);
+  for (int64_t b = 0; b < nbuckets; b++) {
+#ifdef _OPENMP
+    sort_record *mine = scratch + (size_t)omp_get_thread_num() * (size_t)largest;
+#else
+    sort_record *mine = scratch;
+#endif
+    int64_t from = b == 0 ? 0 : end[b - 1], distinct = end[b] > from;
+    if (end[b] - from > 1) sort_bucket(a + from, mine, end[b] - from, bits, 0);
+    for (int64_t p = from + 1; p < end[b]; p++) distinct += a[p].key != a[p - 1].key;
+    knots[b + 1] = distinct;
   }
-  free(b);
+  knots[0] = 0;
+  for (int64_t b = 0; b < nbuckets; b++) knots[b + 1] += knots[b];
+  /* end[] becomes the bucket starts, one more entry than buckets. */
+  for (int64_t b = nbuckets; b > 0; b--) end[b] = end[b - 1];
+  end[0] = 0;
+  out->n = n;
+  out->r = a;
+  out->nbuckets = nbuckets;
+  out->start = end;
+  out->knots = knots;
+  free(scratch);
   free(count);
-  return a;
+  free(bucket);
+  return 1;
+
+fail:
+  free(a);
+  free(count);
+  free(bucket);
+  free(end);
+  free(knots);
+  free(scratch);
+  return 0;
 }
