@@ -82,7 +82,18 @@ batch_groups <- function(y, w, group, increasing, bounds, block_starts) {
       stop_arg("group", sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(group)))
     }
     if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
-    ids <- if (is.factor(group)) as.integer(group) else match(group, unique(group))
+    ids <- group_ids(group)
   }
   .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], block_starts)
+}
+
+# Group codes 1..K. Which code a group gets does not matter (results come back in input order),
+# so factor codes and small positive integer ids are used as they are, without hashing.
+group_ids <- function(group) {
+  if (is.factor(group)) return(as.integer(group))
+  if (is.integer(group)) {
+    r <- range(group)
+    if (r[1] >= 1L && r[2] <= length(group)) return(group)
+  }
+  match(group, unique(group))
 }

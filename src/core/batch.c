@@ -132,52 +132,72 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
 
 /* ---- Ragged groups ---- */
 
+/* Stable counting sort of elements by group on nth threads: offset (ngroups + 1) gets where each
+ * group starts, perm the elements group by group in their order of appearance. Thread t's part
+ * of the input lands after the same group's elements from the parts before it. */
+static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *offset,
+                    int64_t *perm) {
+  int64_t *count = calloc((size_t)nth * (size_t)ngroups, sizeof *count);
+  if (!count) return 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++) {
+    int64_t *mine = count + (size_t)t * (size_t)ngroups;
+    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) mine[g[i]]++;
+  }
+  int64_t sum = 0;
+  for (int64_t k = 0; k < ngroups; k++) {
+    offset[k] = sum;
+    for (int t = 0; t < nth; t++) {
+      int64_t c = count[(size_t)t * (size_t)ngroups + (size_t)k];
+      count[(size_t)t * (size_t)ngroups + (size_t)k] = sum;
+      sum += c;
+    }
+  }
+  offset[ngroups] = sum;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++) {
+    int64_t *next = count + (size_t)t * (size_t)ngroups;
+    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) perm[next[g[i]]++] = i;
+  }
+  free(count);
+  return 1;
+}
+
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL;
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
+  int nth = resolve_threads(opt, n);
   size_t m = (size_t)(n > 0 ? n : 1);
-  int64_t *offset = calloc((size_t)ngroups + 1, sizeof *offset);
+  int64_t *offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
   int64_t *perm = malloc(m * sizeof *perm);
   double *yg = malloc(m * sizeof *yg), *fg = malloc(m * sizeof *fg);
   double *wg = w ? malloc(m * sizeof *wg) : NULL;
   uint8_t *sg = start ? malloc(m) : NULL;
-  int64_t maxlen = 0;
-  if (!offset || !perm || !yg || !fg || (w && !wg) || (start && !sg)) {
-    first.status = GPUISO_E_NOMEM;
-    goto done;
-  }
-  /* Counting sort by group, stable: each group keeps its order of appearance. */
-  for (int64_t i = 0; i < n; i++) offset[g[i] + 1]++;
-  for (int64_t k = 0; k < ngroups; k++) {
-    if (offset[k + 1] > maxlen) maxlen = offset[k + 1];
-    offset[k + 1] += offset[k];
-  }
-  {
-    int64_t *next = malloc(((size_t)ngroups + 1) * sizeof *next);
-    if (!next) {
-      first.status = GPUISO_E_NOMEM;
-      goto done;
-    }
-    memcpy(next, offset, ((size_t)ngroups + 1) * sizeof *next);
-    for (int64_t i = 0; i < n; i++) {
-      int64_t p = next[g[i]]++;
-      perm[p] = i;
-      yg[p] = y[i];
-      if (wg) wg[p] = w[i];
-    }
-    free(next);
-  }
-
-  int nth = resolve_threads(opt, n);
-  if (nth > ngroups) nth = ngroups > 0 ? (int)ngroups : 1;
   pav_work *work = calloc((size_t)nth, sizeof *work);
-  int ok = work != NULL;
+  int ok = offset && perm && yg && fg && (!w || wg) && (!start || sg) && work &&
+           group_by(n, g, ngroups, nth, offset, perm);
+  int64_t maxlen = 0;
+  for (int64_t k = 0; ok && k < ngroups; k++)
+    if (offset[k + 1] - offset[k] > maxlen) maxlen = offset[k + 1] - offset[k];
   for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
+  if (ok) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t p = 0; p < n; p++) {
+      yg[p] = y[perm[p]];
+      if (wg) wg[p] = w[perm[p]];
+    }
+  }
   int64_t k0 = 0;
   while (ok && k0 < ngroups && first.status == GPUISO_OK) {
     int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY elements */
@@ -203,16 +223,17 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
     k0 = k1;
     if (first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
   }
-  for (int t = 0; work && t < nth; t++) pav_work_free(&work[t]);
-  free(work);
-
-  if (first.status == GPUISO_OK) {
+  if (ok && first.status == GPUISO_OK) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
     for (int64_t p = 0; p < n; p++) {
       fit[perm[p]] = fg[p];
       if (start) start[perm[p]] = sg[p];
     }
   }
-done:
+  for (int t = 0; work && t < nth; t++) pav_work_free(&work[t]);
+  free(work);
   free(offset);
   free(perm);
   free(yg);
