@@ -37,10 +37,15 @@ print.gpuiso_backend <- function(x, ...) {
 
 #' Number of CPU threads
 #'
-#' Gets or sets the number of threads the CPU engine uses for batches. The default is the number
-#' of processors, capped by the environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS`
-#' when they are set; a request above the maximum is capped to it. Small problems run on one
-#' thread whatever the setting.
+#' Gets or sets the number of threads the CPU engine uses: for the rows or groups of a batch, for
+#' the chunks of a long single row, and for sorting `x`. The default is the number of processors,
+#' capped by the environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS` when they are set;
+#' a request above the maximum is capped to it. Small problems run on one thread whatever the
+#' setting.
+#'
+#' A single row is cut into one chunk per thread when it has 2^18 elements or more. The option
+#' `gpuiso.chunks` (a positive integer) sets the number of chunks instead, for any length; it exists
+#' for tests and tuning, and does not change the fit beyond rounding.
 #'
 #' @param threads `NULL` to read the setting, or a positive whole number to set it.
 #' @return With `threads = NULL`, the current number of threads; otherwise the previous number,

@@ -19,8 +19,10 @@
 #' whose weighted sums `sum(w * abs(y))` overflow double precision (for example `rep(1e307, 20)`),
 #' since the cumulative sum diagram cannot then be represented.
 #'
-#' **Engine.** The CPU engine is pool adjacent violators in C, in one pass. `device = "gpu"`
-#' needs the CUDA solver, which this version does not have yet; `"auto"` uses the CPU.
+#' **Engine.** The CPU engine is pool adjacent violators in C. A row of 2^18 elements or more is
+#' cut into one chunk per thread (see [gpuiso_threads()]); the chunks are fitted in parallel and
+#' their blocks merged. An unsorted `x` is sorted by a parallel radix sort. `device = "gpu"` needs
+#' the CUDA solver, which this version does not have yet; `"auto"` uses the CPU.
 #'
 #' @param x Numeric vector of covariate values, in any order; or `y` when `y` is `NULL`.
 #' @param y Numeric vector of responses.
