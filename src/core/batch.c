@@ -8,9 +8,6 @@
 
 #include "internal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
  * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines. */
@@ -111,11 +108,7 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
     for (int64_t t = t0; t < t1; t++) {
-#ifdef _OPENMP
-      tile_work *mine = &work[omp_get_thread_num()];
-#else
-      tile_work *mine = &work[0];
-#endif
+      tile_work *mine = &work[thread_num()];
       int64_t r0 = t * tile_rows;
       int64_t rows = nrow - r0 < tile_rows ? nrow - r0 : tile_rows;
       gpuiso_error e;
@@ -206,11 +199,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
     for (int64_t k = k0; k < k1; k++) {
-#ifdef _OPENMP
-      pav_work *mine = &work[omp_get_thread_num()];
-#else
-      pav_work *mine = &work[0];
-#endif
+      pav_work *mine = &work[thread_num()];
       int64_t o = offset[k], len = offset[k + 1] - o;
       gpuiso_error e;
       if (pav_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,

@@ -4,9 +4,6 @@
 
 #include "internal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 struct gpuiso_sorted {
   sorted_records s;

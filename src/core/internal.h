@@ -79,6 +79,8 @@ int sort_records(int64_t n, const double *x, const double *y, const double *w, i
                  sorted_records *out);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
+/* The calling thread's number in its OpenMP team (0 without OpenMP). */
+int thread_num(void);
 int poll_interrupt(const gpuiso_opts *opt);
 void set_error(gpuiso_error *err, gpuiso_status s, int64_t index, int64_t row);
 

@@ -17,9 +17,6 @@
 
 #include "internal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Rows shorter than this run on one thread. */
 #define PAV_MIN_PARALLEL ((int64_t)1 << 18)

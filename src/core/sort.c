@@ -16,9 +16,6 @@
 
 #include "internal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define RADIX_BITS 11
 #define RADIX_SIZE (1 << RADIX_BITS)
@@ -185,11 +182,7 @@ int sort_records(int64_t n, const double *x, const double *y, const double *w, i
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
   for (int64_t b = 0; b < nbuckets; b++) {
-#ifdef _OPENMP
-    sort_record *mine = scratch + (size_t)omp_get_thread_num() * (size_t)largest;
-#else
-    sort_record *mine = scratch;
-#endif
+    sort_record *mine = scratch + (size_t)thread_num() * (size_t)largest;
     int64_t from = b == 0 ? 0 : end[b - 1], distinct = end[b] > from;
     if (end[b] - from > 1) sort_bucket(a + from, mine, end[b] - from, bits, 0);
     for (int64_t p = from + 1; p < end[b]; p++) distinct += a[p].key != a[p - 1].key;

@@ -51,3 +51,11 @@ int resolve_threads(const gpuiso_opts *opt, int64_t work) {
   if (work < GPUISO_MIN_PARALLEL) return 1;
   return n;
 }
+
+int thread_num(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
