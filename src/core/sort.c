@@ -5,9 +5,8 @@
  *
  * The first pass scatters the records into buckets of about equal sizes by the highest bits in
  * which the keys differ, reading x, y and w in order, so y and w are never gathered at random.
- * Each bucket is then sorted on its own, in parallel: small buckets by insertion or LSD passes
- * that stay in cache, large ones (many equal high bits) by further MSD passes. Digits on which a
- * bucket's keys agree cost a histogram and no movement, and a bucket of equal keys stops at once.
+ * Each bucket, in cache, is then sorted on its own, in parallel (see sort_bucket). A bucket of
+ * equal keys stops at once.
  * Every pass is stable, so equal x keep their input order. Buckets hold disjoint ranges of keys,
  * so equal x never span two buckets, and each bucket counts its distinct x while in cache.
  */
@@ -20,58 +19,52 @@
 #define RADIX_BITS 11
 #define RADIX_SIZE (1 << RADIX_BITS)
 #define RADIX_MASK (RADIX_SIZE - 1)
-/* Buckets up to this many records (512 KiB, in L2 with their scratch) are finished by LSD passes
- * on 8-bit digits, and the smallest by insertion. */
-#define LEAF_RECORDS 16384
+/* Sub-buckets up to this many records are left to the insertion sweep. */
 #define INSERTION_RECORDS 32
+/* Buckets whose keys vary in at most this many bytes, and that fit in cache, take LSD passes. */
+#define LSD_MAX_BYTES 3
+#define LSD_MAX_RECORDS 16384
 
 static inline unsigned digit(uint64_t key, int low) {
   return (unsigned)(key >> low) & RADIX_MASK;
 }
 
 /* Sorts len records of src on key bits [0, bits). The result lands in tmp when into_tmp, else in
- * src; the other array is scratch. */
+ * src; the other array is scratch.
+ *
+ * Keys that vary in few bytes (integer-valued x, say) take LSD passes on those bytes alone.
+ * Others take one MSD pass on their highest differing bits, a recursion into the sub-buckets too
+ * large for insertion, and one insertion sweep that orders the small ones: no element moves past
+ * the end of its sub-bucket. */
 static void sort_bucket(sort_record *src, sort_record *tmp, int64_t len, int bits, int into_tmp) {
   sort_record *want = into_tmp ? tmp : src;
+  uint64_t differ = 0;
   if (len > 1 && bits > 0) {
-    uint64_t first = src[0].key, differ = 0;
-    for (int64_t i = 1; i < len; i++) differ |= src[i].key ^ first;
+    for (int64_t i = 1; i < len; i++) differ |= src[i].key ^ src[0].key;
     differ &= bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
-    if (differ == 0) bits = 0; /* equal keys: already in order */
-    while (bits > 0 && !(differ >> (bits - 1))) bits--;
+    while (bits > 0 && !(differ >> (bits - 1))) bits--; /* equal keys: bits 0, in order */
   }
   if (len <= 1 || bits <= 0) {
     if (into_tmp) memcpy(tmp, src, (size_t)len * sizeof *src);
     return;
   }
-  if (len <= INSERTION_RECORDS) {
-    sort_record *out = want;
-    if (out != src) memcpy(out, src, (size_t)len * sizeof *src);
-    for (int64_t i = 1; i < len; i++) {
-      sort_record r = out[i];
-      int64_t j = i;
-      for (; j > 0 && out[j - 1].key > r.key; j--) out[j] = out[j - 1];
-      out[j] = r;
-    }
-    return;
-  }
-  if (len <= LEAF_RECORDS) { /* LSD on 8-bit digits, all histograms from one read */
-    int64_t count[8][256];
-    int digits = (bits + 7) / 8;
-    memset(count, 0, sizeof count);
-    for (int64_t i = 0; i < len; i++)
-      for (int p = 0; p < digits; p++) count[p][(src[i].key >> (8 * p)) & 255]++;
+  int varying = 0;
+  for (int p = 0; p < 8; p++) varying += ((differ >> (8 * p)) & 255) != 0;
+  if (len > INSERTION_RECORDS && varying <= LSD_MAX_BYTES && len <= LSD_MAX_RECORDS) {
     sort_record *from = src, *to = tmp;
-    for (int p = 0; p < digits; p++) {
+    for (int p = 0; p < 8; p++) {
       int shift = 8 * p;
-      if (count[p][(from[0].key >> shift) & 255] == len) continue;
+      if (((differ >> shift) & 255) == 0) continue;
+      int64_t count[256];
+      memset(count, 0, sizeof count);
+      for (int64_t i = 0; i < len; i++) count[(from[i].key >> shift) & 255]++;
       int64_t sum = 0;
       for (int d = 0; d < 256; d++) {
-        int64_t c = count[p][d];
-        count[p][d] = sum;
+        int64_t c = count[d];
+        count[d] = sum;
         sum += c;
       }
-      for (int64_t i = 0; i < len; i++) to[count[p][(from[i].key >> shift) & 255]++] = from[i];
+      for (int64_t i = 0; i < len; i++) to[count[(from[i].key >> shift) & 255]++] = from[i];
       sort_record *t = from;
       from = to;
       to = t;
@@ -79,19 +72,30 @@ static void sort_bucket(sort_record *src, sort_record *tmp, int64_t len, int bit
     if (from != want) memcpy(want, from, (size_t)len * sizeof *src);
     return;
   }
-  /* MSD pass on the highest digit, then each sub-bucket with the arrays' roles swapped. */
-  int low = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
-  int64_t count[RADIX_SIZE + 1];
-  memset(count, 0, sizeof count);
-  for (int64_t i = 0; i < len; i++) count[digit(src[i].key, low) + 1]++;
-  for (int d = 0; d < RADIX_SIZE; d++) count[d + 1] += count[d];
-  int64_t next[RADIX_SIZE];
-  memcpy(next, count, sizeof next);
-  for (int64_t i = 0; i < len; i++) tmp[next[digit(src[i].key, low)]++] = src[i];
-  for (int d = 0; d < RADIX_SIZE; d++) {
-    int64_t o = count[d], c = count[d + 1] - o;
-    if (c > 0) sort_bucket(tmp + o, src + o, c, low, !into_tmp);
+  if (len > INSERTION_RECORDS) {
+    int low = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
+    int64_t count[RADIX_SIZE + 1], next[RADIX_SIZE];
+    memset(count, 0, sizeof count);
+    for (int64_t i = 0; i < len; i++) count[digit(src[i].key, low) + 1]++;
+    for (int d = 0; d < RADIX_SIZE; d++) count[d + 1] += count[d];
+    memcpy(next, count, sizeof next);
+    for (int64_t i = 0; i < len; i++) tmp[next[digit(src[i].key, low)]++] = src[i];
+    for (int d = 0; d < RADIX_SIZE; d++) {
+      int64_t o = count[d], c = count[d + 1] - o;
+      if (c > INSERTION_RECORDS) sort_bucket(tmp + o, src + o, c, low, 0);
+    }
+    src = tmp; /* the records are in tmp now */
+  } else if (want != src) {
+    memcpy(want, src, (size_t)len * sizeof *src);
+    src = want;
   }
+  for (int64_t i = 1; i < len; i++) {
+    sort_record r = src[i];
+    int64_t j = i;
+    for (; j > 0 && src[j - 1].key > r.key; j--) src[j] = src[j - 1];
+    src[j] = r;
+  }
+  if (src != want) memcpy(want, src, (size_t)len * sizeof *src);
 }
 
 /* The first pass splits the records into buckets of balanced sizes: a histogram of the 16
