@@ -11,15 +11,17 @@ struct gpuiso_sorted {
 };
 
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
-  int s = 1;
+  *strict = 1;
   for (int64_t i = 0; i < n; i++) {
     if (!isfinite(x[i])) {
       set_error(err, GPUISO_E_X_NONFINITE, i, -1);
       return GPUISO_E_X_NONFINITE;
     }
-    s = s && (i == 0 || x[i - 1] < x[i]);
+    if (i > 0 && !(x[i - 1] < x[i])) { /* the sort checks the rest */
+      *strict = 0;
+      break;
+    }
   }
-  *strict = s;
   return GPUISO_OK;
 }
 
@@ -28,11 +30,16 @@ gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const 
                              gpuiso_error *err) {
   *sorted = NULL;
   gpuiso_sorted *out = malloc(sizeof *out);
-  if (out) out->nth = resolve_threads(opt, n);
-  if (!out || !sort_records(n, x, y, w, out->nth, &out->s)) {
+  int64_t bad = -1;
+  gpuiso_status s = GPUISO_E_NOMEM;
+  if (out) {
+    out->nth = resolve_threads(opt, n);
+    s = sort_records(n, x, y, w, out->nth, &out->s, &bad);
+  }
+  if (s != GPUISO_OK) {
     free(out);
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
+    set_error(err, s, bad, -1);
+    return s;
   }
   if (poll_interrupt(opt)) {
     gpuiso_sorted_free(out);

@@ -64,8 +64,9 @@ typedef struct {
 gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
 
-/* Checks that x is finite and sets *strict to whether it is strictly increasing, in which case a
- * fit of y on x is gpuiso_pav of y. */
+/* Sets *strict to whether x is strictly increasing, in which case a fit of y on x is gpuiso_pav
+ * of y, and then checks that x is finite; a non-finite x before the first step down is an error
+ * here, any other one an error of gpuiso_sort_xy. */
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err);
 
 /* The fitted step function at the distinct x values (knots), in arrays the caller provides. */
@@ -78,8 +79,8 @@ typedef struct {
   int64_t nblocks;
 } gpuiso_knots;
 
-/* A fit of y on finite x in any order, in two steps so that the caller can size the knot
- * arrays: gpuiso_sort_xy sorts (x, y, w) by x (stably) and counts the distinct x;
+/* A fit of y on x in any order (x must be finite), in two steps so that the caller can size the
+ * knot arrays: gpuiso_sort_xy sorts (x, y, w) by x (stably) and counts the distinct x;
  * gpuiso_fit_sorted pools tied x (weighted mean of y, weights summed; -0 and 0 are one value),
  * fits the knots, and writes the fit in input order. Release with gpuiso_sorted_free. */
 typedef struct gpuiso_sorted gpuiso_sorted;

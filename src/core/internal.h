@@ -73,10 +73,10 @@ typedef struct {
   int64_t *knots;  /* nbuckets + 1: distinct x in the buckets before each, then in all */
 } sorted_records;
 
-/* Sorts the n records of (x, y, w) (w NULL: 1) stably by x on nth threads. Returns 0 when out of
- * memory. */
-int sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
-                 sorted_records *out);
+/* Sorts the n records of (x, y, w) (w NULL: 1) stably by x on nth threads. Fails when out of
+ * memory, or on a non-finite x (the first at *bad). */
+gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
+                           sorted_records *out, int64_t *bad);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 /* The calling thread's number in its OpenMP team (0 without OpenMP). */

@@ -10,6 +10,7 @@
  * Every pass is stable, so equal x keep their input order. Buckets hold disjoint ranges of keys,
  * so equal x never span two buckets, and each bucket counts its distinct x while in cache.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +111,8 @@ static inline unsigned prefix_of(uint64_t key, int shift) {
   return (unsigned)(key >> shift) & (PREFIXES - 1);
 }
 
-int sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
-                 sorted_records *out) {
+gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
+                           sorted_records *out, int64_t *bad) {
   size_t m = (size_t)(n > 0 ? n : 1);
   sort_record *a = malloc(m * sizeof *a);
   int64_t *knots = NULL;
@@ -122,13 +123,23 @@ int sort_records(int64_t n, const double *x, const double *y, const double *w, i
   if (!a || !count || !bucket || !end) goto fail;
 
   uint64_t lo = ~(uint64_t)0, hi = 0;
+  int64_t first_bad = n;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) reduction(min : lo) reduction(max : hi)
+#pragma omp parallel for num_threads(nth) reduction(min : lo, first_bad) reduction(max : hi)
 #endif
   for (int64_t i = 0; i < n; i++) {
     uint64_t k = double_key(x[i]);
     lo = k < lo ? k : lo;
     hi = k > hi ? k : hi;
+    if (!isfinite(x[i]) && i < first_bad) first_bad = i;
+  }
+  if (first_bad < n) {
+    *bad = first_bad;
+    free(a);
+    free(count);
+    free(bucket);
+    free(end);
+    return GPUISO_E_X_NONFINITE;
   }
   int bits = 0;
   for (uint64_t d = n > 0 ? lo ^ hi : 0; d; d >>= 1) bits++;
@@ -205,7 +216,7 @@ int sort_records(int64_t n, const double *x, const double *y, const double *w, i
   free(scratch);
   free(count);
   free(bucket);
-  return 1;
+  return GPUISO_OK;
 
 fail:
   free(a);
@@ -214,5 +225,5 @@ fail:
   free(end);
   free(knots);
   free(scratch);
-  return 0;
+  return GPUISO_E_NOMEM;
 }
