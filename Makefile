@@ -6,6 +6,7 @@
 #   make install   R CMD INSTALL the tarball (LIB=<dir> to install into a private library)
 #   make demo      deps + install + run demo("gpuiso")
 #   make check     deps + build + R CMD check --no-manual; fails on any ERROR or WARNING
+#   make ctest     build and run the standalone C tests of src/core (tools/ctest)
 #   make clean     remove build products
 #
 # GPUISO_CUDA (0 = CPU only, 1 = require CUDA, unset = auto) and GPUISO_CUDA_ARCH are read by
@@ -29,7 +30,7 @@ SUDO := $(shell if [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; the
 # GPUISO_* settings reach ./configure unchanged: make passes its environment, and variables given
 # on its command line (make check GPUISO_CUDA=0), to the commands it runs.
 
-.PHONY: all deps document build install demo check clean
+.PHONY: all deps document build install demo check ctest clean
 
 all: build
 
@@ -74,7 +75,15 @@ check: deps build
 	fi
 	@echo "make check: no ERROR or WARNING"
 
+# The core is plain C: its tests need only a C compiler with OpenMP.
+CTEST_BIN := tools/ctest/build/test_core
+ctest:
+	mkdir -p tools/ctest/build
+	$${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -Isrc/core -o $(CTEST_BIN) tools/ctest/test_core.c \
+	  $$(ls src/core/*.c) -lm
+	$(CTEST_BIN)
+
 clean:
 	./cleanup
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz tools/ctest/build
 	rm -f vignettes/*.html vignettes/*.R

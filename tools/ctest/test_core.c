@@ -1,0 +1,253 @@
+/* Standalone tests of the C core (no R): PAV against the min-max formula, chunked rows, clipping,
+ * errors, the sort and tie pooling against a plain stable sort, and batches against row-by-row
+ * fits. Prints one line per failure and a closing "ctest: N passed, N failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuiso.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                         \
+  do {                                                           \
+    if (cond) {                                                  \
+      passed++;                                                  \
+    } else {                                                     \
+      failed++;                                                  \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
+      printf(__VA_ARGS__);                                       \
+      printf("\n");                                              \
+    }                                                            \
+  } while (0)
+
+static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
+
+static gpuiso_opts options(int increasing, int nthreads, int chunks) {
+  gpuiso_opts o = {increasing, -INFINITY, INFINITY, nthreads, chunks, NULL};
+  return o;
+}
+
+/* The fit by the min-max formula over the positive weights (decreasing: the mirror), each
+ * zero-weight element taking the level of the nearest positive weight on its left (the first
+ * one's when there is none). */
+static void reference(int n, const double *y, const double *w, int increasing, double *z) {
+  int pos[64], m = 0;
+  for (int i = 0; i < n; i++)
+    if (!w || w[i] > 0) pos[m++] = i;
+  double level[64];
+  for (int a = 0; a < m; a++) {
+    double best = -INFINITY;
+    for (int s = 0; s <= a; s++) {
+      double low = INFINITY;
+      for (int t = a; t < m; t++) {
+        double sw = 0, swy = 0;
+        for (int u = s; u <= t; u++) {
+          double wi = w ? w[pos[u]] : 1, yi = increasing ? y[pos[u]] : -y[pos[u]];
+          sw += wi;
+          swy += wi * yi;
+        }
+        if (swy / sw < low) low = swy / sw;
+      }
+      if (low > best) best = low;
+    }
+    level[a] = increasing ? best : -best;
+  }
+  for (int i = 0, a = -1; i < n; i++) {
+    while (a + 1 < m && pos[a + 1] <= i) a++;
+    z[i] = level[a < 0 ? 0 : a];
+  }
+}
+
+static int close_to(double a, double b) { return fabs(a - b) <= 1e-12 * (1 + fabs(b)); }
+
+static void test_pav_small(void) {
+  double y[64], w[64], z[64], ref[64];
+  uint8_t start[64];
+  for (int rep = 0; rep < 3000; rep++) {
+    int n = 1 + rand() % 12, weighted = rep % 3 != 0, increasing = rep % 2;
+    for (int i = 0; i < n; i++) {
+      y[i] = rep % 5 == 0 ? (double)(rand() % 4) : 3 * unif() - 1.5 + 0.2 * i;
+      w[i] = rep % 7 == 0 && unif() < 0.3 ? 0 : unif() + 0.01;
+    }
+    if (weighted) w[rand() % n] = 1;
+    reference(n, y, weighted ? w : NULL, increasing, ref);
+    for (int chunks = 1; chunks <= n; chunks += 1 + rep % 3) {
+      gpuiso_opts o = options(increasing, 1 + rep % 2, chunks);
+      gpuiso_error e;
+      int64_t nb = -1;
+      gpuiso_status s = gpuiso_pav(n, y, weighted ? w : NULL, &o, z, start, &nb, &e);
+      int ok = s == GPUISO_OK, blocks = 0;
+      for (int i = 0; ok && i < n; i++) {
+        ok = close_to(z[i], ref[i]);
+        int changes = i == 0 || z[i] != z[i - 1];
+        ok = ok && start[i] == changes;
+        blocks += changes;
+      }
+      CHECK(ok && nb == blocks, "pav rep %d n %d chunks %d weighted %d increasing %d", rep, n,
+            chunks, weighted, increasing);
+    }
+  }
+}
+
+static void test_clip_and_errors(void) {
+  double y[6] = {5, 1, 3, 2, 8, 7}, z[6], w[6] = {1, 1, 1, 1, 1, 1};
+  uint8_t start[6];
+  int64_t nb;
+  gpuiso_error e;
+  gpuiso_opts o = options(1, 1, 0);
+  o.lo = 3;
+  o.hi = 7;
+  CHECK(gpuiso_pav(6, y, NULL, &o, z, start, &nb, &e) == GPUISO_OK, "clip status");
+  /* unclipped fit: 2.75 x4, 7.5 x2 -> clipped 3 x4, 7 x2 */
+  CHECK(z[0] == 3 && z[3] == 3 && z[4] == 7 && z[5] == 7 && nb == 2, "clip values %g %g", z[0], z[4]);
+
+  o = options(1, 1, 0);
+  y[2] = NAN;
+  CHECK(gpuiso_pav(6, y, NULL, &o, z, start, &nb, &e) == GPUISO_E_Y_NONFINITE && e.index == 2,
+        "NaN y at %lld", (long long)e.index);
+  y[2] = 3;
+  w[4] = -1;
+  CHECK(gpuiso_pav(6, y, w, &o, z, start, &nb, &e) == GPUISO_E_W_NEGATIVE && e.index == 4,
+        "negative w at %lld", (long long)e.index);
+  for (int i = 0; i < 6; i++) w[i] = 0;
+  CHECK(gpuiso_pav(6, y, w, &o, z, start, &nb, &e) == GPUISO_E_W_ALLZERO, "all zero weights");
+  double big[20];
+  for (int i = 0; i < 20; i++) big[i] = 1e307;
+  double zb[20];
+  uint8_t sb[20];
+  CHECK(gpuiso_pav(20, big, NULL, &o, zb, sb, &nb, &e) == GPUISO_E_OVERFLOW, "overflow");
+}
+
+/* Stable sort of indices by x (insertion sort on a copy), for the reference of a fit on x. */
+static void reference_xy(int n, const double *x, const double *y, const double *w, double *z) {
+  int *ord = malloc(n * sizeof *ord);
+  for (int i = 0; i < n; i++) {
+    int j = i;
+    for (; j > 0 && x[ord[j - 1]] > x[i]; j--) ord[j] = ord[j - 1];
+    ord[j] = i;
+  }
+  double *ys = malloc(n * sizeof *ys), *ws = malloc(n * sizeof *ws), *zs = malloc(n * sizeof *zs);
+  int *knot = malloc(n * sizeof *knot), k = -1;
+  for (int p = 0; p < n; p++) {
+    int i = ord[p];
+    if (p == 0 || x[i] != x[ord[p - 1]]) {
+      k++;
+      ys[k] = ws[k] = 0;
+    }
+    ws[k] += w[i];
+    ys[k] += w[i] * y[i];
+    knot[i] = k;
+  }
+  for (int d = 0; d <= k; d++) ys[d] /= ws[d];
+  gpuiso_opts o = options(1, 1, 1);
+  int64_t nb;
+  gpuiso_error e;
+  uint8_t *st = malloc(k + 1);
+  gpuiso_pav(k + 1, ys, ws, &o, zs, st, &nb, &e);
+  for (int i = 0; i < n; i++) z[i] = zs[knot[i]];
+  free(ord);
+  free(ys);
+  free(ws);
+  free(zs);
+  free(knot);
+  free(st);
+}
+
+static void test_sorted_fits(void) {
+  const int n = 3000;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+  double *z = malloc(n * sizeof *z), *ref = malloc(n * sizeof *ref);
+  double *kx = malloc(n * sizeof *kx), *kl = malloc(n * sizeof *kl), *kw = malloc(n * sizeof *kw);
+  uint8_t *ks = malloc(n);
+  for (int kind = 0; kind < 6; kind++) {
+    for (int i = 0; i < n; i++) {
+      switch (kind) {
+      case 0: x[i] = unif(); break;                              /* distinct, narrow exponents */
+      case 1: x[i] = (double)(rand() % 50); break;               /* heavy ties */
+      case 2: x[i] = (unif() - 0.5) * 1e6; break;                /* negatives */
+      case 3: x[i] = rand() % 2 ? 0.0 : -0.0; break;             /* -0 and 0 are one value */
+      case 4: x[i] = ldexp(unif(), rand() % 600 - 300) * (rand() % 2 ? 1 : -1); break; /* wide range */
+      default: x[i] = (double)(n - i); break;                    /* reversed */
+      }
+      y[i] = x[i] * 1e-3 + unif();
+      w[i] = unif();
+    }
+    reference_xy(n, x, y, w, ref);
+    for (int threads = 1; threads <= 2; threads++) {
+      gpuiso_opts o = options(1, threads, 0);
+      gpuiso_sorted *s;
+      int64_t nk;
+      gpuiso_error e;
+      int ok = gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK;
+      gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
+      ok = ok && gpuiso_fit_sorted(s, &o, z, &kn, &e) == GPUISO_OK;
+      gpuiso_sorted_free(s);
+      for (int i = 0; ok && i < n; i++) ok = close_to(z[i], ref[i]);
+      for (int64_t d = 1; ok && d < nk; d++) ok = kx[d - 1] < kx[d];
+      CHECK(ok, "fit on x, kind %d, %d threads", kind, threads);
+    }
+  }
+  x[17] = INFINITY;
+  gpuiso_opts o = options(1, 1, 0);
+  gpuiso_sorted *s;
+  int64_t nk;
+  gpuiso_error e;
+  CHECK(gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_E_X_NONFINITE && e.index == 17,
+        "infinite x at %lld", (long long)e.index);
+  free(x); free(y); free(w); free(z); free(ref); free(kx); free(kl); free(kw); free(ks);
+}
+
+static void test_batches(void) {
+  const int nrow = 37, ncol = 53, n = nrow * ncol;
+  double *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w), *z = malloc(n * sizeof *z);
+  double row_y[53], row_w[53], row_z[53];
+  uint8_t *start = malloc(n), row_s[53];
+  int *g = malloc(n * sizeof *g);
+  for (int i = 0; i < n; i++) {
+    y[i] = unif() + 0.01 * (i / nrow);
+    w[i] = unif() < 0.1 ? 0 : unif();
+    g[i] = rand() % 11;
+  }
+  for (int threads = 1; threads <= 2; threads++) {
+    gpuiso_opts o = options(0, threads, 0);
+    gpuiso_error e;
+    int ok = gpuiso_batch_matrix(nrow, ncol, y, w, n, &o, z, start, &e) == GPUISO_OK;
+    for (int r = 0; ok && r < nrow; r++) {
+      for (int j = 0; j < ncol; j++) row_y[j] = y[r + j * nrow], row_w[j] = w[r + j * nrow];
+      int64_t nb;
+      gpuiso_pav(ncol, row_y, row_w, &o, row_z, row_s, &nb, &e);
+      for (int j = 0; ok && j < ncol; j++)
+        ok = z[r + j * nrow] == row_z[j] && start[r + j * nrow] == row_s[j];
+    }
+    CHECK(ok, "matrix rows, %d threads", threads);
+
+    /* each group against its own fit */
+    ok = gpuiso_batch_groups(n, g, 11, y, w, &o, z, start, &e) == GPUISO_OK;
+    double *gy = malloc(n * sizeof *gy), *gw = malloc(n * sizeof *gw), *gz = malloc(n * sizeof *gz);
+    uint8_t *gs = malloc(n);
+    for (int k = 0; ok && k < 11; k++) {
+      int len = 0;
+      for (int i = 0; i < n; i++)
+        if (g[i] == k) gy[len] = y[i], gw[len] = w[i], len++;
+      int64_t nb;
+      gpuiso_pav(len, gy, gw, &o, gz, gs, &nb, &e);
+      for (int i = 0, p = 0; ok && i < n; i++)
+        if (g[i] == k) ok = z[i] == gz[p] && start[i] == gs[p], p++;
+    }
+    CHECK(ok, "groups, %d threads", threads);
+    free(gy); free(gw); free(gz); free(gs);
+  }
+  free(y); free(w); free(z); free(start); free(g);
+}
+
+int main(void) {
+  srand(20261129);
+  test_pav_small();
+  test_clip_and_errors();
+  test_sorted_fits();
+  test_batches();
+  printf("ctest: %d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
