@@ -75,11 +75,12 @@ check: deps build
 	fi
 	@echo "make check: no ERROR or WARNING"
 
-# The core is plain C: its tests need only a C compiler with OpenMP.
+# The core is plain C: its tests need only a C compiler with OpenMP. GPUISO_DEBUG turns on the
+# invariant checks of the hull engine.
 CTEST_BIN := tools/ctest/build/test_core
 ctest:
 	mkdir -p tools/ctest/build
-	$${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -Isrc/core -o $(CTEST_BIN) tools/ctest/test_core.c \
+	$${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core -o $(CTEST_BIN) tools/ctest/test_core.c \
 	  $$(ls src/core/*.c) -lm
 	$(CTEST_BIN)
 

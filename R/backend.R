@@ -45,7 +45,9 @@ print.gpuiso_backend <- function(x, ...) {
 #'
 #' A single row is cut into one chunk per thread when it has 2^18 elements or more. The option
 #' `gpuiso.chunks` (a positive integer) sets the number of chunks instead, for any length; it exists
-#' for tests and tuning, and does not change the fit beyond rounding.
+#' for tests and tuning, and does not change the fit beyond rounding. Likewise
+#' `gpuiso.hull_chunk` and `gpuiso.hull_walk_cap` set the hull engine's points per chunk (1024)
+#' and the steps a merge walks before it searches (64).
 #'
 #' @param threads `NULL` to read the setting, or a positive whole number to set it.
 #' @return With `threads = NULL`, the current number of threads; otherwise the previous number,

@@ -18,6 +18,8 @@
 #' @param block_starts If `TRUE`, also return where the blocks of each fit start.
 #' @param y_min,y_max Bounds the fitted values are clipped to.
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
+#' @param method The CPU engine for every problem: `"auto"`, `"pav"` or `"hull"` (see
+#'   [isoreg_gpu()]).
 #' @return The fitted values, in the shape of `y` (a matrix for a matrix, a vector in input order
 #'   for a vector; dimnames and names are kept). With `block_starts = TRUE`, a list with
 #'   `fitted` and `block_start`, a logical array of the same shape that is `TRUE` at the first
@@ -32,26 +34,28 @@
 #' isoreg_batch(c(3, 9, 1, 7, 2, 8), group = g, block_starts = TRUE)
 #' @export
 isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_starts = FALSE,
-                         y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu")) {
+                         y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
+                         method = c("auto", "pav", "hull")) {
   increasing <- check_flag(increasing, "increasing")
+  hull <- resolve_method(method) == "hull"
   block_starts <- check_flag(block_starts, "block_starts")
   bounds <- check_bounds(y_min, y_max)
   resolve_device(device)
   if (is.matrix(y)) {
-    res <- batch_matrix(y, w, group, increasing, bounds, block_starts)
+    res <- batch_matrix(y, w, group, increasing, bounds, hull, block_starts)
     shape <- function(v) {
       dim(v) <- dim(y)
       dimnames(v) <- dimnames(y)
       v
     }
   } else {
-    res <- batch_groups(y, w, group, increasing, bounds, block_starts)
+    res <- batch_groups(y, w, group, increasing, bounds, hull, block_starts)
     shape <- function(v) stats::setNames(v, names(y))
   }
   if (block_starts) list(fitted = shape(res[[1]]), block_start = shape(res[[2]])) else shape(res)
 }
 
-batch_matrix <- function(y, w, group, increasing, bounds, block_starts) {
+batch_matrix <- function(y, w, group, increasing, bounds, hull, block_starts) {
   if (!is.numeric(y)) stop_arg("y", sprintf("must be a numeric matrix, not a %s matrix", typeof(y)))
   if (length(y) == 0L) stop_arg("y", "must have at least one element")
   if (!is.null(group)) stop_arg("group", "must be NULL when `y` is a matrix (each row is a problem)")
@@ -65,10 +69,10 @@ batch_matrix <- function(y, w, group, increasing, bounds, block_starts) {
     if (!is.double(w)) w <- as.double(w)
   }
   if (!is.double(y)) storage.mode(y) <- "double"
-  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], block_starts)
+  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], hull, block_starts)
 }
 
-batch_groups <- function(y, w, group, increasing, bounds, block_starts) {
+batch_groups <- function(y, w, group, increasing, bounds, hull, block_starts) {
   y <- check_vector(y, "y")
   n <- length(y)
   if (!is.null(w)) w <- check_vector(w, "w", n)
@@ -84,7 +88,7 @@ batch_groups <- function(y, w, group, increasing, bounds, block_starts) {
     if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
     ids <- group_ids(group)
   }
-  .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], block_starts)
+  .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], hull, block_starts)
 }
 
 # Group codes 1..K. Which code a group gets does not matter (results come back in input order),

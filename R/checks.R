@@ -53,3 +53,12 @@ resolve_device <- function(device) {
   }
   "cpu"
 }
+
+# The CPU engine of a fit. "auto" is PAV: measured on this project's machines (tools/bench,
+# RESULTS.md) the hull engine takes four to ten times as long as PAV on one thread and gains no
+# more from threads than PAV's own chunked rows do, so it wins at no row length or thread count
+# there. It is the GPU's algorithm, run on the CPU to test it and for comparison.
+resolve_method <- function(method) {
+  method <- match.arg(method, c("auto", "pav", "hull"))
+  if (method == "auto") "pav" else method
+}

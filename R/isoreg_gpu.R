@@ -19,10 +19,16 @@
 #' whose weighted sums `sum(w * abs(y))` overflow double precision (for example `rep(1e307, 20)`),
 #' since the cumulative sum diagram cannot then be represented.
 #'
-#' **Engine.** The CPU engine is pool adjacent violators in C. A row of 2^18 elements or more is
-#' cut into one chunk per thread (see [gpuiso_threads()]); the chunks are fitted in parallel and
-#' their blocks merged. An unsorted `x` is sorted by a parallel radix sort. `device = "gpu"` needs
-#' the CUDA solver, which this version does not have yet; `"auto"` uses the CPU.
+#' **Engines.** `method = "pav"` is pool adjacent violators in C. A row of 2^18 elements or more
+#' is cut into one chunk per thread (see [gpuiso_threads()]); the chunks are fitted in parallel
+#' and their blocks merged. `method = "hull"` computes the same fit as the slopes of the lower
+#' convex hull of the cumulative sum diagram, merging the hulls of chunks of 1024 points along
+#' bridges, level by level and in parallel, with each node of the merge tree held as a list of
+#' segments of the chunks' hulls (the GPU's algorithm); its coordinates are double-double numbers,
+#' so its fit is at least as accurate as PAV's. `method = "auto"` chooses PAV, which is faster on
+#' CPUs at every row length and thread count measured (see `tools/bench/RESULTS.md`). An unsorted
+#' `x` is sorted by a parallel radix sort. `device = "gpu"` needs the CUDA solver, which this
+#' version does not have yet; `"auto"` uses the CPU.
 #'
 #' @param x Numeric vector of covariate values, in any order; or `y` when `y` is `NULL`.
 #' @param y Numeric vector of responses.
@@ -31,6 +37,7 @@
 #' @param y_min,y_max Bounds that the fitted values are clipped to after the fit (as in
 #'   scikit-learn's `IsotonicRegression`).
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
 #' @return An object of class `"gpuiso_fit"`, a list with
 #'   \item{fitted}{the fitted values, in the order of the input;}
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
@@ -39,7 +46,7 @@
 #'   \item{knot_weight}{the summed weight at each knot (`NULL` when every weight is 1);}
 #'   \item{block_start}{the index into `knots` of the first knot of each block;}
 #'   \item{n, increasing, backend, method, call}{the size, the direction, the backend and engine
-#'     that ran, and the call.}
+#'     (`"pav"` or `"hull"`) that ran, and the call.}
 #'   The blocks as a table (start and end `x`, level, weight, size) come from [isoreg_blocks()].
 #' @seealso [predict.gpuiso_fit()], [isoreg_batch()] for many fits at once, [stats::isoreg()].
 #' @examples
@@ -53,7 +60,7 @@
 #' plot(fit)
 #' @export
 isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
-                       device = c("auto", "cpu", "gpu")) {
+                       device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull")) {
   call <- match.call()
   if (is.null(y)) {
     if (missing(x)) stop_arg("y", "is missing")
@@ -67,8 +74,9 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   increasing <- check_flag(increasing, "increasing")
   bounds <- check_bounds(y_min, y_max)
   backend <- resolve_device(device)
+  method <- resolve_method(method)
 
-  res <- .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2])
+  res <- .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], method == "hull")
   fitted <- res[[1]]
   structure(list(
     fitted = fitted,
@@ -77,6 +85,6 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     level = if (!is.null(res[[3]])) res[[3]] else fitted,
     knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
     block_start = res[[5]],
-    n = n, increasing = increasing, backend = backend, method = "pav", call = call
+    n = n, increasing = increasing, backend = backend, method = method, call = call
   ), class = "gpuiso_fit")
 }

@@ -20,16 +20,22 @@ static int poll_r(void *unused) {
 
 static const gpuiso_interrupt r_interrupt = {poll_r, NULL};
 
-gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi) {
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
   gpuiso_opts opt;
   opt.increasing = Rf_asLogical(increasing) == 1;
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
   opt.nthreads = 0;
+  opt.engine = Rf_asLogical(hull) == 1 ? GPUISO_HULL : GPUISO_PAV;
   /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
    * short rows. */
   SEXP chunks = Rf_GetOption1(Rf_install("gpuiso.chunks"));
   opt.chunks = Rf_isNull(chunks) ? 0 : Rf_asInteger(chunks);
+  /* The hull engine's chunk size and walk cap, unexported options for the same reason. */
+  SEXP hull_chunk = Rf_GetOption1(Rf_install("gpuiso.hull_chunk"));
+  SEXP hull_cap = Rf_GetOption1(Rf_install("gpuiso.hull_walk_cap"));
+  opt.hull_chunk = Rf_isNull(hull_chunk) ? 0 : Rf_asInteger(hull_chunk);
+  opt.hull_walk_cap = Rf_isNull(hull_cap) ? 0 : Rf_asInteger(hull_cap);
   opt.interrupt = &r_interrupt;
   return opt;
 }

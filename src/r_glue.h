@@ -8,8 +8,9 @@
 
 #include "core/gpuiso.h"
 
-/* Fit options from the R arguments, with the interrupt poll of the calling R session. */
-gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi);
+/* Fit options from the R arguments (hull: TRUE for the hull engine), with the interrupt poll of
+ * the calling R session. */
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull);
 
 /* Turns a failed status into an R error naming the argument; an interrupt is passed on to R.
  * layout tells how err->index reads: "vector", "matrix" (with nrow) or "groups". */

@@ -65,7 +65,7 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
   for (int64_t r = 0; r < rows; r++) {
     const double *wr = t->w ? t->w + r * ncol : (shared_w ? w : NULL);
     uint8_t *sr = start ? t->start + r * ncol : NULL;
-    gpuiso_status s = pav_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr,
+    gpuiso_status s = fit_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr,
                               NULL, err);
     if (s != GPUISO_OK) {
       int64_t row = r0 + r;
@@ -88,6 +88,7 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
                                   uint8_t *start, gpuiso_error *err) {
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
+  worker.nthreads = 1;     /* the rows share the threads out */
   int64_t tile_rows = TILE_MAX_ELEMENTS / (ncol > 0 ? ncol : 1);
   tile_rows = tile_rows < 1 ? 1 : (tile_rows > TILE_ROWS ? TILE_ROWS : tile_rows);
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
@@ -165,6 +166,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
                                   uint8_t *start, gpuiso_error *err) {
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL;
+  worker.nthreads = 1;
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
   int nth = resolve_threads(opt, n);
   size_t m = (size_t)(n > 0 ? n : 1);
@@ -202,7 +204,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
       pav_work *mine = &work[thread_num()];
       int64_t o = offset[k], len = offset[k + 1] - o;
       gpuiso_error e;
-      if (pav_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,
+      if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,
                   &e) != GPUISO_OK) {
         e.index = e.index >= 0 ? perm[o + e.index] : -1;
         e.row = k;

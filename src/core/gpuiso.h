@@ -24,7 +24,8 @@ typedef enum {
   GPUISO_E_OVERFLOW,     /* sum of w * |y| (or of w) of a row is not finite in double */
   GPUISO_E_INTERRUPT,    /* the interrupt callback asked to stop */
   GPUISO_E_CUDA,         /* a CUDA call failed; error.message has the runtime's text */
-  GPUISO_E_NO_CUDA       /* the package was built without CUDA */
+  GPUISO_E_NO_CUDA,      /* the package was built without CUDA */
+  GPUISO_E_INTERNAL      /* a debug build found a broken invariant */
 } gpuiso_status;
 
 typedef struct {
@@ -41,6 +42,10 @@ typedef struct {
   void *ctx;
 } gpuiso_interrupt;
 
+/* The engine of a fit: pool adjacent violators, or the hull-merge solver of the GPU run on the
+ * CPU (the same fit; see gpuiso_hull). */
+typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1 } gpuiso_engine;
+
 /* Options shared by every fit. lo/hi clip the fitted values (use -INFINITY/INFINITY for none). */
 typedef struct {
   int increasing;        /* 1: non-decreasing fit, 0: non-increasing */
@@ -48,6 +53,9 @@ typedef struct {
   int nthreads;          /* <= 0: the package default (gpuiso_get_threads) */
   int chunks;            /* a single row split into this many chunks, fitted in parallel and
                             merged; <= 0: one chunk per thread for long rows */
+  gpuiso_engine engine;  /* for rows, batches and the knots of a fit on x */
+  int64_t hull_chunk;    /* hull engine: points per chunk (<= 0: 1024) */
+  int64_t hull_walk_cap; /* hull engine: walk steps before a merge searches (<= 0: 64) */
   const gpuiso_interrupt *interrupt;
 } gpuiso_opts;
 
@@ -63,6 +71,11 @@ typedef struct {
  * *nblocks gets the number of blocks. */
 gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
+
+/* The same fit by the hull-merge engine: the slopes of the lower convex hull of the cumulative sum
+ * diagram, from chunk hulls merged along bridges as segment lists (paper, sections 3 to 6). */
+gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
 
 /* Sets *strict to whether x is strictly increasing, in which case a fit of y on x is gpuiso_pav
  * of y, and then checks that x is finite; a non-finite x before the first step down is an error

@@ -78,6 +78,11 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
                            sorted_records *out, int64_t *bad);
 
+/* One row by the engine of opt: pav_row with wk, or gpuiso_hull. */
+gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
+                      gpuiso_error *err);
+
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 /* The calling thread's number in its OpenMP team (0 without OpenMP). */
 int thread_num(void);

@@ -410,6 +410,13 @@ gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_
   return pav_chunks(n, y, w, opt, 1, 1, wk->stack, fit, start, nblocks, err);
 }
 
+gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
+                      gpuiso_error *err) {
+  if (opt->engine == GPUISO_HULL) return gpuiso_hull(n, y, w, opt, fit, start, nblocks, err);
+  return pav_row(n, y, w, opt, wk, fit, start, nblocks, err);
+}
+
 gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
   int nth = n < PAV_MIN_PARALLEL ? 1 : resolve_threads(opt, n);

@@ -25,7 +25,8 @@ static int passed, failed;
 static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
 
 static gpuiso_opts options(int increasing, int nthreads, int chunks) {
-  gpuiso_opts o = {increasing, -INFINITY, INFINITY, nthreads, chunks, NULL};
+  gpuiso_opts o = {.increasing = increasing, .lo = -INFINITY, .hi = INFINITY, .nthreads = nthreads,
+                   .chunks = chunks};
   return o;
 }
 
@@ -242,12 +243,78 @@ static void test_batches(void) {
   free(y); free(w); free(z); free(start); free(g);
 }
 
+/* The data families of the paper (section 7.1) and its stress families (section 7.6). */
+static void family(int kind, int n, double *y, double *w, int weighted) {
+  double c = 0;
+  for (int i = 0; i < n; i++) {
+    switch (kind) {
+    case 0: y[i] = 3.0 * i / n + 2 * (unif() - 0.5); break;              /* noise */
+    case 1: c += 0.01 + unif(); y[i] = c; break;                          /* increasing */
+    case 2: y[i] = (i % 17) / 17.0 + 0.01 * unif(); break;                /* sawtooth */
+    case 3: y[i] = i == n - 1 ? -10.0 * n : i; break;                     /* cliff */
+    case 4: { /* cancellation: per 64, 32 x +B, one -32B, 31 small nearly collinear */
+      double B = 1e6;
+      int r = i % 64;
+      y[i] = r < 32 ? B : (r == 32 ? -32 * B : 1e-3 * r + 1e-9 * unif());
+      break;
+    }
+    case 5: y[i] = 1 + 2.0 * i; break;                                    /* exactly collinear */
+    default: y[i] = nextafter(1.0 + 1e-3 * (i / 64), 2.0); break;        /* nearly equal */
+    }
+    w[i] = weighted == 3 ? (unif() < 0.4 ? 0 : unif())
+           : weighted == 2 ? exp(16 * unif() - 8) : (weighted ? unif() + 0.01 : 1);
+  }
+}
+
+static void test_hull(void) {
+  const int n = 2000;
+  double *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+  double *zp = malloc(n * sizeof *zp), *zh = malloc(n * sizeof *zh);
+  uint8_t *sp = malloc(n), *sh = malloc(n);
+  double worst = 0;
+  for (int kind = 0; kind < 7; kind++) {
+    for (int weighted = 0; weighted <= 3; weighted++) { /* none, uniform, extreme, with zeros */
+      for (int increasing = 0; increasing <= 1; increasing++) {
+        family(kind, n, y, w, weighted);
+        gpuiso_opts o = options(increasing, 1, 1);
+        gpuiso_error e;
+        int64_t nbp, nbh;
+        gpuiso_pav(n, y, w, &o, zp, sp, &nbp, &e);
+        double ymax = 0;
+        for (int i = 0; i < n; i++) ymax = fabs(y[i]) > ymax ? fabs(y[i]) : ymax;
+        int chunks[] = {4, 8, 32, 1024}, caps[] = {1, 2, 64};
+        for (int a = 0; a < 4; a++) {
+          for (int b = 0; b < 3; b++) {
+            o.hull_chunk = chunks[a];
+            o.hull_walk_cap = caps[b];
+            o.nthreads = 1 + (a + b) % 2;
+            int ok = gpuiso_hull(n, y, w, &o, zh, sh, &nbh, &e) == GPUISO_OK;
+            double dev = 0;
+            for (int i = 0; ok && i < n; i++) {
+              double d = fabs(zh[i] - zp[i]) / (1 + fabs(zp[i]));
+              dev = d > dev ? d : dev;
+            }
+            if (kind != 4 && dev > worst) worst = dev;
+            /* the cancellation family is compared on the scale of max |y| */
+            double tol = kind == 4 ? 1e-12 * ymax : 1e-12;
+            CHECK(ok && dev <= tol, "hull kind %d weighted %d increasing %d C %d T %d: deviation %g",
+                  kind, weighted, increasing, chunks[a], caps[b], dev);
+          }
+        }
+      }
+    }
+  }
+  printf("hull: largest |z - z_pav| / (1 + |z_pav|) outside the cancellation family: %.3g\n", worst);
+  free(y); free(w); free(zp); free(zh); free(sp); free(sh);
+}
+
 int main(void) {
   srand(20261129);
   test_pav_small();
   test_clip_and_errors();
   test_sorted_fits();
   test_batches();
+  test_hull();
   printf("ctest: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -1,0 +1,219 @@
+/* The hull-merge engine on the CPU: the fit as the slopes of the lower convex hull of the
+ * cumulative sum diagram, built from the hulls of chunks merged level by level along bridges,
+ * every node of the merge tree a segment list (src/core/hull/merge.h). Chunks, the merges of a
+ * level and the reconstruction run in parallel with OpenMP.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hull/merge.h"
+#include "internal.h"
+
+#define HULL_DEFAULT_CHUNK 1024
+#define HULL_DEFAULT_CAP 64
+
+typedef struct {
+  dd w, s;          /* the chunk's totals */
+  double sum_abs;   /* of w * |y| */
+  int64_t bad;      /* first invalid element, or -1 */
+} chunk_total;
+
+/* Validates the chunk's elements and sums them (double-double, from rounded products w * y). */
+static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to, double sign) {
+  chunk_total c = {{0, 0}, {0, 0}, 0, -1};
+  for (int64_t i = from; i < to; i++) {
+    double yi = y[i], wi = w ? w[i] : 1.0;
+    if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) {
+      c.bad = i;
+      return c;
+    }
+    dd ww = {wi, 0}, ss = {wi * (sign * yi), 0};
+    c.w = dd_add(c.w, ww);
+    c.s = dd_add(c.s, ss);
+    c.sum_abs += wi * fabs(yi);
+  }
+  return c;
+}
+
+/* The lower hull of the chunk's points start + (running sums), by monotone chain; returns the
+ * number of vertices written to vert and index. Collinear middle points are dropped. An element
+ * of weight zero repeats the point before it; the vertex keeps the later index, so that the
+ * element lies under the edge on its left and joins the block there, as in the PAV engine. */
+static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to, double sign,
+                          hull_point start, hull_point *vert, int64_t *index) {
+  int64_t h = 0;
+  hull_point p = start;
+  for (int64_t k = from;; k++) {
+    if (k > from && w && w[k - 1] == 0) {
+      index[h - 1] = k; /* the same point again: the vertex takes the later index */
+    } else {
+      while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
+      vert[h] = p;
+      index[h++] = k;
+    }
+    if (k == to) break;
+    double wi = w ? w[k] : 1.0;
+    dd ww = {wi, 0}, ss = {wi * (sign * y[k]), 0};
+    p.w = dd_add(p.w, ww);
+    p.s = dd_add(p.s, ss);
+  }
+  return h;
+}
+
+#ifdef GPUISO_DEBUG
+/* The segment-list invariant of a node of chunks [j0, j1): at most one segment per chunk, chunk
+ * indices strictly increasing within the node, every segment non-empty. */
+static int list_valid(const hull_segment *list, int64_t count, int64_t j0, int64_t j1) {
+  if (count < 1 || count > j1 - j0) return 0;
+  for (int64_t t = 0; t < count; t++) {
+    if (list[t].chunk < j0 || list[t].chunk >= j1 || list[t].first > list[t].last) return 0;
+    if (t > 0 && list[t].chunk <= list[t - 1].chunk) return 0;
+  }
+  return 1;
+}
+#endif
+
+static inline double clip(double v, double lo, double hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  if (nblocks) *nblocks = 0;
+  if (n == 0) return GPUISO_OK;
+  int64_t C = opt->hull_chunk > 0 ? opt->hull_chunk : HULL_DEFAULT_CHUNK;
+  int64_t cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : HULL_DEFAULT_CAP;
+  int64_t m = (n + C - 1) / C;
+  int nth = resolve_threads(opt, n);
+  double sign = opt->increasing ? 1.0 : -1.0;
+
+  chunk_total *tot = malloc((size_t)m * sizeof *tot);
+  hull_point *starts = malloc((size_t)m * sizeof *starts);
+  hull_point *vert = malloc((size_t)m * (size_t)(C + 1) * sizeof *vert);
+  int64_t *index = malloc((size_t)m * (size_t)(C + 1) * sizeof *index);
+  hull_segment *seg = malloc((size_t)m * sizeof *seg);
+  int64_t *nseg = malloc((size_t)m * sizeof *nseg);
+  gpuiso_status s = GPUISO_OK;
+  if (!tot || !starts || !vert || !index || !seg || !nseg) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+    goto done;
+  }
+
+  /* Chunk totals, then the chunk starts by a scan over them. */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
+#endif
+  for (int64_t j = 0; j < m; j++) {
+    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+    tot[j] = total_of(y, w, j * C, to, sign);
+  }
+  double sum_abs = 0;
+  hull_point run = {{0, 0}, {0, 0}};
+  for (int64_t j = 0; j < m; j++) {
+    if (tot[j].bad >= 0) {
+      int64_t b = tot[j].bad;
+      double wb = w ? w[b] : 1.0;
+      s = !isfinite(y[b]) ? GPUISO_E_Y_NONFINITE : (wb < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+      set_error(err, s, b, -1);
+      goto done;
+    }
+    starts[j] = run;
+    run.w = dd_add(run.w, tot[j].w);
+    run.s = dd_add(run.s, tot[j].s);
+    sum_abs += tot[j].sum_abs;
+  }
+  if (!isfinite(sum_abs) || !isfinite(run.w.hi)) {
+    s = GPUISO_E_OVERFLOW;
+    set_error(err, s, -1, -1);
+    goto done;
+  }
+  if (run.w.hi == 0) {
+    s = GPUISO_E_W_ALLZERO;
+    set_error(err, s, -1, -1);
+    goto done;
+  }
+
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
+#endif
+  for (int64_t j = 0; j < m; j++) {
+    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+    int64_t h = chunk_hull(y, w, j * C, to, sign, starts[j], vert + j * (C + 1), index + j * (C + 1));
+    hull_segment g = {j, 0, h - 1};
+    seg[j] = g;
+    nseg[j] = 1;
+  }
+
+  /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
+  hull_slots slots = {vert, index, C + 1};
+#ifdef GPUISO_DEBUG
+  int broken = 0;
+#endif
+  for (int64_t span = 1; span < m; span *= 2) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#endif
+    for (int64_t j = 0; j < m - span; j += 2 * span) {
+      nseg[j] = hull_merge(&slots, seg + j, nseg[j], seg + j + span, nseg[j + span], cap);
+#ifdef GPUISO_DEBUG
+      if (!list_valid(seg + j, nseg[j], j, j + 2 * span < m ? j + 2 * span : m)) broken = 1;
+#endif
+    }
+#ifdef GPUISO_DEBUG
+    if (broken) {
+      s = GPUISO_E_INTERNAL;
+      set_error(err, s, -1, -1);
+      goto done;
+    }
+#endif
+    if (2 * span < m && poll_interrupt(opt)) {
+      s = GPUISO_E_INTERRUPT;
+      set_error(err, s, -1, -1);
+      goto done;
+    }
+  }
+
+  /* Reconstruction, chunk by chunk: each finds the root hull's vertex at or before its first
+   * element and gives every element the slope of the edge above it. Elements before the first
+   * vertex (leading zero weights) get the first edge's. */
+  hull_segment *root = seg;
+  int64_t nroot = nseg[0];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
+#endif
+  for (int64_t j = 0; j < m; j++) {
+    int64_t i = j * C, end = (j + 1) * C < n ? (j + 1) * C : n;
+    hull_pos q = hull_locate(&slots, root, nroot, i);
+    while (i < end) {
+      hull_pos r = hull_next(root, q);
+      int64_t ri = index[root[r.t].chunk * (C + 1) + r.p];
+      double z = clip(sign * hull_slope(hull_at(&slots, root, q), hull_at(&slots, root, r)),
+                      opt->lo, opt->hi);
+      for (int64_t stop = ri < end ? ri : end; i < stop; i++) fit[i] = z;
+      q = r;
+    }
+  }
+
+  /* A block starts where the level changes, as in the PAV engine. */
+  int64_t count = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) reduction(+ : count)
+#endif
+  for (int64_t i = 0; i < n; i++) {
+    uint8_t is_start = i == 0 || fit[i] != fit[i - 1];
+    if (start) start[i] = is_start;
+    count += is_start;
+  }
+  if (nblocks) *nblocks = count;
+
+done:
+  free(tot);
+  free(starts);
+  free(vert);
+  free(index);
+  free(seg);
+  free(nseg);
+  return s;
+}

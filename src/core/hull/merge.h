@@ -1,0 +1,192 @@
+/* Merging lower hulls held as segment lists (paper, sections 3.3 and 4), shared by the CPU hull
+ * engine and the CUDA kernels.
+ *
+ * Chunk j writes its hull once, to slot j of a vertex array. A node of the merge tree is a list
+ * of segments (chunk, first, last), at most one per chunk, stored in the descriptor slots of its
+ * chunks starting at its first chunk's. Merging two nodes finds their bridge (a capped walk from
+ * the shared point, then a nested bisection), cuts two segments and moves the right list's tail
+ * down; no vertex is copied.
+ */
+#ifndef GPUISO_HULL_MERGE_H
+#define GPUISO_HULL_MERGE_H
+
+#include "geometry.h"
+
+typedef struct {
+  int64_t chunk, first, last; /* vertices first..last of the chunk's slot */
+} hull_segment;
+
+/* The vertices of every chunk: slot j holds chunk j's hull at vert + j * slot. */
+typedef struct {
+  const hull_point *vert;
+  const int64_t *index; /* the point index (0..n) of each vertex */
+  int64_t slot;
+} hull_slots;
+
+/* A vertex of a list: segment t of the list, position p in that segment's slot. */
+typedef struct {
+  int64_t t, p;
+} hull_pos;
+
+static inline GPUISO_HD hull_point hull_at(const hull_slots *v, const hull_segment *list,
+                                           hull_pos q) {
+  return v->vert[list[q.t].chunk * v->slot + q.p];
+}
+
+static inline GPUISO_HD hull_pos hull_prev(const hull_segment *list, hull_pos q) {
+  if (q.p > list[q.t].first) {
+    q.p--;
+  } else {
+    q.t--;
+    q.p = list[q.t].last;
+  }
+  return q;
+}
+
+static inline GPUISO_HD hull_pos hull_next(const hull_segment *list, hull_pos q) {
+  if (q.p < list[q.t].last) {
+    q.p++;
+  } else {
+    q.t++;
+    q.p = list[q.t].first;
+  }
+  return q;
+}
+
+static inline GPUISO_HD int hull_before(hull_pos a, hull_pos b) {
+  return a.t < b.t || (a.t == b.t && a.p < b.p);
+}
+
+/* The first position q in [lo, hi] of list whose predicate is false, for a predicate that is
+ * true and then false along the list (hi when it is true up to hi). Bisection first over the
+ * segments, by their first vertex, then within one. The predicate: kind 0, "the tangent from a
+ * to the list lies further right": orient(a, q, next(q)) <= 0; kind 1, "the bridge to list b
+ * (over [blo, bhi]) starts further right": orient(q, next(q), tangent from q) > 0. */
+static inline GPUISO_HD int hull_pred(const hull_slots *v, const hull_segment *list, hull_pos q,
+                                      hull_pos hi, int kind, hull_point a,
+                                      const hull_segment *blist, hull_pos blo, hull_pos bhi);
+
+static inline GPUISO_HD hull_pos hull_first_false(const hull_slots *v, const hull_segment *list,
+                                                  hull_pos lo, hull_pos hi, int kind, hull_point a,
+                                                  const hull_segment *blist, hull_pos blo,
+                                                  hull_pos bhi) {
+  /* over segments lo.t + 1 .. hi.t, probed at their first vertex */
+  int64_t t0 = lo.t, t1 = hi.t;
+  while (t0 < t1) {
+    int64_t mid = t0 + (t1 - t0 + 1) / 2;
+    hull_pos q = {mid, list[mid].first};
+    if (hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)) t0 = mid;
+    else t1 = mid - 1;
+  }
+  /* within segment t0, from lo (or the segment's first vertex) to hi (or its last) */
+  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first;
+  int64_t p1 = t0 == hi.t ? hi.p : list[t0].last;
+  while (p0 < p1) {
+    int64_t mid = p0 + (p1 - p0) / 2;
+    hull_pos q = {t0, mid};
+    if (hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)) p0 = mid + 1;
+    else p1 = mid;
+  }
+  hull_pos r = {t0, p0};
+  if (hull_pred(v, list, r, hi, kind, a, blist, blo, bhi) && hull_before(r, hi)) r = hull_next(list, r);
+  return r;
+}
+
+static inline GPUISO_HD int hull_pred(const hull_slots *v, const hull_segment *list, hull_pos q,
+                                      hull_pos hi, int kind, hull_point a,
+                                      const hull_segment *blist, hull_pos blo, hull_pos bhi) {
+  if (!hull_before(q, hi)) return 0;
+  hull_pos n = hull_next(list, q);
+  if (kind == 0) return hull_orient(a, hull_at(v, list, q), hull_at(v, list, n)) <= 0;
+  hull_point aq = hull_at(v, list, q);
+  hull_pos t = hull_first_false(v, blist, blo, bhi, 0, aq, blist, blo, bhi);
+  return hull_orient(aq, hull_at(v, list, n), hull_at(v, blist, t)) > 0;
+}
+
+/* Merges the node whose list of na segments is at a with its right neighbour, whose list of nb
+ * segments is at b (b after a in the descriptor array), into a. Walks at most cap steps before it
+ * searches. Returns the merged list's length. */
+static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
+                                           const hull_segment *b, int64_t nb, int64_t cap) {
+  /* A node whose points all coincide (its elements all weigh zero) is one vertex, the shared
+   * point: it only passes on its later index. */
+  if (nb == 1 && b[0].first == b[0].last) {
+    if (na == 1 && a[0].first == a[0].last) {
+      a[0] = b[0];
+      return 1;
+    }
+    hull_pos last = {na - 1, a[na - 1].last};
+    hull_pos before = hull_prev(a, last);
+    a[before.t].last = before.p;
+    a[before.t + 1] = b[0];
+    return before.t + 2;
+  }
+  if (na == 1 && a[0].first == a[0].last) {
+    for (int64_t t = 0; t < nb; t++) a[t] = b[t];
+    return nb;
+  }
+  hull_pos s = {na - 1, a[na - 1].last};  /* the shared point, last of a */
+  hull_pos bs = {0, b[0].first};           /* ... and first of b */
+  hull_pos alpha = hull_prev(a, s), beta = hull_next(b, bs);
+  hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+  if (hull_orient(hull_at(v, a, alpha), hull_at(v, a, s), hull_at(v, b, beta)) > 0) {
+    beta = bs; /* convex at the shared point: it stays once, as b's first vertex, whose index is
+                  the later one when zero weights repeat the point */
+  } else {
+    int64_t steps = 0;
+    int moved = 1;
+    while (moved && steps <= cap) {
+      moved = 0;
+      while (steps <= cap && hull_before(astart, alpha) &&
+             hull_orient(hull_at(v, a, hull_prev(a, alpha)), hull_at(v, a, alpha),
+                         hull_at(v, b, beta)) <= 0) {
+        alpha = hull_prev(a, alpha);
+        moved = 1;
+        steps++;
+      }
+      while (steps <= cap && hull_before(beta, bend) &&
+             hull_orient(hull_at(v, a, alpha), hull_at(v, b, beta),
+                         hull_at(v, b, hull_next(b, beta))) <= 0) {
+        beta = hull_next(b, beta);
+        moved = 1;
+        steps++;
+      }
+    }
+    if (steps > cap) { /* nested bisection over what the walk left */
+      hull_point none = {{0, 0}, {0, 0}};
+      alpha = hull_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
+      beta = hull_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
+    }
+  }
+  /* a keeps its segments up to alpha's, cut there; b's from beta's on follow, cut at beta. */
+  a[alpha.t].last = alpha.p;
+  int64_t out = alpha.t + 1;
+  for (int64_t t = beta.t; t < nb; t++) {
+    hull_segment g = b[t];
+    if (t == beta.t) g.first = beta.p;
+    a[out++] = g;
+  }
+  return out;
+}
+
+/* The vertex of list (nseg segments) with the largest point index at or below i, or the first
+ * vertex when all lie above i: where the reconstruction of the elements from i on starts. */
+static inline GPUISO_HD hull_pos hull_locate(const hull_slots *v, const hull_segment *list,
+                                             int64_t nseg, int64_t i) {
+  int64_t t0 = 0, t1 = nseg - 1;
+  while (t0 < t1) {
+    int64_t mid = t0 + (t1 - t0 + 1) / 2;
+    if (v->index[list[mid].chunk * v->slot + list[mid].first] <= i) t0 = mid;
+    else t1 = mid - 1;
+  }
+  int64_t p0 = list[t0].first, p1 = list[t0].last, base = list[t0].chunk * v->slot;
+  while (p0 < p1) {
+    int64_t mid = p0 + (p1 - p0 + 1) / 2;
+    if (v->index[base + mid] <= i) p0 = mid;
+    else p1 = mid - 1;
+  }
+  hull_pos q = {t0, p0};
+  return q;
+}
+
+#endif
