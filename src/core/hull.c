@@ -28,9 +28,8 @@ static chunk_total total_of(const double *y, const double *w, int64_t from, int6
       c.bad = i;
       return c;
     }
-    dd ww = {wi, 0}, ss = {wi * (sign * yi), 0};
-    c.w = dd_add(c.w, ww);
-    c.s = dd_add(c.s, ss);
+    c.w = dd_add_d(c.w, wi);
+    c.s = dd_add_d(c.s, wi * (sign * yi));
     c.sum_abs += wi * fabs(yi);
   }
   return c;
@@ -54,9 +53,8 @@ static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_
     }
     if (k == to) break;
     double wi = w ? w[k] : 1.0;
-    dd ww = {wi, 0}, ss = {wi * (sign * y[k]), 0};
-    p.w = dd_add(p.w, ww);
-    p.s = dd_add(p.s, ss);
+    p.w = dd_add_d(p.w, wi);
+    p.s = dd_add_d(p.s, wi * (sign * y[k]));
   }
   return h;
 }

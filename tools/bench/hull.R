@@ -1,0 +1,36 @@
+# The hull-merge engine beside PAV on one long row: 1e7 (and, with GPUISO_BENCH_BIG=1, 1e8)
+# elements, four families, weighted and not, on 1 and 2 threads, in the same run.
+# Run: Rscript tools/bench/hull.R
+suppressMessages(library(gpuiso))
+source(file.path("tools", "bench", "common.R"))
+reps <- as.integer(Sys.getenv("GPUISO_BENCH_REPS", "3"))
+sizes <- if (Sys.getenv("GPUISO_BENCH_BIG") == "1") c(1e7, 1e8) else 1e7
+bench_header(sprintf("hull engine beside PAV, medians of %d", reps))
+old <- gpuiso_threads()
+rows <- list()
+for (n in sizes) {
+  set.seed(1)
+  w <- stats::runif(n, 0.5, 2)
+  for (f in families) {
+    y <- make_family(f, n)
+    for (weighted in c(FALSE, TRUE)) {
+      ww <- if (weighted) w else NULL
+      t <- list()
+      for (threads in 1:2) {
+        gpuiso_threads(threads)
+        t[[threads]] <- time_turns(list(pav = quote(isoreg_gpu(y, w = ww, method = "pav")),
+                                        hull = quote(isoreg_gpu(y, w = ww, method = "hull"))), reps)
+      }
+      rows[[length(rows) + 1]] <- data.frame(
+        n = n, family = f, weighted = weighted,
+        pav_1 = t[[1]][["pav"]], pav_2 = t[[2]][["pav"]],
+        hull_1 = t[[1]][["hull"]], hull_2 = t[[2]][["hull"]],
+        hull_2_over_1 = t[[2]][["hull"]] / t[[1]][["hull"]],
+        hull_over_pav_2 = t[[2]][["hull"]] / t[[2]][["pav"]])
+    }
+  }
+  rm(y, w)
+  invisible(gc())
+}
+gpuiso_threads(old)
+print(do.call(rbind, rows), row.names = FALSE, digits = 3)
