@@ -76,18 +76,21 @@ batch_groups <- function(y, w, group, increasing, bounds, hull, block_starts) {
   y <- check_vector(y, "y")
   n <- length(y)
   if (!is.null(w)) w <- check_vector(w, "w", n)
-  if (is.null(group)) {
-    ids <- rep.int(1L, n)
-  } else {
-    if (!is.atomic(group) || length(dim(group)) > 1L) {
-      stop_arg("group", sprintf("must be a factor or a vector of group ids, not %s", describe(group)))
-    }
-    if (length(group) != n) {
-      stop_arg("group", sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(group)))
-    }
-    if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
-    ids <- group_ids(group)
+  if (is.null(group)) { # one row: the single-row engine, with its chunks and interrupt checks
+    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], hull)
+    if (!block_starts) return(res[[1]])
+    starts <- logical(n)
+    starts[res[[5]]] <- TRUE
+    return(list(res[[1]], starts))
   }
+  if (!is.atomic(group) || length(dim(group)) > 1L) {
+    stop_arg("group", sprintf("must be a factor or a vector of group ids, not %s", describe(group)))
+  }
+  if (length(group) != n) {
+    stop_arg("group", sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(group)))
+  }
+  if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
+  ids <- group_ids(group)
   .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], hull, block_starts)
 }
 

@@ -84,7 +84,12 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
   case GPUISO_E_W_NONFINITE:
     Rf_errorcall(R_NilValue, "`w` must be finite, but has %s%s", value_text(ctx->w, err->index), where);
   case GPUISO_E_W_NEGATIVE:
-    Rf_errorcall(R_NilValue, "`w` must be non-negative, but has %g%s", REAL(ctx->w)[err->index], where);
+  {
+    char value[32];
+    snprintf(value, sizeof value, "%g", REAL(ctx->w)[err->index]);
+    Rf_errorcall(R_NilValue, "`w` must be non-negative, but has %s%s",
+                 isfinite(REAL(ctx->w)[err->index]) ? value : "-Inf", where);
+  }
   case GPUISO_E_W_ALLZERO:
     Rf_errorcall(R_NilValue, "`w` must have at least one positive weight%s", where);
   case GPUISO_E_OVERFLOW:

@@ -101,8 +101,10 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP hull
                                         Rf_isNull(start) ? NULL : RAW(start), &err);
   if (s != GPUISO_OK) {
     r_error_context ctx = {"matrix", nrow, R_NilValue, y, w};
-    if (!Rf_isNull(w) && XLENGTH(w) == ncol && XLENGTH(w) != XLENGTH(y)) {
-      err.index = err.index >= 0 ? err.index / nrow : -1; /* shared weights: report the column */
+    int weight_error = err.status == GPUISO_E_W_NONFINITE || err.status == GPUISO_E_W_NEGATIVE;
+    if (weight_error && XLENGTH(w) == ncol && XLENGTH(w) != XLENGTH(y)) {
+      err.index /= nrow; /* weights shared by the rows: the column is the element of w */
+      err.row = -1;
       ctx.layout = "vector";
     }
     r_stop_on_error(&err, &ctx);

@@ -36,11 +36,8 @@ static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int
   t->fit = malloc(m * sizeof *t->fit);
   if (gather_w) t->w = malloc(m * sizeof *t->w);
   if (want_start) t->start = malloc(m);
-  if (!ok || !t->y || !t->fit || (gather_w && !t->w) || (want_start && !t->start)) {
-    tile_free(t);
-    return 0;
-  }
-  return 1;
+  /* on failure the caller frees what was allocated, with every other tile */
+  return ok && t->y && t->fit && (!gather_w || t->w) && (!want_start || t->start);
 }
 
 /* Keeps the first error of a parallel loop (by row, so the report does not depend on timing). */
@@ -176,8 +173,10 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   double *wg = w ? malloc(m * sizeof *wg) : NULL;
   uint8_t *sg = start ? malloc(m) : NULL;
   pav_work *work = calloc((size_t)nth, sizeof *work);
+  /* the counting sort keeps a count per group and thread: one thread when groups are many */
+  int sort_threads = ngroups * nth > n ? 1 : nth;
   int ok = offset && perm && yg && fg && (!w || wg) && (!start || sg) && work &&
-           group_by(n, g, ngroups, nth, offset, perm);
+           group_by(n, g, ngroups, sort_threads, offset, perm);
   int64_t maxlen = 0;
   for (int64_t k = 0; ok && k < ngroups; k++)
     if (offset[k + 1] - offset[k] > maxlen) maxlen = offset[k + 1] - offset[k];

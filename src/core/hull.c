@@ -16,21 +16,27 @@
 typedef struct {
   dd w, s;          /* the chunk's totals */
   double sum_abs;   /* of w * |y| */
+  double max_w;     /* the largest weight */
   int64_t bad;      /* first invalid element, or -1 */
 } chunk_total;
 
-/* Validates the chunk's elements and sums them (double-double, from rounded products w * y). */
-static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to, double sign) {
-  chunk_total c = {{0, 0}, {0, 0}, 0, -1};
+/* Validates the chunk's elements and sums them (double-double, from rounded products w * y). The
+ * weights are scaled by a power of two, which changes no slope and, with the largest weight
+ * near 1, keeps tiny weights from underflowing in the orientation tests. */
+static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to,
+                            double scale, double sign) {
+  chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
   for (int64_t i = from; i < to; i++) {
     double yi = y[i], wi = w ? w[i] : 1.0;
     if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) {
       c.bad = i;
       return c;
     }
+    c.sum_abs += wi * fabs(yi);
+    c.max_w = wi > c.max_w ? wi : c.max_w;
+    wi *= scale;
     c.w = dd_add_d(c.w, wi);
     c.s = dd_add_d(c.s, wi * (sign * yi));
-    c.sum_abs += wi * fabs(yi);
   }
   return c;
 }
@@ -39,8 +45,9 @@ static chunk_total total_of(const double *y, const double *w, int64_t from, int6
  * number of vertices written to vert and index. Collinear middle points are dropped. An element
  * of weight zero repeats the point before it; the vertex keeps the later index, so that the
  * element lies under the edge on its left and joins the block there, as in the PAV engine. */
-static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to, double sign,
-                          hull_point start, hull_point *vert, int64_t *index) {
+static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
+                          double scale, double sign, hull_point start, hull_point *vert,
+                          int64_t *index) {
   int64_t h = 0;
   hull_point p = start;
   for (int64_t k = from;; k++) {
@@ -52,7 +59,7 @@ static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_
       index[h++] = k;
     }
     if (k == to) break;
-    double wi = w ? w[k] : 1.0;
+    double wi = w ? w[k] * scale : 1.0;
     p.w = dd_add_d(p.w, wi);
     p.s = dd_add_d(p.s, wi * (sign * y[k]));
   }
@@ -99,13 +106,23 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     goto done;
   }
 
-  /* Chunk totals, then the chunk starts by a scan over them. */
+  /* Chunk totals (validating the input and finding the largest weight, by which the weights are
+   * then scaled), then the chunk starts by a scan over the totals. */
+  double scale = 1;
+  for (int pass = 0; pass < (w ? 2 : 1); pass++) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
 #endif
-  for (int64_t j = 0; j < m; j++) {
-    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    tot[j] = total_of(y, w, j * C, to, sign);
+    for (int64_t j = 0; j < m; j++) {
+      int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+      tot[j] = total_of(y, w, j * C, to, scale, sign);
+    }
+    double max_w = 0;
+    for (int64_t j = 0; j < m; j++) max_w = tot[j].max_w > max_w ? tot[j].max_w : max_w;
+    int e;
+    frexp(max_w, &e);
+    if (max_w == 0 || e == 0 || tot[0].bad >= 0) break; /* no rescaling needed, or bad input */
+    scale = ldexp(1.0, -e);
   }
   double sum_abs = 0;
   hull_point run = {{0, 0}, {0, 0}};
@@ -138,7 +155,8 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
 #endif
   for (int64_t j = 0; j < m; j++) {
     int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    int64_t h = chunk_hull(y, w, j * C, to, sign, starts[j], vert + j * (C + 1), index + j * (C + 1));
+    int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
+                           index + j * (C + 1));
     hull_segment g = {j, 0, h - 1};
     seg[j] = g;
     nseg[j] = 1;
@@ -194,12 +212,12 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     }
   }
 
-  /* A block starts where the level changes, as in the PAV engine. */
+  /* A block starts where the level changes, as in the PAV engine. A slope that rounding put on
+   * the wrong side of the one before takes that one, so the fit never steps against its
+   * direction. */
   int64_t count = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) reduction(+ : count)
-#endif
   for (int64_t i = 0; i < n; i++) {
+    if (i > 0 && (opt->increasing ? fit[i] < fit[i - 1] : fit[i] > fit[i - 1])) fit[i] = fit[i - 1];
     uint8_t is_start = i == 0 || fit[i] != fit[i - 1];
     if (start) start[i] = is_start;
     count += is_start;

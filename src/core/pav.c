@@ -45,24 +45,31 @@ int poll_interrupt(const gpuiso_opts *opt) {
   return opt->interrupt && opt->interrupt->poll && opt->interrupt->poll(opt->interrupt->ctx);
 }
 
+/* Products far above the smallest normal double keep their precision. */
+#define PRODUCT_TINY 0x1p-900
+
 /* True when a block of mean sa / wa before one of mean sb / wb must be pooled: the first is not
  * below the second (not above it, decreasing). Equal means pool, so blocks are maximal. Compared
  * by cross products, which keeps divisions off the merge loop. A row whose products might
- * overflow (see products_safe) is run again guarded: divided where a product overflows. */
+ * overflow or underflow (see products_safe) is run again guarded: divided where they do. */
 static GPUISO_ALWAYS_INLINE int violates(double sa, double wa, double sb, double wb,
                                          const int increasing, const int guarded) {
   double l = sa * wb, r = sb * wa;
-  if (guarded && !isfinite(l - r)) {
+  if (guarded && (!isfinite(l - r) || (fabs(l) < PRODUCT_TINY && fabs(r) < PRODUCT_TINY))) {
     l = sa / wa;
     r = sb / wb;
   }
   return increasing ? l >= r : l <= r;
 }
 
-/* No cross product of a row overflows when max |y| * (total weight)^2 is finite: a block's
- * |sum| is at most max |y| times its weight. */
-static int products_safe(double max_abs_y, double total_weight) {
-  return max_abs_y * total_weight * total_weight < DBL_MAX;
+/* No cross product of a row overflows when max |y| * (total weight)^2 is finite: a block's |sum|
+ * is at most max |y| times its weight. None loses precision to underflow when the smallest
+ * nonzero |y| times the smallest positive weight squared, less the 52 bits that cancellation in
+ * a sum may cost, stays clear of it. */
+static int products_safe(double max_abs_y, double total_weight, double min_abs_y,
+                         double min_weight) {
+  return max_abs_y * total_weight * total_weight < DBL_MAX &&
+         (min_abs_y == INFINITY || 0x1p-52 * min_abs_y * min_weight * min_weight > PRODUCT_TINY);
 }
 
 /* Pools the block (sum, weight, s) with the entries on top of the stack while they violate the
@@ -144,6 +151,7 @@ static int64_t push_first(const double *y, const double *w, pav_block *st, int64
 /* Running totals of a chunk's positive-weight elements. */
 typedef struct {
   double sum_abs, max_abs, weight; /* of w * |y|, of |y|, of w */
+  double min_abs, min_weight;      /* smallest nonzero |y|, smallest positive w */
 } chunk_sums;
 
 /* Pushes elements [from, to) onto the stack whose top is st[k], checking each. The flags are
@@ -169,6 +177,8 @@ static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, i
     double a = fabs(yi);
     c.sum_abs += wi * a;
     c.max_abs = a > c.max_abs ? a : c.max_abs;
+    c.min_abs = a > 0 && a < c.min_abs ? a : c.min_abs;
+    c.min_weight = wi < c.min_weight ? wi : c.min_weight;
     c.weight += wi;
     k = k < 0 ? push_first(y, w, st, i, first_start)
               : push_element(y, w, st, k, i, weighted, increasing, guarded);
@@ -239,31 +249,42 @@ static double clipped_level(const pav_block *st, int64_t k, const double *y, int
   return clip(level_of(&st[entry_of(st, k, j)], y, j), lo, hi);
 }
 
+/* v, moved to prev where rounding put it on the wrong side: the fit never steps against its
+ * direction (a block mean rounded, or a run's first element beside its rounded neighbour). */
+static inline double monotone(double v, double prev, int increasing) {
+  return increasing ? (v < prev ? prev : v) : (v > prev ? prev : v);
+}
+
 /* Writes the fit of elements [from, to) and their block-start flags; returns how many blocks
  * start there. prev is the clipped level of element from - 1 (NAN for none). A block starts
- * where the clipped level differs from the one before, so blocks that clipping (or rounding of
- * the means) made equal count as one. fit may be y: element j is read before it is written. */
+ * where the level differs from the one before, so blocks that clipping (or rounding of the
+ * means) made equal count as one. fit may be y: element j is read before it is written. */
 static int64_t expand_range(const pav_block *st, int64_t k, const double *y, double lo,
-                            double hi, int64_t from, int64_t to, double prev, double *fit,
-                            uint8_t *start) {
+                            double hi, int increasing, int64_t from, int64_t to, double prev,
+                            double *fit, uint8_t *start) {
   if (from >= to) return 0;
   int clipped = lo > -INFINITY || hi < INFINITY;
   int64_t b = entry_of(st, k, from), count = 0;
   for (; b <= k && st[b].start < to; b++) {
     int64_t s = st[b].start > from ? st[b].start : from;
     int64_t e = b < k && st[b + 1].start < to ? st[b + 1].start : to;
-    if (st[b].weight == 0 && !clipped) { /* a run's elements differ from each other */
-      uint8_t first = !(y[s] == prev);
-      prev = y[e - 1];
+    if (st[b].weight == 0 && !clipped) {
+      /* A run's elements differ from each other; those at its head that rounding left level
+       * with or behind the level before it take that level. */
       if (fit != y) memcpy(fit + s, y + s, (size_t)(e - s) * sizeof *fit);
-      if (start) {
-        memset(start + s, 1, (size_t)(e - s));
-        start[s] = first;
+      int64_t j = s;
+      while (s > 0 && j < e && (increasing ? fit[j] <= prev : fit[j] >= prev)) fit[j++] = prev;
+      if (start) memset(start + s, 0, (size_t)(j - s));
+      for (; j < e; j++) { /* equal neighbours (a rounded comparison let them apart) are one block */
+        uint8_t is_start = !(fit[j] == prev);
+        if (start) start[j] = is_start;
+        count += is_start;
+        prev = fit[j];
       }
-      count += e - s - 1 + first;
     } else if (st[b].weight == 0) {
       for (int64_t j = s; j < e; j++) {
         double v = clip(y[j], lo, hi);
+        if (j > 0) v = monotone(v, prev, increasing);
         uint8_t is_start = !(v == prev);
         fit[j] = v;
         if (start) start[j] = is_start;
@@ -272,6 +293,7 @@ static int64_t expand_range(const pav_block *st, int64_t k, const double *y, dou
       }
     } else {
       double v = clip(st[b].sum / st[b].weight, lo, hi);
+      if (s > 0) v = monotone(v, prev, increasing);
       uint8_t is_start = !(v == prev);
       for (int64_t j = s; j < e; j++) fit[j] = v;
       if (start) {
@@ -285,7 +307,15 @@ static int64_t expand_range(const pav_block *st, int64_t k, const double *y, dou
   return count;
 }
 
+/* The error for the first invalid element of the row, which is at or before bad (chunks stop
+ * at the first they meet, and a later chunk may meet one first). */
 static gpuiso_status input_error(const double *y, const double *w, int64_t bad, gpuiso_error *err) {
+  for (int64_t i = 0; i < bad; i++) {
+    if (!isfinite(y[i]) || (w && !(w[i] >= 0 && w[i] < INFINITY))) {
+      bad = i;
+      break;
+    }
+  }
   gpuiso_status s = !isfinite(y[bad]) ? GPUISO_E_Y_NONFINITE
                     : (w[bad] < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
   set_error(err, s, bad, -1);
@@ -300,7 +330,7 @@ static gpuiso_status push_chunks(int64_t n, const double *y, const double *w,
                                  chunk_sums *sums, gpuiso_error *err) {
   int64_t bad[GPUISO_MAX_CHUNKS];
   for (int t = 0; t < nch; t++) {
-    chunk_sums zero = {0, 0, 0};
+    chunk_sums zero = {0, 0, 0, INFINITY, INFINITY};
     top[t] = -1;
     bad[t] = -1;
     sums[t] = zero;
@@ -341,17 +371,19 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
   int guarded = 0;
   gpuiso_status s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);
   if (s != GPUISO_OK) return s;
-  chunk_sums total = {0, 0, 0};
+  chunk_sums total = {0, 0, 0, INFINITY, INFINITY};
   for (int t = 0; t < nch; t++) {
     total.sum_abs += sums[t].sum_abs;
     total.max_abs = sums[t].max_abs > total.max_abs ? sums[t].max_abs : total.max_abs;
     total.weight += sums[t].weight;
+    total.min_abs = sums[t].min_abs < total.min_abs ? sums[t].min_abs : total.min_abs;
+    total.min_weight = sums[t].min_weight < total.min_weight ? sums[t].min_weight : total.min_weight;
   }
   if (!isfinite(total.sum_abs) || !isfinite(total.weight)) {
     set_error(err, GPUISO_E_OVERFLOW, -1, -1);
     return GPUISO_E_OVERFLOW;
   }
-  if (!products_safe(total.max_abs, total.weight)) {
+  if (!products_safe(total.max_abs, total.weight, total.min_abs, total.min_weight)) {
     guarded = 1;
     s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);
     if (s != GPUISO_OK) return s;
@@ -399,7 +431,8 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
 #pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
 #endif
   for (int t = 0; t < nch; t++)
-    count += expand_range(st, k, y, opt->lo, opt->hi, bound[t], bound[t + 1], prev[t], fit, start);
+    count += expand_range(st, k, y, opt->lo, opt->hi, opt->increasing, bound[t], bound[t + 1],
+                          prev[t], fit, start);
   if (nblocks) *nblocks = count;
   return GPUISO_OK;
 }

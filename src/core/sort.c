@@ -189,16 +189,18 @@ gpuiso_status sort_records(int64_t n, const double *x, const double *y, const do
     }
   }
 
-  /* Each bucket on its own, with a scratch array per thread of the largest bucket's size. */
-  scratch = malloc((size_t)nth * (size_t)(largest > 0 ? largest : 1) * sizeof *scratch);
+  /* Each bucket on its own, with a scratch array per thread of the largest bucket's size, or,
+   * when that would take more (a few huge buckets of tied x), one of n shared by position. */
+  int per_thread = (int64_t)nth * largest <= n;
+  scratch = malloc((size_t)(per_thread ? nth * largest : n) * sizeof *scratch + 1);
   knots = malloc(((size_t)nbuckets + 1) * sizeof *knots);
   if (!scratch || !knots) goto fail;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
   for (int64_t b = 0; b < nbuckets; b++) {
-    sort_record *mine = scratch + (size_t)thread_num() * (size_t)largest;
     int64_t from = b == 0 ? 0 : end[b - 1], distinct = end[b] > from;
+    sort_record *mine = per_thread ? scratch + (size_t)thread_num() * (size_t)largest : scratch + from;
     if (end[b] - from > 1) sort_bucket(a + from, mine, end[b] - from, bits, 0);
     for (int64_t p = from + 1; p < end[b]; p++) distinct += a[p].key != a[p - 1].key;
     knots[b + 1] = distinct;

@@ -138,3 +138,20 @@ test_that("errors leave no state behind: a good call after bad ones works", {
   expect_equal(isoreg_gpu(c(2, 1))$fitted, c(1.5, 1.5))
   expect_equal(isoreg_batch(matrix(c(2, 1), 1))[1, ], c(1.5, 1.5))
 })
+
+test_that("errors of a matrix with weights shared by its rows name the right place", {
+  expect_error(isoreg_batch(matrix(c(1, 2, 3, NA), 2), w = c(1, 1)), "NA at row 2, column 2")
+  expect_error(isoreg_batch(matrix(c(1, 2, 3, 4), 2), w = c(1, -1)), "-1 at element 2")
+  expect_error(isoreg_batch(matrix(c(1, 2, 3, 4), 2), w = c(0, 0)), "positive weight in row 1")
+  expect_error(isoreg_gpu(1:3, w = c(1, -Inf, 1)), "-Inf at element 2")
+})
+
+test_that("the element reported for bad input does not depend on the number of chunks", {
+  y <- stats::rnorm(5000)
+  y[c(1200, 4100)] <- NaN
+  for (chunks in c(1L, 2L, 7L)) {
+    old <- options(gpuiso.chunks = chunks)
+    expect_error(isoreg_gpu(y), "NaN at element 1200")
+    options(old)
+  }
+})

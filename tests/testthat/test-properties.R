@@ -359,3 +359,35 @@ test_that("integer input works and gives the same fit as double input", {
                                                             w = as.numeric(1:7))$fitted)
   expect_equal(isoreg_batch(matrix(y, 1)), matrix(c(3, 6, 6, 8, 8, 8, 10), 1))
 })
+
+test_that("tiny and huge weights give the fit of unit weights (no underflow in comparisons)", {
+  y <- c(1.5, 0.5, 2.5, 1.5)
+  for (method in c("pav", "hull")) {
+    for (s in c(1e-170, 1e-150, 1e-300, 1e170)) {
+      expect_equal(isoreg_gpu(y, w = rep(s, 4), method = method)$fitted, c(1, 1, 2, 2),
+                   info = paste(method, s))
+    }
+    w <- c(1e-200, 1e-160, 1e-180, 1e-190)
+    expect_equal(isoreg_gpu(y, w = w, method = method)$fitted, ref_pav(y, w), tolerance = 1e-12)
+  }
+})
+
+test_that("fits never step against their direction, even at near-ties", {
+  a <- 0.6825281233839412
+  b <- 0.68252812338394131
+  y <- c(a, b, b, b, a, b, b)
+  w <- c(.3, 3, 3, 3, .6, .8, 3)
+  set.seed(17)
+  for (method in c("pav", "hull")) {
+    f <- isoreg_gpu(y, w = w, method = method)
+    expect_false(is.unsorted(f$fitted), info = method)
+    expect_false(is.unsorted(rev(isoreg_gpu(y, w = w, increasing = FALSE, method = method)$fitted)))
+    for (rep in 1:200) {
+      yy <- sample(c(a, b), 12, replace = TRUE)
+      ww <- stats::runif(12)
+      f <- isoreg_gpu(yy, w = ww, method = method)
+      expect_false(is.unsorted(f$fitted))
+      expect_equal(length(f$block_start), length(rle(f$fitted)$lengths))
+    }
+  }
+})
