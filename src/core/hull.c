@@ -109,7 +109,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   /* Chunk totals (validating the input and finding the largest weight, by which the weights are
    * then scaled), then the chunk starts by a scan over the totals. */
   double scale = 1;
-  for (int pass = 0; pass < (w ? 2 : 1); pass++) {
+  for (int pass = 0; pass < 2; pass++) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
 #endif
@@ -121,8 +121,17 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     for (int64_t j = 0; j < m; j++) max_w = tot[j].max_w > max_w ? tot[j].max_w : max_w;
     int e;
     frexp(max_w, &e);
-    if (max_w == 0 || e == 0 || tot[0].bad >= 0) break; /* no rescaling needed, or bad input */
+    if (!w || max_w == 0 || e == 0 || tot[0].bad >= 0) break; /* no rescaling, or bad input */
     scale = ldexp(1.0, -e);
+    if (e > 0) { /* scaling down is exact on the sums as they are: no second pass */
+      for (int64_t j = 0; j < m; j++) {
+        tot[j].w.hi *= scale;
+        tot[j].w.lo *= scale;
+        tot[j].s.hi *= scale;
+        tot[j].s.lo *= scale;
+      }
+      break;
+    }
   }
   double sum_abs = 0;
   hull_point run = {{0, 0}, {0, 0}};
@@ -215,9 +224,19 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   /* A block starts where the level changes, as in the PAV engine. A slope that rounding put on
    * the wrong side of the one before takes that one, so the fit never steps against its
    * direction. */
+  int stepped = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) reduction(|| : stepped)
+#endif
+  for (int64_t i = 1; i < n; i++)
+    stepped = stepped || (opt->increasing ? fit[i] < fit[i - 1] : fit[i] > fit[i - 1]);
+  for (int64_t i = 1; stepped && i < n; i++) /* rare: a running maximum (minimum) */
+    if (opt->increasing ? fit[i] < fit[i - 1] : fit[i] > fit[i - 1]) fit[i] = fit[i - 1];
   int64_t count = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) reduction(+ : count)
+#endif
   for (int64_t i = 0; i < n; i++) {
-    if (i > 0 && (opt->increasing ? fit[i] < fit[i - 1] : fit[i] > fit[i - 1])) fit[i] = fit[i - 1];
     uint8_t is_start = i == 0 || fit[i] != fit[i - 1];
     if (start) start[i] = is_start;
     count += is_start;

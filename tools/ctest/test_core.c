@@ -276,10 +276,11 @@ static void test_hull(void) {
     for (int weighted = 0; weighted <= 3; weighted++) { /* none, uniform, extreme, with zeros */
       for (int increasing = 0; increasing <= 1; increasing++) {
         family(kind, n, y, w, weighted);
+        const double *wp = weighted ? w : NULL; /* unit weights as NULL, the unweighted path */
         gpuiso_opts o = options(increasing, 1, 1);
         gpuiso_error e;
         int64_t nbp, nbh;
-        gpuiso_pav(n, y, w, &o, zp, sp, &nbp, &e);
+        gpuiso_pav(n, y, wp, &o, zp, sp, &nbp, &e);
         double ymax = 0;
         for (int i = 0; i < n; i++) ymax = fabs(y[i]) > ymax ? fabs(y[i]) : ymax;
         int chunks[] = {4, 8, 32, 1024}, caps[] = {1, 2, 64};
@@ -288,7 +289,7 @@ static void test_hull(void) {
             o.hull_chunk = chunks[a];
             o.hull_walk_cap = caps[b];
             o.nthreads = 1 + (a + b) % 2;
-            int ok = gpuiso_hull(n, y, w, &o, zh, sh, &nbh, &e) == GPUISO_OK;
+            int ok = gpuiso_hull(n, y, wp, &o, zh, sh, &nbh, &e) == GPUISO_OK;
             double dev = 0;
             for (int i = 0; ok && i < n; i++) {
               double d = fabs(zh[i] - zp[i]) / (1 + fabs(zp[i]));
