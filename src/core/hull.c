@@ -79,10 +79,6 @@ static int list_valid(const hull_segment *list, int64_t count, int64_t j0, int64
 }
 #endif
 
-static inline double clip(double v, double lo, double hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
 gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                           double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
   if (nblocks) *nblocks = 0;

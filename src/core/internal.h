@@ -26,10 +26,9 @@ typedef struct {
   int64_t start;
 } pav_block;
 
-/* Workspace of the PAV stack for rows of up to cap elements. Pages of the stack that a row
- * does not reach are never touched. */
+/* Workspace of the PAV stack for rows of up to cap elements (pav_work_init). Pages of the stack
+ * that a row does not reach are never touched. */
 typedef struct {
-  int64_t cap;
   pav_block *stack;
 } pav_work;
 
@@ -84,6 +83,11 @@ gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_
                       gpuiso_error *err);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
+
+/* v clipped to [lo, hi]. */
+static inline double clip(double v, double lo, double hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
 /* The calling thread's number in its OpenMP team (0 without OpenMP). */
 int thread_num(void);
 int poll_interrupt(const gpuiso_opts *opt);

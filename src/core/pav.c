@@ -22,7 +22,6 @@
 #define PAV_MIN_PARALLEL ((int64_t)1 << 18)
 
 int pav_work_init(pav_work *wk, int64_t cap) {
-  wk->cap = cap;
   wk->stack = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *wk->stack);
   return wk->stack != NULL;
 }
@@ -30,7 +29,6 @@ int pav_work_init(pav_work *wk, int64_t cap) {
 void pav_work_free(pav_work *wk) {
   free(wk->stack);
   wk->stack = NULL;
-  wk->cap = 0;
 }
 
 void set_error(gpuiso_error *err, gpuiso_status s, int64_t index, int64_t row) {
@@ -222,10 +220,6 @@ static int64_t push_entry(const double *y, const double *w, int increasing, int 
     k = push_block(y, w, st, k, yj * wj, wj, j, weighted, increasing, guarded);
   }
   return k;
-}
-
-static inline double clip(double v, double lo, double hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
 }
 
 /* The entry that holds element j: the last one starting at or before it. */

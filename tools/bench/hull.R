@@ -1,10 +1,10 @@
-# The hull-merge engine beside PAV on one long row: 1e7 (and, with GPUISO_BENCH_BIG=1, 1e8)
-# elements, four families, weighted and not, on 1 and 2 threads, in the same run.
+# The hull-merge engine beside PAV on one long row of 1e7 elements (GPUISO_BENCH_SIZES="1e7 1e8"
+# for more sizes), four families, weighted and not, on 1 and 2 threads, in the same run.
 # Run: Rscript tools/bench/hull.R
 suppressMessages(library(gpuiso))
 source(file.path("tools", "bench", "common.R"))
 reps <- as.integer(Sys.getenv("GPUISO_BENCH_REPS", "3"))
-sizes <- if (Sys.getenv("GPUISO_BENCH_BIG") == "1") c(1e7, 1e8) else 1e7
+sizes <- as.numeric(strsplit(Sys.getenv("GPUISO_BENCH_SIZES", "1e7"), " ")[[1]])
 bench_header(sprintf("hull engine beside PAV, medians of %d", reps))
 old <- gpuiso_threads()
 rows <- list()
