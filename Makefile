@@ -58,6 +58,7 @@ build:
 	$(R) CMD build $(BUILD_ARGS) .
 
 install: build
+	$(if $(LIB),mkdir -p $(LIB))
 	$(R) CMD INSTALL $(if $(LIB),--library=$(LIB)) $(TARBALL)
 
 demo: deps install
