@@ -65,10 +65,9 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
   if (strict) {
     flags = PROTECT(Rf_allocVector(RAWSXP, XLENGTH(y)));
     kn.start = RAW(flags);
-    gpuiso_status s = opt.engine == GPUISO_HULL
-        ? gpuiso_hull(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err)
-        : gpuiso_pav(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err);
-    if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
+    if (gpuiso_fit(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err) !=
+        GPUISO_OK)
+      r_stop_on_error(&err, &ctx);
   } else {
     flags = PROTECT(fit_unsorted(x, y, w, &opt, out, &kn, &ctx));
   }

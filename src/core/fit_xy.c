@@ -121,9 +121,8 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
     if (err) *err = bad;
     return bad.status;
   }
-  gpuiso_status st = opt->engine == GPUISO_HULL
-      ? gpuiso_hull(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err)
-      : gpuiso_pav(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
+  gpuiso_status st =
+      gpuiso_fit(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
   if (st != GPUISO_OK) return st;
 
 #ifdef _OPENMP

@@ -77,6 +77,10 @@ gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpui
 gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                           double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
 
+/* gpuiso_pav or gpuiso_hull, as opt->engine says. */
+gpuiso_status gpuiso_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                         double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
+
 /* Sets *strict to whether x is strictly increasing, in which case a fit of y on x is gpuiso_pav
  * of y, and then checks that x is finite; a non-finite x before the first step down is an error
  * here, any other one an error of gpuiso_sort_xy. */

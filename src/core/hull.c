@@ -41,6 +41,18 @@ static chunk_total total_of(const double *y, const double *w, int64_t from, int6
   return c;
 }
 
+/* The totals of every chunk of C elements, in parallel. */
+static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C, int64_t m,
+                         double scale, double sign, int nth, chunk_total *tot) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
+#endif
+  for (int64_t j = 0; j < m; j++) {
+    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+    tot[j] = total_of(y, w, j * C, to, scale, sign);
+  }
+}
+
 /* The lower hull of the chunk's points start + (running sums), by monotone chain; returns the
  * number of vertices written to vert and index. Collinear middle points are dropped. An element
  * of weight zero repeats the point before it; the vertex keeps the later index, so that the
@@ -102,32 +114,30 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     goto done;
   }
 
-  /* Chunk totals (validating the input and finding the largest weight, by which the weights are
-   * then scaled), then the chunk starts by a scan over the totals. */
+  /* Chunk totals, validating the input, then the weights scaled by a power of two that brings the
+   * largest near 1: scaling down is exact on the totals as they are; scaling up (tiny weights)
+   * forms the products again, scaled. Then the chunk starts by a scan over the totals. */
   double scale = 1;
-  for (int pass = 0; pass < 2; pass++) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
-#endif
-    for (int64_t j = 0; j < m; j++) {
-      int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-      tot[j] = total_of(y, w, j * C, to, scale, sign);
-    }
-    double max_w = 0;
-    for (int64_t j = 0; j < m; j++) max_w = tot[j].max_w > max_w ? tot[j].max_w : max_w;
-    int e;
-    frexp(max_w, &e);
-    if (!w || max_w == 0 || e == 0 || tot[0].bad >= 0) break; /* no rescaling, or bad input */
+  chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
+  double max_w = 0;
+  int any_bad = 0;
+  for (int64_t j = 0; j < m; j++) {
+    max_w = tot[j].max_w > max_w ? tot[j].max_w : max_w;
+    any_bad = any_bad || tot[j].bad >= 0;
+  }
+  int e = 0;
+  if (w && max_w > 0 && !any_bad) frexp(max_w, &e);
+  if (e > 0) {
     scale = ldexp(1.0, -e);
-    if (e > 0) { /* scaling down is exact on the sums as they are: no second pass */
-      for (int64_t j = 0; j < m; j++) {
-        tot[j].w.hi *= scale;
-        tot[j].w.lo *= scale;
-        tot[j].s.hi *= scale;
-        tot[j].s.lo *= scale;
-      }
-      break;
+    for (int64_t j = 0; j < m; j++) {
+      tot[j].w.hi *= scale;
+      tot[j].w.lo *= scale;
+      tot[j].s.hi *= scale;
+      tot[j].s.lo *= scale;
     }
+  } else if (e < 0) {
+    scale = ldexp(1.0, -e);
+    chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
   }
   double sum_abs = 0;
   hull_point run = {{0, 0}, {0, 0}};

@@ -17,7 +17,6 @@
 
 #include "internal.h"
 
-
 /* Rows shorter than this run on one thread. */
 #define PAV_MIN_PARALLEL ((int64_t)1 << 18)
 
@@ -459,4 +458,10 @@ gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpui
   gpuiso_status s = pav_chunks(n, y, w, opt, (int)nch, nth, wk.stack, fit, start, nblocks, err);
   pav_work_free(&wk);
   return s;
+}
+
+gpuiso_status gpuiso_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                         double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  if (opt->engine == GPUISO_HULL) return gpuiso_hull(n, y, w, opt, fit, start, nblocks, err);
+  return gpuiso_pav(n, y, w, opt, fit, start, nblocks, err);
 }
