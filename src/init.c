@@ -8,6 +8,11 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP hull
                     SEXP want_start);
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
                     SEXP hull, SEXP want_start);
+SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr);
+SEXP C_cdf_dense(SEXP cdf);
+SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired);
+SEXP C_cdf_quantile(SEXP runs, SEXP pos, SEXP lambda, SEXP level);
+SEXP C_cdf_crps(SEXP runs, SEXP thr, SEXP pos, SEXP lambda, SEXP y);
 SEXP C_backend_info(void);
 SEXP C_threads(SEXP threads);
 
@@ -15,6 +20,11 @@ static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 7},
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 7},
   {"C_batch_groups", (DL_FUNC)&C_batch_groups, 9},
+  {"C_idr_fit", (DL_FUNC)&C_idr_fit, 5},
+  {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
+  {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
+  {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 4},
+  {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 5},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
   {"C_threads", (DL_FUNC)&C_threads, 1},
   {NULL, NULL, 0}

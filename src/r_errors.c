@@ -1,5 +1,6 @@
 /* Status codes of the core as R errors, and the interrupt poll. */
 #include <stdio.h>
+#include <string.h>
 
 #include <R_ext/Utils.h>
 
@@ -20,12 +21,21 @@ static int poll_r(void *unused) {
 
 static const gpuiso_interrupt r_interrupt = {poll_r, NULL};
 
-gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
+gpuiso_opts r_plain_opts(void) {
   gpuiso_opts opt;
+  memset(&opt, 0, sizeof opt);
+  opt.increasing = 1;
+  opt.lo = R_NegInf;
+  opt.hi = R_PosInf;
+  opt.interrupt = &r_interrupt;
+  return opt;
+}
+
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
+  gpuiso_opts opt = r_plain_opts();
   opt.increasing = Rf_asLogical(increasing) == 1;
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
-  opt.nthreads = 0;
   opt.engine = Rf_asLogical(hull) == 1 ? GPUISO_HULL : GPUISO_PAV;
   /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
    * short rows. */
@@ -36,7 +46,6 @@ gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
   SEXP hull_cap = Rf_GetOption1(Rf_install("gpuiso.hull_walk_cap"));
   opt.hull_chunk = Rf_isNull(hull_chunk) ? 0 : Rf_asInteger(hull_chunk);
   opt.hull_walk_cap = Rf_isNull(hull_cap) ? 0 : Rf_asInteger(hull_cap);
-  opt.interrupt = &r_interrupt;
   return opt;
 }
 

@@ -11,6 +11,8 @@
 /* Fit options from the R arguments (hull: TRUE for the hull engine), with the interrupt poll of
  * the calling R session. */
 gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull);
+/* Default options (increasing, no bounds, PAV, default threads) with the interrupt poll. */
+gpuiso_opts r_plain_opts(void);
 
 /* Turns a failed status into an R error naming the argument; an interrupt is passed on to R.
  * layout tells how err->index reads: "vector", "matrix" (with nrow) or "groups". */

@@ -125,6 +125,60 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
 
+/* ---- Isotonic distributional regression (one covariate) ---------------------------------- */
+
+/* Step CDFs stored by threshold. For threshold k (0..nthr-1), runs offset[k] .. offset[k+1]-1
+ * cover the positions 0..npos-1 in order: run r holds value[r] from position start[r] to the
+ * next run's start (or npos). IDR stores its fit at the distinct x this way (few runs per
+ * threshold: the blocks of its antitonic fit); a dense set of CDFs is the same with one position
+ * per CDF. */
+typedef struct {
+  int64_t nthr, npos;
+  int64_t *offset;  /* nthr + 1 */
+  int32_t *start;
+  double *value;
+} gpuiso_cdf_runs;
+
+/* IDR: n observations at positions pos[i] (0..npos-1, the rank of x among the distinct x) with
+ * thresholds thr[i] (0..nthr-1, the rank of y among the distinct y) and weights w (NULL: 1; all
+ * must be positive, and every position and threshold must have an observation). For each
+ * threshold k the antitonic fit of the indicators 1{thr <= k}: non-decreasing in k, in [0, 1],
+ * exactly 1 at the last threshold. Allocates out's arrays; release with gpuiso_cdf_runs_free. */
+gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, const double *w,
+                             int64_t npos, int64_t nthr, const gpuiso_opts *opt,
+                             gpuiso_cdf_runs *out, gpuiso_error *err);
+void gpuiso_cdf_runs_free(gpuiso_cdf_runs *runs);
+
+/* The runs of nrow dense CDFs (matrix nrow x nthr, column-major): one position per row. */
+gpuiso_status gpuiso_cdf_runs_dense(int64_t nrow, int64_t nthr, const double *cdf,
+                                    gpuiso_cdf_runs *out, gpuiso_error *err);
+
+/* Predictive CDFs to evaluate: query i is the CDF at position pos[i], moved a fraction lambda[i]
+ * of the way to position pos[i] + 1 (linear interpolation; lambda 0 for a position itself). */
+typedef struct {
+  int64_t n;
+  const int32_t *pos;
+  const double *lambda;
+} gpuiso_cdf_query;
+
+/* CDF values at threshold indices kidx (-1: below the first threshold, where the CDF is 0).
+ * paired: out[i] = F_i(kidx[i]) (nk == q->n); otherwise out[i + j * q->n] = F_i(kidx[j]). */
+gpuiso_status gpuiso_cdf_eval(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *q, int64_t nk,
+                              const int64_t *kidx, int paired, const gpuiso_opts *opt, double *out,
+                              gpuiso_error *err);
+
+/* Lower quantiles: kout[i + j * q->n] = the smallest k with F_i(k) >= level[j] (the last
+ * threshold when there is none). */
+gpuiso_status gpuiso_cdf_quantile(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *q,
+                                  int64_t nlev, const double *level, const gpuiso_opts *opt,
+                                  int64_t *kout, gpuiso_error *err);
+
+/* CRPS of each query's step CDF (values at the increasing thresholds thr, 1 from the last on)
+ * against the observation y[i]: the integral of (F_i(t) - 1{t >= y[i]})^2 over t. */
+gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
+                              const gpuiso_cdf_query *q, const double *y, const gpuiso_opts *opt,
+                              double *out, gpuiso_error *err);
+
 /* ---- Threads ------------------------------------------------------------------------------ */
 
 int gpuiso_get_threads(void);

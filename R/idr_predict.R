@@ -1,0 +1,151 @@
+#' Predictive distributions from an IDR fit
+#'
+#' The predictive CDF at a new covariate value is interpolated linearly between the fitted CDFs at
+#' the neighbouring distinct covariate values of the fit, and is the CDF at the nearest one
+#' outside their range (as isodistrreg does; for an ordered factor between two fitted levels, the
+#' mean of the two CDFs).
+#'
+#' The predictions are held compactly (they refer to the fit's CDFs) and are evaluated with
+#' [cdf()], [qpred()], [crps()], [pit()], [bscore()] and [qscore()]. For compatibility with
+#' isodistrreg, `pred[[i]]` is the `i`-th prediction as a data frame with the `points` where its
+#' CDF jumps and the `cdf` there (plus `lower` and `upper`, the CDFs at the neighbouring fitted
+#' covariate values, for out-of-sample predictions); `length()`, `[` and `as.list()` work too.
+#'
+#' @param object An `"idrfit"` object from [idr()].
+#' @param data New covariate values, in the form `X` had in [idr()] (a data frame with the same
+#'   column, or a numeric vector). `NULL` (the default) gives the in-sample predictions: one per
+#'   observation of the fit, in its order.
+#' @param ... Not used.
+#' @return An object of class `"idr"`: predictive distributions, one per row of `data`.
+#' @seealso [idr()], [cdf()], [plot.idr()].
+#' @examples
+#' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))
+#' pred <- predict(fit, data.frame(x = c(5, 9, 12)))
+#' pred[[2]]
+#' cdf(pred, c(3, 5))
+#' @export
+predict.idrfit <- function(object, data = NULL, ...) {
+  xs <- object$X[[1L]]
+  x <- if (is.null(data)) object$x else covariate_values(object$covariate, data)
+  factor_levels <- !is.null(object$covariate$levels)
+  grid <- if (factor_levels) as.double(as.integer(xs)) else xs
+  at <- findInterval(x, grid)
+  nx <- length(grid)
+  pos <- pmax(at, 1L)
+  lambda <- double(length(x))
+  inside <- at >= 1L & at < nx & x > grid[pmax(at, 1L)]
+  if (any(inside)) {
+    i <- at[inside]
+    lambda[inside] <- if (factor_levels) 0.5 else (x[inside] - grid[i]) / (grid[i + 1L] - grid[i])
+  }
+  new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda, bounds = !is.null(data))
+}
+
+# The covariate of new data as numbers, checked against the covariate of a fit (list(name, levels)).
+covariate_values <- function(covariate, data) {
+  if (is.data.frame(data) && covariate$name %in% names(data)) data <- data[, covariate$name, drop = FALSE]
+  cov <- idr_covariate(data, NROW(data), "data")
+  if (!identical(cov$levels, covariate$levels)) {
+    stop_arg("data", if (is.null(covariate$levels)) "must be numeric, as the covariate of the fit" else
+      "must be an ordered factor with the levels of the covariate of the fit")
+  }
+  cov$value
+}
+
+# Predictions: the query positions (0-based) and interpolation fractions into a set of runs.
+new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
+  structure(list(runs = runs, thresholds = thresholds, pos = as.integer(pos),
+                 lambda = as.double(lambda), bounds = bounds),
+            class = "idr")
+}
+
+pred_part <- function(x, name) .subset2(x, name)
+
+#' @export
+length.idr <- function(x) length(pred_part(x, "pos"))
+
+#' @export
+`[.idr` <- function(x, i) {
+  idx <- seq_len(length(x))[i]
+  if (anyNA(idx)) stop_arg("i", "selects predictions that do not exist")
+  new_idr_predictions(pred_part(x, "runs"), pred_part(x, "thresholds"), pred_part(x, "pos")[idx],
+                      pred_part(x, "lambda")[idx], pred_part(x, "bounds"))
+}
+
+#' @export
+`[[.idr` <- function(x, i) {
+  if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
+    stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
+  }
+  one <- x[i]
+  thr <- pred_part(one, "thresholds")
+  k <- as.double(seq_along(thr) - 1L)
+  value <- eval_runs(one, k)[1L, ]
+  jump <- c(value[1L] > 0, diff(value) > 0)
+  out <- data.frame(points = thr[jump], cdf = value[jump])
+  if (isTRUE(pred_part(one, "bounds"))) {
+    p <- pred_part(one, "pos")
+    side <- function(pos) {
+      .Call(C_cdf_eval, pred_part(one, "runs"), pos, 0, k, FALSE)[1L, jump]
+    }
+    has_next <- pred_part(one, "lambda") > 0
+    out$lower <- side(p + as.integer(has_next))
+    out$upper <- side(p)
+    out <- out[c("points", "lower", "cdf", "upper")]
+  }
+  out
+}
+
+#' @export
+as.list.idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
+
+# CDF values of the predictions at 0-based threshold indices k (-1: below the first): a matrix
+# with a row per prediction, or with paired = TRUE one value per prediction.
+eval_runs <- function(pred, k, paired = FALSE) {
+  .Call(C_cdf_eval, pred_part(pred, "runs"), pred_part(pred, "pos"), pred_part(pred, "lambda"),
+        as.double(k), paired)
+}
+
+#' @export
+print.idr <- function(x, ...) {
+  n <- length(x)
+  cat(sprintf("IDR predictions: %d predictive distribution%s on %d thresholds\n", n,
+              if (n == 1L) "" else "s", length(pred_part(x, "thresholds"))))
+  if (n > 0L) {
+    cat("First prediction (points where its CDF jumps):\n")
+    print(utils::head(x[[1L]]))
+    if (n > 1L) cat("...\n")
+  }
+  invisible(x)
+}
+
+#' Plot an IDR predictive CDF
+#'
+#' Draws the predictive CDF of one prediction as a step function (base graphics), with the CDFs
+#' at the neighbouring fitted covariate values as bounds for out-of-sample predictions.
+#'
+#' @param x An `"idr"` object from [predict.idrfit()] or [idrbag()].
+#' @param index Which prediction to draw.
+#' @param bounds Draw the bounds (out-of-sample predictions only)?
+#' @param col.cdf,col.bounds Colours of the CDF and of the bounds.
+#' @param xlab,ylab,main Axis labels and title.
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' aq <- na.omit(airquality[, c("Ozone", "Temp")])
+#' fit <- idr(aq$Ozone, aq[, "Temp", drop = FALSE])
+#' plot(predict(fit, data.frame(Temp = 85)))
+#' @export
+plot.idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
+                     xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
+  one <- x[[index]]
+  bounds <- check_flag(bounds, "bounds") && !is.null(one$lower)
+  step <- function(v) stats::stepfun(one$points, c(0, v))
+  graphics::plot(step(one$cdf), xlab = xlab, ylab = ylab, main = main, col = col.cdf,
+                 do.points = FALSE, verticals = TRUE, ylim = c(0, 1), ...)
+  if (bounds) {
+    graphics::lines(step(one$lower), col = col.bounds, lty = 2, do.points = FALSE, verticals = TRUE)
+    graphics::lines(step(one$upper), col = col.bounds, lty = 2, do.points = FALSE, verticals = TRUE)
+  }
+  invisible(x)
+}

@@ -1,0 +1,135 @@
+#' Evaluate and score IDR predictive distributions
+#'
+#' Functions on the predictive distributions of [predict.idrfit()] and [idrbag()], with the names
+#' and arguments of isodistrreg. A predictive CDF is a step function: it jumps only at the
+#' thresholds of the fit, and is 0 below the first and 1 from the last on.
+#'
+#' * `cdf()`: the CDF at `thresholds`.
+#' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
+#' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt},
+#'   computed exactly for the step CDFs.
+#' * `pit()`: the probability integral transform \eqn{F(y)}; with `randomize = TRUE` a uniform
+#'   draw between \eqn{F(y-)} and \eqn{F(y)} where the CDF jumps at `y`.
+#' * `bscore()`: Brier scores \eqn{(F(t) - 1\{y \le t\})^2}.
+#' * `qscore()`: quantile scores \eqn{2 (1\{q > y\} - \alpha)(q - y)}.
+#'
+#' @param predictions An `"idr"` object.
+#' @param thresholds Numeric vector of thresholds.
+#' @param quantiles Numeric vector of levels in \[0, 1\].
+#' @param y Observations: one per prediction, or one for all (`pit()` needs one per prediction).
+#' @param randomize Randomize the PIT where the CDF jumps?
+#' @param seed With `randomize`, a seed for the draws; the random number state of the session is
+#'   left as it was.
+#' @return `cdf()`, `bscore()`: a matrix with a row per prediction and a column per threshold;
+#'   `qpred()`, `qscore()`: a matrix with a column per quantile level; `crps()`, `pit()`: a
+#'   vector with one value per prediction.
+#' @references Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction,
+#'   and estimation. Journal of the American Statistical Association, 102(477), 359-378.
+#' @examples
+#' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))
+#' pred <- predict(fit, data.frame(x = c(5, 7, 9, 12, 20)))
+#' cdf(pred, c(3, 5))
+#' qpred(pred, c(0.25, 0.5, 0.75, 1))
+#' crps(pred, 4)
+#' bscore(pred, 3, 4)
+#' qscore(pred, 0.5, 4)
+#' pit(pred, c(3, 3, 4, 5, 5), randomize = FALSE)
+#' @name idr_scores
+NULL
+
+#' @rdname idr_scores
+#' @export
+cdf <- function(predictions, thresholds) UseMethod("cdf")
+
+#' @rdname idr_scores
+#' @export
+cdf.idr <- function(predictions, thresholds) {
+  thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
+  k <- findInterval(thresholds, pred_part(predictions, "thresholds")) - 1L
+  out <- eval_runs(predictions, k)
+  colnames(out) <- format(thresholds, digits = 6)
+  out
+}
+
+#' @rdname idr_scores
+#' @export
+qpred <- function(predictions, quantiles) UseMethod("qpred")
+
+#' @rdname idr_scores
+#' @export
+qpred.idr <- function(predictions, quantiles) {
+  quantiles <- check_vector(quantiles, "quantiles")
+  if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
+    stop_arg("quantiles", "must be levels between 0 and 1")
+  }
+  k <- .Call(C_cdf_quantile, pred_part(predictions, "runs"), pred_part(predictions, "pos"),
+             pred_part(predictions, "lambda"), quantiles)
+  out <- matrix(pred_part(predictions, "thresholds")[k + 1], nrow = nrow(k))
+  colnames(out) <- format(quantiles, digits = 6)
+  out
+}
+
+# Observations: finite, one per prediction or one for all (when `single` is allowed).
+check_observations <- function(y, n, single = TRUE) {
+  y <- check_finite(check_vector(y, "y"), "y")
+  if (length(y) == n) return(y)
+  if (single && length(y) == 1L) return(rep(y, n))
+  stop_arg("y", sprintf("must have %sone element per prediction (%d), not %d",
+                        if (single) "length 1 or " else "", n, length(y)))
+}
+
+#' @rdname idr_scores
+#' @export
+crps <- function(predictions, y) UseMethod("crps")
+
+#' @rdname idr_scores
+#' @export
+crps.idr <- function(predictions, y) {
+  y <- check_observations(y, length(predictions))
+  .Call(C_cdf_crps, pred_part(predictions, "runs"), pred_part(predictions, "thresholds"),
+        pred_part(predictions, "pos"), pred_part(predictions, "lambda"), y)
+}
+
+#' @rdname idr_scores
+#' @export
+pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
+
+#' @rdname idr_scores
+#' @export
+pit.idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
+  y <- check_observations(y, length(predictions), single = FALSE)
+  randomize <- check_flag(randomize, "randomize")
+  thr <- pred_part(predictions, "thresholds")
+  upper <- eval_runs(predictions, findInterval(y, thr) - 1L, paired = TRUE)
+  if (!randomize) return(upper)
+  lower <- eval_runs(predictions, findInterval(y, thr, left.open = TRUE) - 1L, paired = TRUE)
+  lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
+}
+
+# Runs `draw` with the given seed (if any), leaving the session's random number state as it was.
+with_seed <- function(seed, draw) {
+  if (is.null(seed)) return(draw)
+  had <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
+  if (had) old <- get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (had) assign(".Random.seed", old, envir = globalenv()) else
+    rm(".Random.seed", envir = globalenv()))
+  set.seed(seed)
+  draw
+}
+
+#' @rdname idr_scores
+#' @export
+bscore <- function(predictions, thresholds, y) {
+  probs <- cdf(predictions, thresholds)
+  y <- check_observations(y, nrow(probs))
+  (probs - outer(y, thresholds, "<="))^2
+}
+
+#' @rdname idr_scores
+#' @export
+qscore <- function(predictions, quantiles, y) {
+  q <- qpred(predictions, quantiles)
+  y <- check_observations(y, nrow(q))
+  d <- q - y
+  2 * d * sweep(d > 0, 2L, quantiles)
+}

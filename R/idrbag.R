@@ -1,0 +1,87 @@
+#' IDR predictions with subagging or bagging
+#'
+#' Draws `b` subsamples of `ceiling(p * length(y))` observations (without replacement, or with
+#' it for bagging), fits [idr()] to each, predicts at `newdata` and averages the predictive CDFs
+#' on `grid`, as isodistrreg's `idrbag()` does.
+#'
+#' When the package future.apply is installed, the subsamples run on the workers of the current
+#' [future::plan()]: `plan(multisession)` on the cores of one machine, `plan(cluster)` or a
+#' batchtools plan across machines; without a plan they run one after the other. The subsamples
+#' are drawn in the calling session before any work is sent out, so the result depends on the
+#' seed only, not on the plan or the number of workers.
+#'
+#' @inheritParams idr
+#' @param newdata Covariate values to predict at (as `data` in [predict.idrfit()]).
+#' @param b Number of subsamples.
+#' @param p Size of each subsample, relative to the data: a number in (0, 1).
+#' @param replace Draw with replacement (bagging) instead of without (subagging)?
+#' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`.
+#' @param progress Show a progress bar (default: in interactive sessions)?
+#' @return An `"idr"` object: the averaged predictive distributions, one per row of `newdata`.
+#' @seealso [idr()], [predict.idrfit()].
+#' @examples
+#' aq <- na.omit(airquality[, c("Ozone", "Temp")])
+#' set.seed(1)
+#' pred <- idrbag(aq$Ozone, aq[, "Temp", drop = FALSE], newdata = data.frame(Temp = c(70, 90)),
+#'                b = 20, p = 0.5, progress = FALSE)
+#' qpred(pred, c(0.1, 0.5, 0.9))
+#' @export
+idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = NULL,
+                   orders = c("comp" = 1), stoch = "sd", progress = interactive()) {
+  check_idr_options(NULL, orders, stoch, NULL)
+  y <- check_finite(check_vector(y, "y"), "y")
+  n <- length(y)
+  cov <- idr_covariate(X, n)
+  w <- idr_weights(weights, n)
+  if (!is.numeric(b) || length(b) != 1L || is.na(b) || b < 1 || b != round(b)) {
+    stop_arg("b", "must be a positive whole number")
+  }
+  if (!is.numeric(p) || length(p) != 1L || is.na(p) || p <= 0 || p >= 1) {
+    stop_arg("p", "must be a number between 0 and 1 (exclusive)")
+  }
+  replace <- check_flag(replace, "replace")
+  progress <- check_flag(progress, "progress")
+  grid <- if (is.null(grid)) sort(unique(y)) else sort(check_finite(check_vector(grid, "grid"), "grid"))
+  if (missing(newdata)) stop_arg("newdata", "is missing: give the covariate values to predict at")
+  covariate_values(cov[c("name", "levels")], newdata)
+  X_df <- stats::setNames(data.frame(cov$restore(cov$value)), cov$name)
+
+  size <- ceiling(p * n)
+  samples <- lapply(seq_len(b), function(i) sample.int(n, size, replace = replace))
+  one_bag <- function(s) {
+    fit <- idr(y[s], X_df[s, , drop = FALSE], weights = if (is.null(w)) NULL else w[s])
+    cdf(predict(fit, newdata), grid)
+  }
+  sum_bags <- function(bags) Reduce(`+`, lapply(bags, one_bag))
+  total <- bag_rounds(samples, sum_bags, progress)
+  preds <- total / b
+  runs <- .Call(C_cdf_dense, preds)
+  new_idr_predictions(runs, grid, seq_len(nrow(preds)) - 1L, double(nrow(preds)))
+}
+
+# Runs sum_bags over the samples in rounds, on the workers of the current future plan when
+# future.apply is installed, and returns the sum; the progress bar moves after each round.
+bag_rounds <- function(samples, sum_bags, progress) {
+  use_future <- requireNamespace("future.apply", quietly = TRUE)
+  workers <- if (use_future) max(1L, as.integer(future::nbrOfWorkers())) else 1L
+  b <- length(samples)
+  rounds <- split(seq_len(b), ceiling(seq_len(b) / max(workers, ceiling(b / 20))))
+  if (progress) {
+    bar <- utils::txtProgressBar(min = 0, max = b, style = 3)
+    on.exit(close(bar))
+  }
+  total <- 0
+  done <- 0L
+  for (round in rounds) {
+    chunks <- split(samples[round], seq_along(round) %% workers)
+    parts <- if (use_future) {
+      future.apply::future_lapply(chunks, sum_bags)
+    } else {
+      lapply(chunks, sum_bags)
+    }
+    total <- total + Reduce(`+`, parts)
+    done <- done + length(round)
+    if (progress) utils::setTxtProgressBar(bar, done)
+  }
+  total
+}

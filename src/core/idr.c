@@ -1,0 +1,278 @@
+/* Isotonic distributional regression with one covariate: for every threshold t_k, the antitonic
+ * (non-increasing in x) weighted least-squares fit of the indicators 1{y <= t_k}.
+ *
+ * The thresholds are swept in increasing order, each fit updated from the previous one (Henzi,
+ * Moesching and Duembgen 2022). Going from t_{k-1} to t_k only the observations with y == t_k
+ * change, and only upwards. In the cumulative sum diagram that shifts every point from such an
+ * observation on upwards, so every vertex of the new least concave majorant is an old vertex or
+ * a point inside a block that holds a changed observation. The new partition is therefore coarser
+ * than the old blocks with the changed ones split into their positions: PAV over those units
+ * gives the new fit, and the old blocks right of the changes are copied as soon as the stack
+ * stops merging. The thresholds are cut into slices, one per thread, each started by a full PAV.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* An entry of the sweep's block list (and of its PAV stack). */
+typedef struct {
+  double sum, weight; /* weighted count of y <= t and weight of the block's observations */
+  double value;       /* the stored CDF value */
+  double before;      /* the CDF value at `start` for the previous threshold */
+  int32_t start;      /* first position */
+  int32_t fresh;      /* 1: pooled at this threshold (value to be set), 0: an old block kept */
+} idr_block;
+
+/* A growable list of runs (start, value). */
+typedef struct {
+  int64_t n, cap;
+  int32_t *start;
+  double *value;
+} run_list;
+
+static int runs_push(run_list *r, int32_t start, double value) {
+  if (r->n == r->cap) {
+    int64_t cap = r->cap ? 2 * r->cap : 1024;
+    int32_t *s = realloc(r->start, (size_t)cap * sizeof *s);
+    if (!s) return 0;
+    r->start = s;
+    double *v = realloc(r->value, (size_t)cap * sizeof *v);
+    if (!v) return 0;
+    r->value = v;
+    r->cap = cap;
+  }
+  r->start[r->n] = start;
+  r->value[r->n] = value;
+  r->n++;
+  return 1;
+}
+
+/* The observations by threshold and the weight of each position, shared by the slices. */
+typedef struct {
+  int64_t npos, nthr;
+  const int32_t *pos;   /* position of each observation */
+  const double *w;      /* NULL: 1 */
+  const int64_t *first; /* nthr + 1: observations of threshold k are order[first[k] .. first[k+1]) */
+  const int64_t *order;
+  const double *total;  /* weight of each position */
+} idr_input;
+
+/* One slice of thresholds [k0, k1) and the sweep's state. */
+typedef struct {
+  int64_t k0, k1, next;
+  double *count;    /* weighted count of y <= t per position */
+  idr_block *cur, *nxt;
+  int64_t ncur;
+  uint8_t *hit;     /* per block of cur: holds a changed observation */
+  run_list out;
+  int64_t *nruns;   /* runs of each threshold of the slice */
+} idr_slice;
+
+static double obs_weight(const idr_input *in, int64_t i) {
+  return in->w ? in->w[i] : 1.0;
+}
+
+static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1) {
+  memset(s, 0, sizeof *s);
+  s->k0 = k0;
+  s->k1 = k1;
+  s->next = k0;
+  size_t np = (size_t)in->npos;
+  s->count = calloc(np, sizeof *s->count);
+  s->cur = malloc(np * sizeof *s->cur);
+  s->nxt = malloc(np * sizeof *s->nxt);
+  s->hit = calloc(np, 1);
+  s->nruns = malloc((size_t)(k1 - k0) * sizeof *s->nruns);
+  if (!s->count || !s->cur || !s->nxt || !s->hit || !s->nruns) return 0;
+  /* Counts of the thresholds before the slice; the first threshold of the slice is then a full
+   * PAV: one block over every position, marked as changed. */
+  for (int64_t i = in->first[0]; i < in->first[k0]; i++) {
+    int64_t o = in->order[i];
+    s->count[in->pos[o]] += obs_weight(in, o);
+  }
+  idr_block all = {0.0, 1.0, 0.0, 0.0, 0, 0};
+  s->cur[0] = all;
+  s->ncur = 1;
+  s->hit[0] = 1;
+  return 1;
+}
+
+static void slice_free(idr_slice *s) {
+  free(s->count);
+  free(s->cur);
+  free(s->nxt);
+  free(s->hit);
+  free(s->nruns);
+  free(s->out.start);
+  free(s->out.value);
+}
+
+/* The block of cur that holds position p. */
+static int64_t find_block(const idr_block *b, int64_t nb, int32_t p) {
+  int64_t lo = 0, hi = nb - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (b[mid].start <= p) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+static double level(const idr_block *b) {
+  return b->sum / b->weight;
+}
+
+/* Pushes a unit onto the stack and pools while it violates the antitonic order. */
+static void push_unit(idr_block *stack, int64_t *n, idr_block unit) {
+  stack[(*n)++] = unit;
+  while (*n >= 2 && level(&stack[*n - 2]) < level(&stack[*n - 1])) {
+    idr_block *left = &stack[*n - 2];
+    const idr_block *right = &stack[*n - 1];
+    left->sum += right->sum;
+    left->weight += right->weight;
+    left->fresh = 1;
+    (*n)--;
+  }
+}
+
+/* Advances the slice by one threshold: updates the counts, re-pools the changed blocks, and
+ * appends the runs of the new fit. */
+static int slice_step(idr_slice *s, const idr_input *in) {
+  int64_t k = s->next++;
+  if (k == in->nthr - 1) { /* every indicator is 1: the CDF is exactly 1 */
+    s->nruns[k - s->k0] = 1;
+    return runs_push(&s->out, 0, 1.0);
+  }
+  int64_t lo = s->hit[0] ? 0 : s->ncur, hi = s->hit[0] ? 0 : -1;
+  for (int64_t i = in->first[k]; i < in->first[k + 1]; i++) {
+    int64_t o = in->order[i];
+    int32_t p = in->pos[o];
+    s->count[p] += obs_weight(in, o);
+    int64_t b = find_block(s->cur, s->ncur, p);
+    s->hit[b] = 1;
+    if (b < lo) lo = b;
+    if (b > hi) hi = b;
+  }
+  idr_block *stack = s->nxt;
+  int64_t n = lo;
+  memcpy(stack, s->cur, (size_t)lo * sizeof *stack);
+  for (int64_t b = lo; b < s->ncur; b++) {
+    const idr_block *old = &s->cur[b];
+    if (b > hi && level(&stack[n - 1]) >= level(old)) {
+      /* The old blocks from here on satisfy the order among themselves and with the stack. */
+      memcpy(stack + n, old, (size_t)(s->ncur - b) * sizeof *stack);
+      n += s->ncur - b;
+      break;
+    }
+    if (!s->hit[b]) {
+      idr_block unit = *old;
+      unit.before = old->value;
+      unit.fresh = 0;
+      push_unit(stack, &n, unit);
+      continue;
+    }
+    s->hit[b] = 0;
+    int32_t end = b + 1 < s->ncur ? s->cur[b + 1].start : (int32_t)in->npos;
+    for (int32_t p = old->start; p < end; p++) {
+      idr_block unit = {s->count[p], in->total[p], 0.0, old->value, p, 1};
+      push_unit(stack, &n, unit);
+    }
+  }
+  for (int64_t b = 0; b < n; b++) {
+    idr_block *e = &stack[b];
+    if (e->fresh) {
+      /* The CDF rises with t, and its values lie in [0, 1]: enforce both against rounding. */
+      double v = level(e);
+      e->value = v < e->before ? e->before : (v > 1.0 ? 1.0 : v);
+      e->fresh = 0;
+    }
+    if (!runs_push(&s->out, e->start, e->value)) return 0;
+  }
+  s->nruns[k - s->k0] = n;
+  s->nxt = s->cur;
+  s->cur = stack;
+  s->ncur = n;
+  return 1;
+}
+
+/* Counting sort of the observations by threshold. */
+static int by_threshold(int64_t n, const int32_t *thr, int64_t nthr, int64_t *first, int64_t *order) {
+  memset(first, 0, (size_t)(nthr + 1) * sizeof *first);
+  for (int64_t i = 0; i < n; i++) first[thr[i] + 1]++;
+  for (int64_t k = 0; k < nthr; k++) first[k + 1] += first[k];
+  int64_t *fill = malloc((size_t)nthr * sizeof *fill);
+  if (!fill) return 0;
+  memcpy(fill, first, (size_t)nthr * sizeof *fill);
+  for (int64_t i = 0; i < n; i++) order[fill[thr[i]]++] = i;
+  free(fill);
+  return 1;
+}
+
+static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_runs *out) {
+  int64_t total = 0;
+  for (int t = 0; t < nsl; t++) total += sl[t].out.n;
+  out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
+  out->start = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->start);
+  out->value = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->value);
+  if (!out->offset || !out->start || !out->value) return GPUISO_E_NOMEM;
+  int64_t at = 0;
+  out->offset[0] = 0;
+  for (int t = 0; t < nsl; t++) {
+    for (int64_t k = sl[t].k0; k < sl[t].k1; k++) out->offset[k + 1] = out->offset[k] + sl[t].nruns[k - sl[t].k0];
+    memcpy(out->start + at, sl[t].out.start, (size_t)sl[t].out.n * sizeof *out->start);
+    memcpy(out->value + at, sl[t].out.value, (size_t)sl[t].out.n * sizeof *out->value);
+    at += sl[t].out.n;
+  }
+  return GPUISO_OK;
+}
+
+gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, const double *w,
+                             int64_t npos, int64_t nthr, const gpuiso_opts *opt,
+                             gpuiso_cdf_runs *out, gpuiso_error *err) {
+  memset(out, 0, sizeof *out);
+  out->npos = npos;
+  out->nthr = nthr;
+  gpuiso_error e = {GPUISO_OK, -1, -1, ""};
+  if (npos < 1 || nthr < 1 || npos > INT32_MAX) {
+    e.status = GPUISO_E_INTERNAL;
+    if (err) *err = e;
+    return e.status;
+  }
+  int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
+  int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  double *total = calloc((size_t)npos, sizeof *total);
+  /* Slices: one per thread; a slice's full PAV at its start costs O(n), so each needs many
+   * thresholds to pay for it. */
+  int nsl = resolve_threads(opt, nthr * 64);
+  if (nthr < 256 * (int64_t)nsl) nsl = 1;
+  idr_slice *sl = calloc((size_t)nsl, sizeof *sl);
+  int ok = first && order && total && sl && by_threshold(n, thr, nthr, first, order);
+  if (ok) for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
+  idr_input in = {npos, nthr, pos, w, first, order, total};
+  for (int t = 0; ok && t < nsl; t++)
+    ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
+  if (!ok) e.status = GPUISO_E_NOMEM;
+
+  int64_t per_round = GPUISO_POLL_EVERY / (npos + 1) + 16;
+  int64_t longest = (nthr + nsl - 1) / nsl;
+  int failed = 0;
+  for (int64_t done = 0; e.status == GPUISO_OK && done < longest; done += per_round) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nsl) schedule(static, 1) reduction(| : failed)
+#endif
+    for (int t = 0; t < nsl; t++) {
+      for (int64_t j = 0; j < per_round && sl[t].next < sl[t].k1; j++)
+        if (!slice_step(&sl[t], &in)) { failed = 1; break; }
+    }
+    if (failed) e.status = GPUISO_E_NOMEM;
+    else if (done + per_round < longest && poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
+  }
+  if (e.status == GPUISO_OK) e.status = collect(sl, nsl, nthr, out);
+  for (int t = 0; sl && t < nsl; t++) slice_free(&sl[t]);
+  free(sl);
+  free(first);
+  free(order);
+  free(total);
+  if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
+  if (err) *err = e;
+  return e.status;
+}

@@ -1,0 +1,86 @@
+# IDR against the brute-force reference (per-threshold antitonic PAV in plain R, and Iso::pava),
+# and the properties every IDR fit has.
+
+tol <- 1e-12
+
+test_that("IDR equals per-threshold antitonic PAV on random data", {
+  set.seed(11)
+  for (ties_x in c(FALSE, TRUE)) for (ties_y in c(FALSE, TRUE)) for (weighted in c(FALSE, TRUE)) {
+    for (n in c(1, 2, 7, 60, 400)) {
+      d <- gen_idr_data(n, ties_x, ties_y, weighted)
+      fit <- idr(d$y, data.frame(x = d$x), weights = if (weighted) d$w)
+      expect_equal(unname(as.matrix(fit)), unname(ref_idr(d$y, d$x, d$w)), tolerance = tol,
+                   info = sprintf("n=%d ties_x=%s ties_y=%s weighted=%s", n, ties_x, ties_y, weighted))
+    }
+  }
+})
+
+test_that("IDR equals Iso::pava per threshold", {
+  skip_if_not_installed("Iso")
+  set.seed(12)
+  d <- gen_idr_data(300, ties_x = TRUE, ties_y = TRUE)
+  fit <- idr(d$y, d$x)
+  xs <- sort(unique(d$x))
+  pos <- match(d$x, xs)
+  W <- tabulate(pos, length(xs))
+  ref <- sapply(fit$thresholds, function(t) {
+    Iso::pava(tabulate(pos[d$y <= t], length(xs)) / W, W, decreasing = TRUE)
+  })
+  expect_equal(unname(as.matrix(fit)), ref, tolerance = tol)
+})
+
+test_that("many thresholds split over threads give the same fit", {
+  set.seed(13)
+  d <- gen_idr_data(3000, ties_x = TRUE, weighted = TRUE)
+  old <- gpuiso_threads(1)
+  on.exit(gpuiso_threads(old))
+  one <- as.matrix(idr(d$y, d$x, weights = d$w))
+  gpuiso_threads(2)
+  two <- as.matrix(idr(d$y, d$x, weights = d$w))
+  expect_equal(two, one, tolerance = tol)
+  expect_equal(unname(one), unname(ref_idr(d$y, d$x, d$w)), tolerance = tol)
+})
+
+test_that("every IDR fit has the properties of conditional CDFs", {
+  set.seed(14)
+  d <- gen_idr_data(500, ties_x = TRUE, ties_y = TRUE, weighted = TRUE)
+  fit <- idr(d$y, d$x, weights = d$w)
+  cdf <- as.matrix(fit)
+  expect_true(all(cdf >= 0 & cdf <= 1))
+  expect_true(all(cdf[, ncol(cdf)] == 1))
+  expect_true(all(apply(cdf, 1, diff) >= 0))  # non-decreasing in t
+  expect_true(all(apply(cdf, 2, diff) <= 0))  # non-increasing in x
+  # weighted counts of y <= t are preserved
+  count <- sapply(fit$thresholds, function(t) sum(d$w * (d$y <= t)))
+  expect_equal(unname(colSums(fit$weights * cdf)), count, tolerance = 1e-10)
+  # the order of the observations does not matter
+  o <- sample(length(d$y))
+  expect_equal(as.matrix(idr(d$y[o], d$x[o], weights = d$w[o])), cdf, tolerance = tol)
+  # integer weights equal replicated observations
+  k <- sample(1:3, length(d$y), TRUE)
+  rep_fit <- idr(rep(d$y, k), rep(d$x, k))
+  expect_equal(as.matrix(idr(d$y, d$x, weights = k)), as.matrix(rep_fit), tolerance = tol)
+})
+
+test_that("zero weights leave the fit alone but get in-sample predictions", {
+  set.seed(15)
+  d <- gen_idr_data(80, weighted = TRUE)
+  d$w[c(3, 10)] <- 0
+  fit <- idr(d$y, d$x, weights = d$w)
+  keep <- d$w > 0
+  expect_equal(as.matrix(fit), as.matrix(idr(d$y[keep], d$x[keep], weights = d$w[keep])))
+  pred <- predict(fit)
+  expect_length(pred, 80L)
+  expect_equal(cdf(pred[3], fit$thresholds), cdf(predict(fit, d$x[3]), fit$thresholds))
+})
+
+test_that("ordered factors are covariates in the order of their levels", {
+  lev <- c("low", "mid", "high")
+  x <- factor(c("high", "low", "mid", "mid", "low"), lev, ordered = TRUE)
+  y <- c(9, 1, 4, 6, 2)
+  fit <- idr(y, data.frame(level = x))
+  expect_equal(unname(as.matrix(fit)), unname(ref_idr(y, as.integer(x))), tolerance = tol)
+  expect_equal(fit$X$level, factor(lev, lev, ordered = TRUE))
+  pred <- predict(fit, data.frame(level = factor("mid", lev, ordered = TRUE)))
+  expect_equal(cdf(pred, fit$thresholds), cdf(predict(fit)[3], fit$thresholds))
+})
