@@ -1,0 +1,48 @@
+# Bad input to idr() and idrbag(): clear errors that name the argument.
+
+test_that("idr() rejects bad input with clear errors", {
+  x <- c(1, 2, 3)
+  expect_error(idr(c(1, NA, 3), x), "`y` must be finite, but has NA at element 2")
+  expect_error(idr(c(1, Inf, 3), x), "`y` must be finite, but has Inf at element 2")
+  expect_error(idr("a", 1), "`y` must be a numeric vector")
+  expect_error(idr(numeric(0), numeric(0)), "`y` must have at least one element")
+  expect_error(idr(1:3, c(1, NA, 3)), "`X` must not have NA, but has one at row 2")
+  expect_error(idr(1:3, c(1, NaN, 3)), "`X` must not have NA")
+  expect_error(idr(1:3, c(1, Inf, 3)), "`X` must be finite")
+  expect_error(idr(1:3, 1:2), "`X` must have one row per element of `y` \\(3\\), not 2")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1)),
+               "`X` must have one covariate, not 2: .*partial orders.* not support")
+  expect_error(idr(1:3, cbind(1:3, 3:1)), "`X` must have one column, not 2: .*partial orders")
+  expect_error(idr(1:3, factor(c("a", "b", "c"))), "`X` must be numeric or an ordered factor")
+  expect_error(idr(1:3, x, weights = c(1, -1, 1)), "`weights` must be non-negative, but has -1 at element 2")
+  expect_error(idr(1:3, x, weights = c(1, NA, 1)), "`weights` must be finite")
+  expect_error(idr(1:3, x, weights = 1:2), "`weights` must have the same length as `y`")
+  expect_error(idr(1:3, x, weights = c(0, 0, 0)), "`weights` must have at least one positive weight")
+  expect_error(idr(1:3, x, stoch = "hazard"), "`stoch` must be \"sd\"")
+  expect_error(idr(1:3, x, orders = c(lex = 1)), "`orders` must be a named vector")
+  expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` only applies to several covariates")
+  expect_error(idr(1:3, x, dense = NA), "`dense` must be TRUE or FALSE")
+  expect_error(idr(1:3, x, device = "tpu"), "should be one of")
+})
+
+test_that("nothing is modified in place", {
+  y <- c(3, 1, 2)
+  X <- data.frame(x = c(2, 1, 3))
+  w <- c(1, 2, 3)
+  copies <- lapply(list(y, X, w), deep_copy)
+  fit <- idr(y, X, weights = w)
+  crps(predict(fit), y)
+  expect_identical(list(y, X, w), copies)
+})
+
+test_that("idrbag() rejects bad input with clear errors", {
+  y <- c(1, 3, 2, 4)
+  X <- data.frame(x = 1:4)
+  nd <- data.frame(x = 2.5)
+  expect_error(idrbag(y, X, nd, b = 0, p = 0.5), "`b` must be a positive whole number")
+  expect_error(idrbag(y, X, nd, b = 2.5, p = 0.5), "`b` must be a positive whole number")
+  expect_error(idrbag(y, X, nd, b = 2, p = 1), "`p` must be a number between 0 and 1")
+  expect_error(idrbag(y, X, b = 2, p = 0.5), "`newdata` is missing")
+  expect_error(idrbag(y, X, data.frame(x = "a"), b = 2, p = 0.5), "`data` must be numeric")
+  expect_error(idrbag(y, X, nd, b = 2, p = 0.5, replace = NA), "`replace` must be TRUE or FALSE")
+})

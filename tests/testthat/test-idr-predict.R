@@ -1,0 +1,114 @@
+# IDR predictions and scores against the reference CDFs and independent formulas.
+
+tol <- 1e-12
+
+fixture <- function(seed = 21, n = 300) {
+  set.seed(seed)
+  d <- gen_idr_data(n, ties_x = TRUE, ties_y = TRUE, weighted = TRUE)
+  fit <- idr(d$y, data.frame(x = d$x), weights = d$w)
+  list(d = d, fit = fit, ref = ref_idr(d$y, d$x, d$w), xs = sort(unique(d$x)))
+}
+
+test_that("out-of-sample CDFs interpolate between the fitted CDFs", {
+  f <- fixture()
+  newx <- c(-1, f$xs[1], runif(40, -0.1, 1.1), f$xs[length(f$xs)], 2)
+  pred <- predict(f$fit, data.frame(x = newx))
+  expect_equal(unname(cdf(pred, f$fit$thresholds)), ref_idr_predict(f$ref, f$xs, newx), tolerance = tol)
+  # between thresholds the CDF is the value at the threshold below; 0 below the first
+  thr <- f$fit$thresholds
+  t_new <- c(min(thr) - 1, (thr[-1] + thr[-length(thr)]) / 2, max(thr) + 1)
+  expected <- cbind(0, ref_idr_predict(f$ref, f$xs, newx))
+  expect_equal(unname(cdf(pred, t_new)), expected, tolerance = tol)
+})
+
+test_that("in-sample predictions are the fitted CDFs of each observation", {
+  f <- fixture()
+  pred <- predict(f$fit)
+  expect_length(pred, length(f$d$y))
+  expect_equal(unname(cdf(pred, f$fit$thresholds)), f$ref[match(f$d$x, f$xs), ], tolerance = tol)
+  one <- pred[[5]]
+  row <- f$ref[match(f$d$x[5], f$xs), ]
+  jump <- c(row[1] > 0, diff(row) > 0)
+  expect_equal(one$points, f$fit$thresholds[jump])
+  expect_equal(one$cdf, row[jump], tolerance = tol)
+  expect_length(as.list(pred[1:3]), 3L)
+})
+
+test_that("quantiles are the smallest thresholds where the CDF reaches the level", {
+  f <- fixture()
+  newx <- runif(30)
+  pred <- predict(f$fit, newx)
+  probs <- ref_idr_predict(f$ref, f$xs, newx)
+  levels <- c(0, 0.01, 0.1, 0.25, 0.5, 0.9, 0.999, 1)
+  expected <- sapply(levels, function(a) f$fit$thresholds[apply(probs >= a, 1, which.max)])
+  expect_equal(unname(qpred(pred, levels)), expected)
+})
+
+test_that("CRPS equals the mass formula of the step CDF", {
+  f <- fixture()
+  newx <- runif(25)
+  y <- c(rgamma(23, 4), min(f$d$y) - 2, max(f$d$y) + 3)
+  probs <- ref_idr_predict(f$ref, f$xs, newx)
+  expected <- vapply(seq_along(y), function(i) ref_crps(probs[i, ], f$fit$thresholds, y[i]), 0)
+  # few predictions: each looks its values up
+  expect_equal(crps(predict(f$fit, newx), y), expected, tolerance = 1e-10)
+  # many predictions: the values of each threshold are laid out first
+  many <- rep(newx, 20)
+  expect_equal(crps(predict(f$fit, many), rep(y, 20)), rep(expected, 20), tolerance = 1e-10)
+  expect_equal(crps(predict(f$fit, newx), 3), vapply(seq_along(y), function(i)
+    ref_crps(probs[i, ], f$fit$thresholds, 3), 0), tolerance = 1e-10)
+})
+
+test_that("PIT, Brier and quantile scores follow their definitions", {
+  f <- fixture()
+  newx <- runif(50)
+  pred <- predict(f$fit, newx)
+  probs <- ref_idr_predict(f$ref, f$xs, newx)
+  thr <- f$fit$thresholds
+  y <- sample(c(thr, thr + 0.3), 50, replace = TRUE)
+  at <- function(v) vapply(seq_along(v), function(i) {
+    k <- findInterval(v[i], thr)
+    if (k == 0) 0 else probs[i, k]
+  }, 0)
+  below <- function(v) vapply(seq_along(v), function(i) {
+    k <- sum(thr < v[i])
+    if (k == 0) 0 else probs[i, k]
+  }, 0)
+  expect_equal(pit(pred, y, randomize = FALSE), at(y), tolerance = tol)
+  u <- pit(pred, y, seed = 5)
+  expect_true(all(u >= below(y) - tol & u <= at(y) + tol))
+  expect_equal(pit(pred, y, seed = 5), u)
+  jumps <- at(y) > below(y)
+  expect_true(length(unique(round(u[jumps] - below(y)[jumps], 12))) > 1)
+  # the seed leaves the session's random numbers alone
+  set.seed(99); a <- runif(1)
+  set.seed(99); pit(pred, y, seed = 1); b <- runif(1)
+  expect_equal(a, b)
+
+  tb <- c(2, 5)
+  expect_equal(unname(bscore(pred, tb, y)), (unname(cdf(pred, tb)) - outer(y, tb, "<="))^2,
+               tolerance = tol)
+  lev <- c(0.1, 0.5, 0.9)
+  q <- unname(qpred(pred, lev))
+  expect_equal(unname(qscore(pred, lev, y)),
+               2 * (q - y) * ((q > y) - matrix(lev, 50, 3, byrow = TRUE)), tolerance = tol)
+  # the median's quantile score is the absolute error
+  expect_equal(as.vector(qscore(pred, 0.5, y)), abs(q[, 2] - y), tolerance = tol)
+})
+
+test_that("predictions print, plot, subset and check their arguments", {
+  f <- fixture()
+  pred <- predict(f$fit, c(0.2, 0.7))
+  expect_output(print(pred), "IDR predictions: 2 predictive distributions")
+  expect_output(print(f$fit), "Isotonic distributional regression")
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(pred, 2))
+  expect_error(pred[[3]], "`i` must be one index between 1 and 2")
+  expect_error(qpred(pred, 1.5), "`quantiles` must be levels between 0 and 1")
+  expect_error(crps(pred, 1:3), "`y` must have length 1 or one element per prediction \\(2\\), not 3")
+  expect_error(pit(pred, 1), "`y` must have one element per prediction \\(2\\), not 1")
+  expect_error(cdf(pred, NA_real_), "`thresholds` must be finite")
+  expect_error(predict(f$fit, data.frame(x = "a")), "`data` must be numeric")
+  expect_error(predict(f$fit, data.frame(x = NA_real_)), "`data` must not have NA")
+})
