@@ -8,8 +8,13 @@
  * a point inside a block that holds a changed observation. The new partition is therefore coarser
  * than the old blocks with the changed ones split into their positions: PAV over those units
  * gives the new fit, and the old blocks right of the changes are copied as soon as the stack
- * stops merging. The thresholds are cut into slices, one per thread, each started by a full PAV.
+ * stops merging. A block whose count is still 0 has all positions at 0, so it only needs to be
+ * cut at its changed positions (the pieces between are blocks of 0 already): this keeps the
+ * large block of zeros at the low thresholds from being split into every position. Neighbouring
+ * blocks of equal level are pooled, so a threshold stores one run per distinct value.
+ * The thresholds are cut into slices, one per thread, each started by a full PAV.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -52,9 +57,10 @@ typedef struct {
   int64_t npos, nthr;
   const int32_t *pos;   /* position of each observation */
   const double *w;      /* NULL: 1 */
-  const int64_t *first; /* nthr + 1: observations of threshold k are order[first[k] .. first[k+1]) */
-  const int64_t *order;
+  const int64_t *first; /* nthr + 1: observations of threshold k are order[first[k] .. first[k+1]), */
+  const int64_t *order; /* by increasing position */
   const double *total;  /* weight of each position */
+  const double *below;  /* npos + 1: summed weight of the positions before each */
 } idr_input;
 
 /* One slice of thresholds [k0, k1) and the sweep's state. */
@@ -64,6 +70,7 @@ typedef struct {
   idr_block *cur, *nxt;
   int64_t ncur;
   uint8_t *hit;     /* per block of cur: holds a changed observation */
+  int restart;      /* the next step pools every position afresh (the slice's first) */
   run_list out;
   int64_t *nruns;   /* runs of each threshold of the slice */
 } idr_slice;
@@ -94,6 +101,7 @@ static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1)
   s->cur[0] = all;
   s->ncur = 1;
   s->hit[0] = 1;
+  s->restart = 1;
   return 1;
 }
 
@@ -121,10 +129,11 @@ static double level(const idr_block *b) {
   return b->sum / b->weight;
 }
 
-/* Pushes a unit onto the stack and pools while it violates the antitonic order. */
+/* Pushes a unit onto the stack and pools while it violates the antitonic order or equals the
+ * level below. */
 static void push_unit(idr_block *stack, int64_t *n, idr_block unit) {
   stack[(*n)++] = unit;
-  while (*n >= 2 && level(&stack[*n - 2]) < level(&stack[*n - 1])) {
+  while (*n >= 2 && level(&stack[*n - 2]) <= level(&stack[*n - 1])) {
     idr_block *left = &stack[*n - 2];
     const idr_block *right = &stack[*n - 1];
     left->sum += right->sum;
@@ -132,6 +141,12 @@ static void push_unit(idr_block *stack, int64_t *n, idr_block unit) {
     left->fresh = 1;
     (*n)--;
   }
+}
+
+/* Positions [from, end) of a block of zeros, as one unit. */
+static idr_block zero_unit(const idr_input *in, int32_t from, int32_t end) {
+  idr_block unit = {0.0, in->below[end] - in->below[from], 0.0, 0.0, from, 0};
+  return unit;
 }
 
 /* Advances the slice by one threshold: updates the counts, re-pools the changed blocks, and
@@ -155,9 +170,10 @@ static int slice_step(idr_slice *s, const idr_input *in) {
   idr_block *stack = s->nxt;
   int64_t n = lo;
   memcpy(stack, s->cur, (size_t)lo * sizeof *stack);
+  int64_t c = in->first[k], c_end = in->first[k + 1]; /* the changed observations, by position */
   for (int64_t b = lo; b < s->ncur; b++) {
     const idr_block *old = &s->cur[b];
-    if (b > hi && level(&stack[n - 1]) >= level(old)) {
+    if (b > hi && level(&stack[n - 1]) > level(old)) {
       /* The old blocks from here on satisfy the order among themselves and with the stack. */
       memcpy(stack + n, old, (size_t)(s->ncur - b) * sizeof *stack);
       n += s->ncur - b;
@@ -172,11 +188,26 @@ static int slice_step(idr_slice *s, const idr_input *in) {
     }
     s->hit[b] = 0;
     int32_t end = b + 1 < s->ncur ? s->cur[b + 1].start : (int32_t)in->npos;
-    for (int32_t p = old->start; p < end; p++) {
+    int32_t from = old->start;
+    if (old->sum == 0 && !s->restart) {
+      for (; c < c_end && in->pos[in->order[c]] < end; c++) {
+        int32_t p = in->pos[in->order[c]];
+        if (p < from) continue; /* another observation at the same position */
+        if (p > from) push_unit(stack, &n, zero_unit(in, from, p));
+        idr_block unit = {s->count[p], in->total[p], 0.0, 0.0, p, 1};
+        push_unit(stack, &n, unit);
+        from = p + 1;
+      }
+      if (from < end) push_unit(stack, &n, zero_unit(in, from, end));
+      continue;
+    }
+    for (; c < c_end && in->pos[in->order[c]] < end; c++) continue;
+    for (int32_t p = from; p < end; p++) {
       idr_block unit = {s->count[p], in->total[p], 0.0, old->value, p, 1};
       push_unit(stack, &n, unit);
     }
   }
+  s->restart = 0;
   for (int64_t b = 0; b < n; b++) {
     idr_block *e = &stack[b];
     if (e->fresh) {
@@ -194,16 +225,29 @@ static int slice_step(idr_slice *s, const idr_input *in) {
   return 1;
 }
 
-/* Counting sort of the observations by threshold. */
-static int by_threshold(int64_t n, const int32_t *thr, int64_t nthr, int64_t *first, int64_t *order) {
+/* The observations by threshold and, within one, by position: two stable counting sorts. */
+static int by_threshold(int64_t n, const int32_t *pos, int64_t npos, const int32_t *thr, int64_t nthr,
+                        int64_t *first, int64_t *order) {
+  int64_t *count = calloc((size_t)(npos > nthr ? npos : nthr) + 1, sizeof *count);
+  int64_t *by_pos = malloc((size_t)(n > 0 ? n : 1) * sizeof *by_pos);
+  if (!count || !by_pos) {
+    free(count);
+    free(by_pos);
+    return 0;
+  }
+  for (int64_t i = 0; i < n; i++) count[pos[i] + 1]++;
+  for (int64_t p = 0; p < npos; p++) count[p + 1] += count[p];
+  for (int64_t i = 0; i < n; i++) by_pos[count[pos[i]]++] = i;
   memset(first, 0, (size_t)(nthr + 1) * sizeof *first);
   for (int64_t i = 0; i < n; i++) first[thr[i] + 1]++;
   for (int64_t k = 0; k < nthr; k++) first[k + 1] += first[k];
-  int64_t *fill = malloc((size_t)nthr * sizeof *fill);
-  if (!fill) return 0;
-  memcpy(fill, first, (size_t)nthr * sizeof *fill);
-  for (int64_t i = 0; i < n; i++) order[fill[thr[i]]++] = i;
-  free(fill);
+  memcpy(count, first, (size_t)nthr * sizeof *count);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t i = by_pos[j];
+    order[count[thr[i]]++] = i;
+  }
+  free(count);
+  free(by_pos);
   return 1;
 }
 
@@ -240,19 +284,26 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *total = calloc((size_t)npos, sizeof *total);
+  double *below = malloc((size_t)(npos + 1) * sizeof *below);
   /* Slices: one per thread; a slice's full PAV at its start costs O(n), so each needs many
    * thresholds to pay for it. */
   int nsl = resolve_threads(opt, nthr * 64);
   if (nthr < 256 * (int64_t)nsl) nsl = 1;
   idr_slice *sl = calloc((size_t)nsl, sizeof *sl);
-  int ok = first && order && total && sl && by_threshold(n, thr, nthr, first, order);
-  if (ok) for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
-  idr_input in = {npos, nthr, pos, w, first, order, total};
+  int ok = first && order && total && below && sl && by_threshold(n, pos, npos, thr, nthr, first, order);
+  if (ok) {
+    for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
+    below[0] = 0.0;
+    for (int64_t p = 0; p < npos; p++) below[p + 1] = below[p] + total[p];
+  }
+  idr_input in = {npos, nthr, pos, w, first, order, total, below};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
   if (!ok) e.status = GPUISO_E_NOMEM;
 
-  int64_t per_round = GPUISO_POLL_EVERY / (npos + 1) + 16;
+  /* Thresholds per round between interrupt polls: a step costs about the size of a block,
+   * some npos^(2/3) for continuous data. */
+  int64_t per_round = (int64_t)(GPUISO_POLL_EVERY / cbrt((double)npos * (double)npos)) + 16;
   int64_t longest = (nthr + nsl - 1) / nsl;
   int failed = 0;
   for (int64_t done = 0; e.status == GPUISO_OK && done < longest; done += per_round) {
@@ -272,6 +323,7 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   free(first);
   free(order);
   free(total);
+  free(below);
   if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
   if (err) *err = e;
   return e.status;

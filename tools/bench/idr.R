@@ -1,0 +1,50 @@
+# IDR: time and peak memory of the issue's workloads, each in a fresh R process (medians of
+# GPUISO_BENCH_REPS runs). x ~ U(0, 1), y ~ Gamma(shape = 2 + 5x): continuous, so there are n
+# thresholds.
+#   n = 1e4: fit + in-sample predictions + mean CRPS, one thread; beside it, in the same run, the
+#            dense way (the indicator matrix, n distinct x by n thresholds, fitted as one batch
+#            of antitonic rows by isoreg_batch) and its CRPS by the mass formula in R.
+#   n = 1e5: fit with all thresholds, one thread and all threads.
+# The peak is the kernel's VmHWM, reset just before the work, so it counts R, the data, the
+# result and the work arrays. Linux only. Run: Rscript tools/bench/idr.R
+source(file.path("tools", "bench", "common.R"))
+suppressMessages(library(gpuiso))
+reps <- as.integer(Sys.getenv("GPUISO_BENCH_REPS", "3"))
+bench_header("IDR: seconds and peak MB per workload (fresh process each)")
+
+child <- function(n, threads, work) {
+  code <- sprintf('
+    suppressMessages(library(gpuiso)); invisible(gpuiso_threads(%d))
+    rss <- function(f) as.numeric(sub("kB", "", sub(paste0(f, ":"), "", grep(paste0("^", f), readLines("/proc/self/status"), value = TRUE)))) / 1024
+    set.seed(1); n <- %g; x <- runif(n); y <- rgamma(n, shape = 2 + 5 * x); invisible(gc())
+    writeLines("5", "/proc/self/clear_refs")
+    t0 <- proc.time()[["elapsed"]]
+    %s
+    cat(proc.time()[["elapsed"]] - t0, rss("VmHWM"), "\n")', threads, n, work)
+  as.numeric(strsplit(system2("Rscript", c("-e", shQuote(code)), stdout = TRUE), " ")[[1]])
+}
+
+workloads <- list(
+  "fit + predict + CRPS" = "fit <- idr(y, x); s <- mean(crps(predict(fit), y))",
+  "dense batch + CRPS" = '
+    thr <- sort(y); ord <- order(x)
+    ind <- outer(y[ord], thr, "<=") * 1
+    cdf <- isoreg_batch(t(ind), increasing = FALSE)
+    mass <- rbind(cdf[1, ], diff(cdf)); rank <- order(ord)
+    s <- mean(sapply(seq_len(n), function(i) { m <- mass[, rank[i]]; 2 * sum(m * ((y[i] < thr) - cdf[, rank[i]] + m / 2) * (thr - y[i])) }))',
+  "fit" = "fit <- idr(y, x)"
+)
+runs <- list(
+  list(n = 1e4, threads = 1, work = "fit + predict + CRPS"),
+  list(n = 1e4, threads = 1, work = "dense batch + CRPS"),
+  list(n = 1e5, threads = 1, work = "fit"),
+  list(n = 1e5, threads = parallel::detectCores(), work = "fit")
+)
+rows <- lapply(runs, function(r) {
+  res <- replicate(reps, child(r$n, r$threads, workloads[[r$work]]))
+  data.frame(n = r$n, threads = r$threads, workload = r$work,
+             seconds = round(stats::median(res[1, ]), 3), peak_MB = round(stats::median(res[2, ])))
+})
+tab <- do.call(rbind, rows)
+tab$vs_dense <- ifelse(tab$n == 1e4, round(tab$seconds / tab$seconds[2], 3), NA)
+print(tab, row.names = FALSE)
