@@ -78,12 +78,14 @@ check: deps build
 
 # The core is plain C: its tests need only a C compiler with OpenMP. GPUISO_DEBUG turns on the
 # invariant checks of the hull engine.
-CTEST_BIN := tools/ctest/build/test_core
+# One program per tools/ctest/test_*.c; each prints "ctest: N passed, N failed", all of them run.
 ctest:
 	mkdir -p tools/ctest/build
-	$${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core -o $(CTEST_BIN) tools/ctest/test_core.c \
-	  $$(ls src/core/*.c) -lm
-	$(CTEST_BIN)
+	@status=0; for t in tools/ctest/test_*.c; do \
+	  bin=tools/ctest/build/$$(basename $$t .c); \
+	  $${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core -o $$bin $$t $$(ls src/core/*.c) -lm \
+	    && $$bin || status=1; \
+	done; exit $$status
 
 clean:
 	./cleanup
