@@ -127,6 +127,8 @@ gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
                               const gpuiso_cdf_query *q, const double *y, const gpuiso_opts *opt,
                               double *out, gpuiso_error *err) {
   int64_t nq = q->n, m = r->nthr, np = r->npos;
+  set_error(err, GPUISO_OK, -1, -1);
+  if (nq == 0) return GPUISO_OK;
   int expand = nq * 8 >= np;
   int nth = resolve_threads(opt, m * (expand ? np + nq : nq * 8));
   if (nth > m) nth = (int)m;
