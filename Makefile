@@ -77,13 +77,21 @@ check: deps build
 	@echo "make check: no ERROR or WARNING"
 
 # The core is plain C: its tests need only a C compiler with OpenMP. GPUISO_DEBUG turns on the
-# invariant checks of the hull engine.
-CTEST_BIN := tools/ctest/build/test_core
+# invariant checks of the hull engine. test_pipeline runs the CUDA engine's host side and kernel
+# steps on the CPU (a C++ compiler), on the data and comparisons of tools/gpu-check.
+CTEST_DIR := tools/ctest/build
+CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
 ctest:
-	mkdir -p tools/ctest/build
-	$${CC:-cc} -std=gnu99 -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core -o $(CTEST_BIN) tools/ctest/test_core.c \
-	  $$(ls src/core/*.c) -lm
-	$(CTEST_BIN)
+	mkdir -p $(CTEST_DIR)
+	for f in src/core/*.c tools/harness/families.c tools/harness/compare.c; do \
+	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -c $$f -o $(CTEST_DIR)/$$(basename $$f .c).o || exit 1; \
+	done
+	$${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $(CTEST_DIR)/test_core tools/ctest/test_core.c \
+	  $(CTEST_DIR)/*.o -lm
+	$${CXX:-c++} -std=c++17 $(CTEST_CFLAGS) -Isrc/cuda -Itools/harness -o $(CTEST_DIR)/test_pipeline \
+	  tools/ctest/test_pipeline.cpp $(CTEST_DIR)/*.o -lm
+	$(CTEST_DIR)/test_core
+	$(CTEST_DIR)/test_pipeline
 
 clean:
 	./cleanup
