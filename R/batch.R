@@ -20,6 +20,9 @@
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
 #' @param method The CPU engine for every problem: `"auto"`, `"pav"` or `"hull"` (see
 #'   [isoreg_gpu()]).
+#' @param precision On the GPU, `"double"` or `"single"` (see [isoreg_gpu()]). On the GPU all
+#'   problems are fitted in one call: rows and groups are laid out one after another (groups
+#'   without padding), sent, fitted and brought back.
 #' @return The fitted values, in the shape of `y` (a matrix for a matrix, a vector in input order
 #'   for a vector; dimnames and names are kept). With `block_starts = TRUE`, a list with
 #'   `fitted` and `block_start`, a logical array of the same shape that is `TRUE` at the first
@@ -35,27 +38,31 @@
 #' @export
 isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_starts = FALSE,
                          y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
-                         method = c("auto", "pav", "hull")) {
+                         method = c("auto", "pav", "hull"), precision = c("double", "single")) {
   increasing <- check_flag(increasing, "increasing")
-  hull <- resolve_method(method) == "hull"
+  method <- resolve_method(method)
   block_starts <- check_flag(block_starts, "block_starts")
   bounds <- check_bounds(y_min, y_max)
-  resolve_device(device)
+  single <- check_precision(precision) == "single"
+  backend <- resolve_device(device, length(y))
+  fit <- function(engine) {
+    if (is.matrix(y)) batch_matrix(y, w, group, increasing, bounds, engine, single, block_starts)
+    else batch_groups(y, w, group, increasing, bounds, engine, single, block_starts)
+  }
+  res <- run_on(backend, device, method, fit)$value
   if (is.matrix(y)) {
-    res <- batch_matrix(y, w, group, increasing, bounds, hull, block_starts)
     shape <- function(v) {
       dim(v) <- dim(y)
       dimnames(v) <- dimnames(y)
       v
     }
   } else {
-    res <- batch_groups(y, w, group, increasing, bounds, hull, block_starts)
     shape <- function(v) stats::setNames(v, names(y))
   }
   if (block_starts) list(fitted = shape(res[[1]]), block_start = shape(res[[2]])) else shape(res)
 }
 
-batch_matrix <- function(y, w, group, increasing, bounds, hull, block_starts) {
+batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_starts) {
   if (!is.numeric(y)) stop_arg("y", sprintf("must be a numeric matrix, not a %s matrix", typeof(y)))
   if (length(y) == 0L) stop_arg("y", "must have at least one element")
   if (!is.null(group)) stop_arg("group", "must be NULL when `y` is a matrix (each row is a problem)")
@@ -69,15 +76,15 @@ batch_matrix <- function(y, w, group, increasing, bounds, hull, block_starts) {
     if (!is.double(w)) w <- as.double(w)
   }
   if (!is.double(y)) storage.mode(y) <- "double"
-  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], hull, block_starts)
+  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], engine, single, block_starts)
 }
 
-batch_groups <- function(y, w, group, increasing, bounds, hull, block_starts) {
+batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_starts) {
   y <- check_vector(y, "y")
   n <- length(y)
   if (!is.null(w)) w <- check_vector(w, "w", n)
   if (is.null(group)) { # one row: the single-row engine, with its chunks and interrupt checks
-    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], hull)
+    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], engine, single)
     if (!block_starts) return(res[[1]])
     starts <- logical(n)
     starts[res[[5]]] <- TRUE
@@ -91,7 +98,8 @@ batch_groups <- function(y, w, group, increasing, bounds, hull, block_starts) {
   }
   if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
   ids <- group_ids(group)
-  .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], hull, block_starts)
+  .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], engine, single,
+        block_starts)
 }
 
 # Group codes 1..K. Which code a group gets does not matter (results come back in input order),

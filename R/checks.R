@@ -44,14 +44,54 @@ describe <- function(v) {
   sprintf("a %s %s", typeof(v), if (is.list(v)) "list" else "vector")
 }
 
-# The backend that runs a fit. No GPU solver is built yet, so "auto" is the CPU.
-resolve_device <- function(device) {
+# The backend that runs a fit of n elements: "gpu" when requested (an error naming the reason
+# when the package has no CUDA or the runtime sees no device), "cpu" when requested, and for
+# "auto" the CPU unless the option gpuiso.gpu_min_n is set, n reaches it and a device is present.
+# (The size from which the GPU, transfers included, is faster has not been measured yet.)
+resolve_device <- function(device, n) {
   device <- match.arg(device, c("auto", "cpu", "gpu"))
+  if (device == "cpu") return("cpu")
   if (device == "gpu") {
-    stop("`device = \"gpu\"`: the GPU solver is not available in this version of gpuiso; ",
-         "use device = \"cpu\" or \"auto\" (see gpuiso_backend())", call. = FALSE)
+    why <- gpu_unavailable()
+    if (!is.null(why)) {
+      stop(sprintf("`device = \"gpu\"`: %s; use device = \"cpu\" or \"auto\" (see gpuiso_backend())", why),
+           call. = FALSE)
+    }
+    return("gpu")
   }
-  "cpu"
+  min_n <- getOption("gpuiso.gpu_min_n")
+  if (is.null(min_n) || n < min_n || !is.null(gpu_unavailable())) "cpu" else "gpu"
+}
+
+# NULL when a CUDA device can be used, else why not.
+gpu_unavailable <- function() {
+  info <- .Call(C_backend_info)
+  if (!info[[1]]) return("gpuiso was built without CUDA")
+  if (info[[2]] == 0L) {
+    return(paste0("no CUDA device found", if (!is.na(info[[7]])) sprintf(" (%s)", info[[7]]) else ""))
+  }
+  NULL
+}
+
+check_precision <- function(precision) match.arg(precision, c("double", "single"))
+
+# The engine code of the C glue (gpuiso_engine): PAV, the CPU hull engine, or the CUDA solver.
+engine_code <- function(backend, method) {
+  if (backend == "gpu") 2L else if (method == "hull") 1L else 0L
+}
+
+# Runs fit(engine code) on the backend; returns list(value, backend that ran). A GPU that "auto"
+# chose and that fails with a CUDA error hands the fit to the CPU, with a message; a GPU asked
+# for by name reports the error.
+run_on <- function(backend, device, method, fit) {
+  if (backend == "gpu" && match.arg(device, c("auto", "cpu", "gpu")) == "auto") {
+    return(tryCatch(list(value = fit(engine_code("gpu", method)), backend = "gpu"), error = function(e) {
+      if (!startsWith(conditionMessage(e), "CUDA error")) stop(e)
+      message("gpuiso: the GPU failed (", conditionMessage(e), "); fitting on the CPU")
+      list(value = fit(engine_code("cpu", method)), backend = "cpu")
+    }))
+  }
+  list(value = fit(engine_code(backend, method)), backend = backend)
 }
 
 # The CPU engine of a fit. "auto" is PAV: measured on this project's machines (tools/bench,

@@ -31,7 +31,8 @@
 #'   (it takes seconds even for 10^5 observations).
 #' @param dense If `TRUE`, also store the fitted CDFs as a dense matrix `cdf` (distinct x by
 #'   thresholds), as isodistrreg does.
-#' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
+#' @param device `"auto"` or `"cpu"`: IDR runs on the CPU. Its GPU engine (indicator rows made
+#'   and solved on the device) is not built yet, so `"gpu"` is an error.
 #' @return An object of class `"idrfit"`: a list with `X` (a data frame of the distinct
 #'   covariate values, increasing), `thresholds` (the distinct `y`, increasing), `weights` (the
 #'   summed weight of each distinct `x`), `runs` (the compact CDFs), `nobs`, `x` (the covariate
@@ -57,7 +58,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
                 pars = NULL, progress = FALSE, dense = FALSE, device = c("auto", "cpu", "gpu")) {
   check_idr_options(groups, orders, stoch, pars)
   dense <- check_flag(dense, "dense")
-  resolve_device(device)
+  idr_device(device)
   y <- check_finite(check_vector(y, "y"), "y")
   cov <- idr_covariate(X, length(y))
   w <- idr_weights(weights, length(y))
@@ -80,6 +81,16 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   ), class = "idrfit")
   if (dense) fit$cdf <- as.matrix(fit)
   fit
+}
+
+# IDR has no GPU engine yet: "auto" runs on the CPU, "gpu" says so.
+idr_device <- function(device) {
+  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  if (device == "gpu") {
+    stop("`device = \"gpu\"`: IDR has no GPU engine yet; use device = \"cpu\" or \"auto\"",
+         call. = FALSE)
+  }
+  "cpu"
 }
 
 check_idr_options <- function(groups, orders, stoch, pars) {

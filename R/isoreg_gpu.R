@@ -27,8 +27,23 @@
 #' segments of the chunks' hulls (the GPU's algorithm); its coordinates are double-double numbers,
 #' so its fit is at least as accurate as PAV's. `method = "auto"` chooses PAV, which is faster on
 #' CPUs at every row length and thread count measured (see `tools/bench/RESULTS.md`). An unsorted
-#' `x` is sorted by a parallel radix sort. `device = "gpu"` needs the CUDA solver, which this
-#' version does not have yet; `"auto"` uses the CPU.
+#' `x` is sorted by a parallel radix sort.
+#'
+#' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: a
+#' thread builds each chunk's hull, a thread runs each merge of the chunk hulls, a thread
+#' reconstructs each chunk's fitted values); it is an error when the package was built without
+#' CUDA or no device is found (see [gpuiso_backend()]). `method` chooses the CPU engine and is
+#' not used on the GPU. An unsorted `x` is sorted and its ties pooled on the CPU; the pooled
+#' knots are fitted on the GPU. `device = "auto"` uses the CPU: the size from which the GPU,
+#' transfers included, is faster has not been measured yet. Set `options(gpuiso.gpu_min_n = n)`
+#' to let `"auto"` use a GPU, when present, from `n` elements on; a CUDA error then falls back to
+#' the CPU with a message.
+#'
+#' **Precision on the GPU.** `precision = "double"` fits the data as they are. With `"single"`,
+#' `y` and `w` are rounded to float32 before they are sent, which halves the bytes moved; sums,
+#' slopes and the hull's tests are still computed in double (double-double for the sums), and
+#' each fitted value is rounded to float32 once, so the fit is that of the rounded data to about
+#' 6e-8 relative and never steps against its direction. On the CPU the fit is always in double.
 #'
 #' @param x Numeric vector of covariate values, in any order; or `y` when `y` is `NULL`.
 #' @param y Numeric vector of responses.
@@ -38,6 +53,7 @@
 #'   scikit-learn's `IsotonicRegression`).
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
+#' @param precision On the GPU, `"double"` or `"single"` (see Precision on the GPU).
 #' @return An object of class `"gpuiso_fit"`, a list with
 #'   \item{fitted}{the fitted values, in the order of the input;}
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
@@ -45,8 +61,9 @@
 #'   \item{level}{the fitted value at each knot;}
 #'   \item{knot_weight}{the summed weight at each knot (`NULL` when every weight is 1);}
 #'   \item{block_start}{the index into `knots` of the first knot of each block;}
-#'   \item{n, increasing, backend, method, call}{the size, the direction, the backend and engine
-#'     (`"pav"` or `"hull"`) that ran, and the call.}
+#'   \item{n, increasing, backend, method, precision, call}{the size, the direction, the backend
+#'     (`"cpu"` or `"gpu"`) and engine (`"pav"` or `"hull"`; the GPU's is `"hull"`) that ran, the
+#'     precision of the fit, and the call.}
 #'   The blocks as a table (start and end `x`, level, weight, size) come from [isoreg_blocks()].
 #' @seealso [predict.gpuiso_fit()], [isoreg_batch()] for many fits at once, [stats::isoreg()].
 #' @examples
@@ -60,7 +77,8 @@
 #' plot(fit)
 #' @export
 isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
-                       device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull")) {
+                       device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
+                       precision = c("double", "single")) {
   call <- match.call()
   if (is.null(y)) {
     if (missing(x)) stop_arg("y", "is missing")
@@ -73,10 +91,16 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   if (!is.null(w)) w <- check_vector(w, "w", n)
   increasing <- check_flag(increasing, "increasing")
   bounds <- check_bounds(y_min, y_max)
-  backend <- resolve_device(device)
+  backend <- resolve_device(device, n)
   method <- resolve_method(method)
+  single <- check_precision(precision) == "single"
 
-  res <- .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], method == "hull")
+  run <- run_on(backend, device, method, function(engine) {
+    .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine, single)
+  })
+  res <- run$value
+  backend <- run$backend
+  if (backend == "gpu") method <- "hull"
   fitted <- res[[1]]
   structure(list(
     fitted = fitted,
@@ -85,6 +109,7 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     level = if (!is.null(res[[3]])) res[[3]] else fitted,
     knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
     block_start = res[[5]],
-    n = n, increasing = increasing, backend = backend, method = method, call = call
+    n = n, increasing = increasing, backend = backend, method = method,
+    precision = if (backend == "gpu" && single) "single" else "double", call = call
   ), class = "gpuiso_fit")
 }

@@ -31,12 +31,14 @@ gpuiso_opts r_plain_opts(void) {
   return opt;
 }
 
-gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single) {
   gpuiso_opts opt = r_plain_opts();
   opt.increasing = Rf_asLogical(increasing) == 1;
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
-  opt.engine = Rf_asLogical(hull) == 1 ? GPUISO_HULL : GPUISO_PAV;
+  opt.engine = (gpuiso_engine)Rf_asInteger(engine);
+  opt.gpu_kernel = GPUISO_GPU_SIMPLE;
+  opt.gpu_precision = Rf_asLogical(single) == 1 ? GPUISO_SINGLE : GPUISO_DOUBLE;
   /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
    * short rows. */
   SEXP chunks = Rf_GetOption1(Rf_install("gpuiso.chunks"));

@@ -49,9 +49,10 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
 
 /* Returns list(fitted, knots, level, knot_weight, block_start); knots, level and knot_weight are
  * NULL when the knots are the input itself (x missing or strictly increasing). */
-SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP hull) {
+SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
+                  SEXP single) {
   int64_t n = (int64_t)XLENGTH(y);
-  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, hull);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   gpuiso_error err;
   r_error_context ctx = {"vector", 0, x, y, w};
   int strict = 1;
@@ -88,10 +89,10 @@ static SEXP fitted_with_starts(SEXP fit, SEXP start) {
 }
 
 /* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. */
-SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP hull,
+SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
                     SEXP want_start) {
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
-  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, hull);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
@@ -115,9 +116,9 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP hull
 
 /* group: integer ids 1..ngroups, no NA (checked in R). */
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP hull, SEXP want_start) {
+                    SEXP engine, SEXP single, SEXP want_start) {
   R_xlen_t n = XLENGTH(y);
-  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, hull);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
   for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));

@@ -8,9 +8,9 @@
 
 #include "core/gpuiso.h"
 
-/* Fit options from the R arguments (hull: TRUE for the hull engine), with the interrupt poll of
- * the calling R session. */
-gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP hull);
+/* Fit options from the R arguments (engine: the gpuiso_engine code; single: TRUE for the CUDA
+ * engine in single precision), with the interrupt poll of the calling R session. */
+gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single);
 /* Default options (increasing, no bounds, PAV, default threads) with the interrupt poll. */
 gpuiso_opts r_plain_opts(void);
 

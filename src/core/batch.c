@@ -83,6 +83,7 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
 gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
+  if (opt->engine == GPUISO_GPU) return gpu_batch_matrix(nrow, ncol, y, w, w_len, opt, fit, start, err);
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
@@ -192,7 +193,11 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
       if (wg) wg[p] = w[perm[p]];
     }
   }
-  int64_t k0 = 0;
+  if (ok && opt->engine == GPUISO_GPU) { /* every group in one call */
+    if (gpu_fit_rows(ngroups, offset, yg, wg, opt, fg, sg, &first) != GPUISO_OK && first.index >= 0)
+      first.index = perm[first.index];
+  }
+  int64_t k0 = opt->engine == GPUISO_GPU ? ngroups : 0;
   while (ok && k0 < ngroups && first.status == GPUISO_OK) {
     int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY elements */
     while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY) k1++;

@@ -1,4 +1,4 @@
-/* gpuiso: the CPU-only twin of src/cuda/probe.cu, compiled only when the package is built
+/* gpuiso: the CPU-only twin of src/cuda/probe.cu and solver.cu, compiled only when the package is built
  * without CUDA (configure leaves it out of the object list otherwise). */
 #include <string.h>
 
@@ -22,4 +22,39 @@ gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, g
     memcpy(err->message, msg, sizeof msg);
   }
   return GPUISO_E_NO_CUDA;
+}
+
+static gpuiso_status no_cuda(gpuiso_error *err)
+{
+  int count;
+  return gpuiso_cuda_probe(NULL, 0, &count, err);
+}
+
+gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
+                                   const void *y, const void *w, const gpuiso_opts *opt,
+                                   void *fit, uint8_t *start, gpuiso_error *err)
+{
+  (void)nrows, (void)offsets, (void)type, (void)y, (void)w, (void)opt, (void)fit, (void)start;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
+                                      gpuiso_precision type, const gpuiso_opts *opt,
+                                      gpuiso_cuda_plan **plan, gpuiso_error *err)
+{
+  (void)nrows, (void)offsets, (void)type, (void)opt;
+  *plan = NULL;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const void *w,
+                                   void *fit, uint8_t *start, gpuiso_error *err)
+{
+  (void)plan, (void)y, (void)w, (void)fit, (void)start;
+  return no_cuda(err);
+}
+
+void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan)
+{
+  (void)plan;
 }

@@ -42,9 +42,20 @@ typedef struct {
   void *ctx;
 } gpuiso_interrupt;
 
-/* The engine of a fit: pool adjacent violators, or the hull-merge solver of the GPU run on the
- * CPU (the same fit; see gpuiso_hull). */
-typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1 } gpuiso_engine;
+/* The engine of a fit: pool adjacent violators, the hull-merge solver of the GPU run on the
+ * CPU (the same fit; see gpuiso_hull), or the CUDA solver (gpuiso_cuda_fit_rows; GPUISO_E_NO_CUDA
+ * when the package was built without CUDA). */
+typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1, GPUISO_GPU = 2 } gpuiso_engine;
+
+/* The kernels of the CUDA engine. GPUISO_GPU_SIMPLE is the hull-merge solver at its plainest (a
+ * thread builds each chunk's hull, a thread runs each merge, a thread reconstructs each chunk):
+ * the reference that faster variants are checked against and the control of their ablations.
+ * GPUISO_GPU_ROW_PAV is the control of the benchmarks: pool adjacent violators, one thread per
+ * row (the design of torchsort); it does not check its input. */
+typedef enum { GPUISO_GPU_SIMPLE = 0, GPUISO_GPU_ROW_PAV = 1 } gpuiso_gpu_kernel;
+
+/* Element type of the data the CUDA engine reads and writes. */
+typedef enum { GPUISO_DOUBLE = 0, GPUISO_SINGLE = 1 } gpuiso_precision;
 
 /* Options shared by every fit. lo/hi clip the fitted values (use -INFINITY/INFINITY for none). */
 typedef struct {
@@ -56,6 +67,9 @@ typedef struct {
   gpuiso_engine engine;  /* for rows, batches and the knots of a fit on x */
   int64_t hull_chunk;    /* hull engine: points per chunk (<= 0: 1024) */
   int64_t hull_walk_cap; /* hull engine: walk steps before a merge searches (<= 0: 64) */
+  gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
+  gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
+                            SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */
   const gpuiso_interrupt *interrupt;
 } gpuiso_opts;
 
@@ -203,6 +217,34 @@ int gpuiso_cuda_built(void);
  * Without CUDA returns GPUISO_E_NO_CUDA; when the runtime reports an error (no driver, no device)
  * returns GPUISO_E_CUDA with the runtime's text in err->message and *count = 0. */
 gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err);
+
+/* ---- The CUDA engine ------------------------------------------------------------------------
+ * Rows of a batch lie one after another in y: row r is elements offsets[r] .. offsets[r + 1] - 1
+ * (offsets: nrows + 1 values on the host, from 0, non-decreasing; rows may be empty). y, w (NULL:
+ * all 1) and fit hold elements of the given precision; start (optional) gets a flag per element.
+ * The fit is that of gpuiso_hull on each row, zero weights and clipping included. In single
+ * precision the data are float32, every sum and slope is computed in double or double-double as
+ * in double precision, and each fitted value is rounded to float32 once, so the output never
+ * steps against its direction. On failure err->row is the first row that failed and err->index
+ * the element (an index into y), or -1; GPUISO_E_CUDA carries the CUDA runtime's message, with
+ * the size asked for when an allocation failed. Device memory is freed on every path. The
+ * interrupt of opt is polled between stages. */
+gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
+                                   const void *y, const void *w, const gpuiso_opts *opt,
+                                   void *fit, uint8_t *start, gpuiso_error *err);
+
+/* The same on data already on the device, for callers that keep their data there and for timing
+ * the kernels alone: a plan holds the row layout and the scratch memory of the kernels of
+ * opt->gpu_kernel; gpuiso_cuda_plan_run takes device pointers and transfers nothing but its
+ * error report. */
+typedef struct gpuiso_cuda_plan gpuiso_cuda_plan;
+
+gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
+                                      gpuiso_precision type, const gpuiso_opts *opt,
+                                      gpuiso_cuda_plan **plan, gpuiso_error *err);
+gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const void *w,
+                                   void *fit, uint8_t *start, gpuiso_error *err);
+void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan);
 
 #ifdef __cplusplus
 }

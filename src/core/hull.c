@@ -7,18 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hull/merge.h"
+#include "hull/chunk.h"
 #include "internal.h"
 
 #define HULL_DEFAULT_CHUNK 1024
 #define HULL_DEFAULT_CAP 64
-
-typedef struct {
-  dd w, s;          /* the chunk's totals */
-  double sum_abs;   /* of w * |y| */
-  double max_w;     /* the largest weight */
-  int64_t bad;      /* first invalid element, or -1 */
-} chunk_total;
 
 /* Validates the chunk's elements and sums them (double-double, from rounded products w * y). The
  * weights are scaled by a power of two, which changes no slope and, with the largest weight
@@ -27,16 +20,10 @@ static chunk_total total_of(const double *y, const double *w, int64_t from, int6
                             double scale, double sign) {
   chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
   for (int64_t i = from; i < to; i++) {
-    double yi = y[i], wi = w ? w[i] : 1.0;
-    if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) {
+    if (!chunk_total_add(&c, y[i], w ? w[i] : 1.0, scale, sign)) {
       c.bad = i;
-      return c;
+      break;
     }
-    c.sum_abs += wi * fabs(yi);
-    c.max_w = wi > c.max_w ? wi : c.max_w;
-    wi *= scale;
-    c.w = dd_add_d(c.w, wi);
-    c.s = dd_add_d(c.s, wi * (sign * yi));
   }
   return c;
 }
@@ -54,26 +41,16 @@ static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C,
 }
 
 /* The lower hull of the chunk's points start + (running sums), by monotone chain; returns the
- * number of vertices written to vert and index. Collinear middle points are dropped. An element
- * of weight zero repeats the point before it; the vertex keeps the later index, so that the
- * element lies under the edge on its left and joins the block there, as in the PAV engine. */
+ * number of vertices written to vert and index. */
 static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
                           double scale, double sign, hull_point start, hull_point *vert,
                           int64_t *index) {
   int64_t h = 0;
   hull_point p = start;
   for (int64_t k = from;; k++) {
-    if (k > from && w && w[k - 1] == 0) {
-      index[h - 1] = k; /* the same point again: the vertex takes the later index */
-    } else {
-      while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
-      vert[h] = p;
-      index[h++] = k;
-    }
+    h = hull_push(vert, index, h, p, k, k > from && w && w[k - 1] == 0);
     if (k == to) break;
-    double wi = w ? w[k] * scale : 1.0;
-    p.w = dd_add_d(p.w, wi);
-    p.s = dd_add_d(p.s, wi * (sign * y[k]));
+    p = hull_advance(p, y[k], w ? w[k] * scale : 1.0, sign);
   }
   return h;
 }
@@ -218,12 +195,9 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     int64_t i = j * C, end = (j + 1) * C < n ? (j + 1) * C : n;
     hull_pos q = hull_locate(&slots, root, nroot, i);
     while (i < end) {
-      hull_pos r = hull_next(root, q);
-      int64_t ri = index[root[r.t].chunk * (C + 1) + r.p];
-      double z = clip(sign * hull_slope(hull_at(&slots, root, q), hull_at(&slots, root, r)),
-                      opt->lo, opt->hi);
+      int64_t ri;
+      double z = clip(hull_edge(&slots, root, q, sign, &q, &ri), opt->lo, opt->hi);
       for (int64_t stop = ri < end ? ri : end; i < stop; i++) fit[i] = z;
-      q = r;
     }
   }
 

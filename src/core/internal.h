@@ -5,6 +5,11 @@
 #include <string.h>
 
 #include "gpuiso.h"
+#include "hull/geometry.h" /* GPUISO_HD */
+
+#ifdef __cplusplus
+extern "C" { /* for the CUDA engine (src/cuda), compiled as C++ */
+#endif
 
 /* For functions whose flag arguments are constants at each call: inlining specialises them. */
 #if defined(__GNUC__)
@@ -77,20 +82,36 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
                            sorted_records *out, int64_t *bad);
 
-/* One row by the engine of opt: pav_row with wk, or gpuiso_hull. */
+/* One row by the engine of opt: pav_row with wk, or gpuiso_hull (never the CUDA engine, which
+ * the batches call for all their rows at once). */
 gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err);
 
+/* The CUDA engine (gpu.c) for the double-precision API: rows of offsets (see
+ * gpuiso_cuda_fit_rows), in single precision when opt->gpu_precision says so; one row (err->row
+ * -1 on failure, *nblocks counted from the fit); and the rows of a column-major matrix. */
+gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
+                           const gpuiso_opts *opt, double *fit, uint8_t *start, gpuiso_error *err);
+gpuiso_status gpu_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err);
+gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                               int64_t w_len, const gpuiso_opts *opt, double *fit, uint8_t *start,
+                               gpuiso_error *err);
+
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
 /* v clipped to [lo, hi]. */
-static inline double clip(double v, double lo, double hi) {
+static inline GPUISO_HD double clip(double v, double lo, double hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 /* The calling thread's number in its OpenMP team (0 without OpenMP). */
 int thread_num(void);
 int poll_interrupt(const gpuiso_opts *opt);
 void set_error(gpuiso_error *err, gpuiso_status s, int64_t index, int64_t row);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

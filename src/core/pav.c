@@ -463,5 +463,6 @@ gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpui
 gpuiso_status gpuiso_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
   if (opt->engine == GPUISO_HULL) return gpuiso_hull(n, y, w, opt, fit, start, nblocks, err);
+  if (opt->engine == GPUISO_GPU) return gpu_fit(n, y, w, opt, fit, start, nblocks, err);
   return gpuiso_pav(n, y, w, opt, fit, start, nblocks, err);
 }

@@ -5,25 +5,9 @@
  * cudaErrorNoDevice, 100) and the package falls back to the CPU. Nothing here prints or exits.
  * CPU-only twin: src/core/cuda_none.c.
  */
-#include <cuda_runtime.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "gpuiso.h"
-
-static void probe_set_error(gpuiso_error *err, gpuiso_status st, const char *what, cudaError_t e)
-{
-  if (err == NULL) return;
-  err->status = st;
-  err->index = -1;
-  err->row = -1;
-  const char *name = cudaGetErrorName(e);
-  const char *text = cudaGetErrorString(e);
-  if (name == NULL) name = "cudaError";
-  if (text == NULL) text = "unknown CUDA error";
-  /* "<text> (<name> = <code>, in <call>)"; snprintf truncates safely. */
-  snprintf(err->message, sizeof err->message, "%s (%s = %d, in %s)", text, name, (int)e, what);
-}
+#include "check.cuh"
 
 extern "C" int gpuiso_cuda_built(void)
 {
@@ -46,8 +30,7 @@ extern "C" gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, in
   if (e != cudaSuccess) {
     /* Clear the (non-sticky) error so later runtime calls start clean. */
     (void)cudaGetLastError();
-    probe_set_error(err, GPUISO_E_CUDA, "cudaGetDeviceCount", e);
-    return GPUISO_E_CUDA;
+    return cuda_error(err, e, "cudaGetDeviceCount");
   }
   if (n < 0) n = 0;
 
@@ -58,8 +41,7 @@ extern "C" gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, in
     e = cudaGetDeviceProperties(&prop, i);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      probe_set_error(err, GPUISO_E_CUDA, "cudaGetDeviceProperties", e);
-      return GPUISO_E_CUDA;
+      return cuda_error(err, e, "cudaGetDeviceProperties");
     }
     memset(&info[i], 0, sizeof info[i]);
     strncpy(info[i].name, prop.name, sizeof info[i].name - 1);

@@ -125,10 +125,9 @@ test_that("bad scalar arguments are errors", {
   expect_error(isoreg_batch(matrix(1:4, 2), increasing = NA), "increasing")
 })
 
-test_that("device = 'gpu' is a clear error until the GPU solver exists", {
-  # No GPU solver in this version, with or without a CUDA device.
-  expect_error(isoreg_gpu(c(3, 1, 2), device = "gpu"), "GPU|gpu|CUDA|device")
-  expect_error(isoreg_batch(matrix(c(3, 1, 2, 4), 2), device = "gpu"), "GPU|gpu|CUDA|device")
+test_that("precision must be double or single", {
+  expect_error(isoreg_gpu(1:3, precision = "half"), "should be one of")
+  expect_error(isoreg_batch(matrix(1:4, 2), precision = "half"), "should be one of")
 })
 
 test_that("errors leave no state behind: a good call after bad ones works", {

@@ -8,16 +8,6 @@ with_hull <- function(chunk, cap, code) {
   code
 }
 
-# The paper's stress families (section 7.6) beside the four data families.
-gen_stress <- function(kind, n) {
-  i <- seq_len(n)
-  switch(kind,
-    cancellation = { r <- (i - 1) %% 64; ifelse(r < 32, 1e6, ifelse(r == 32, -32e6, 1e-3 * r + 1e-9 * stats::runif(n))) },
-    ulp = 1 + (i - 1) * .Machine$double.eps,
-    collinear = 1 + 2 * i,
-    stop("unknown kind ", kind))
-}
-
 test_that("the hull engine equals the PAV reference on every family, weighting and direction", {
   set.seed(3)
   worst <- 0

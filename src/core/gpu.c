@@ -1,0 +1,106 @@
+/* The CUDA engine behind the double-precision API (gpuiso_fit, batches): rows laid out one after
+ * another for gpuiso_cuda_fit_rows, in float32 copies when opt->gpu_precision asks for single
+ * precision. Built with or without CUDA (without it, the calls report GPUISO_E_NO_CUDA).
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static float *to_float(const double *v, int64_t n, int nth) {
+  float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f);
+  if (!f) return NULL;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+  for (int64_t i = 0; i < n; i++) f[i] = (float)v[i];
+  return f;
+}
+
+gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
+                           const gpuiso_opts *opt, double *fit, uint8_t *start, gpuiso_error *err) {
+  if (opt->gpu_precision != GPUISO_SINGLE)
+    return gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_DOUBLE, y, w, opt, fit, start, err);
+  int64_t n = offsets[nrows];
+  int nth = resolve_threads(opt, n);
+  float *yf = to_float(y, n, nth), *wf = w ? to_float(w, n, nth) : NULL;
+  float *ff = malloc((size_t)(n > 0 ? n : 1) * sizeof *ff);
+  gpuiso_status s = GPUISO_E_NOMEM;
+  if (yf && (!w || wf) && ff) s = gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_SINGLE, yf, wf, opt, ff, start, err);
+  else set_error(err, s, -1, -1);
+  if (s == GPUISO_OK) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t i = 0; i < n; i++) fit[i] = ff[i];
+  }
+  free(yf);
+  free(wf);
+  free(ff);
+  return s;
+}
+
+gpuiso_status gpu_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                      double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  int64_t offsets[2] = {0, n};
+  gpuiso_status s = gpu_fit_rows(1, offsets, y, w, opt, fit, start, err);
+  if (s != GPUISO_OK) {
+    if (err) err->row = -1; /* one row: no row to name */
+    return s;
+  }
+  if (nblocks) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += i == 0 || fit[i] != fit[i - 1];
+    *nblocks = count;
+  }
+  return GPUISO_OK;
+}
+
+/* The matrix's rows gathered row-major (weights shared by the columns repeated per row), fitted,
+ * and scattered back; errors name the element in the matrix's column-major layout. */
+gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                               int64_t w_len, const gpuiso_opts *opt, double *fit, uint8_t *start,
+                               gpuiso_error *err) {
+  int64_t n = nrow * ncol;
+  size_t m = (size_t)(n > 0 ? n : 1);
+  int nth = resolve_threads(opt, n);
+  int64_t *offsets = malloc(((size_t)nrow + 1) * sizeof *offsets);
+  double *yr = malloc(m * sizeof *yr), *fr = malloc(m * sizeof *fr);
+  double *wr = w ? malloc(m * sizeof *wr) : NULL;
+  uint8_t *sr = start ? malloc(m) : NULL;
+  gpuiso_status s = GPUISO_E_NOMEM;
+  if (offsets && yr && fr && (!w || wr) && (!start || sr)) {
+    int shared_w = w && w_len == ncol && w_len != n;
+    for (int64_t r = 0; r <= nrow; r++) offsets[r] = r * ncol;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t r = 0; r < nrow; r++) {
+      for (int64_t j = 0; j < ncol; j++) {
+        yr[r * ncol + j] = y[r + j * nrow];
+        if (wr) wr[r * ncol + j] = shared_w ? w[j] : w[r + j * nrow];
+      }
+    }
+    s = gpu_fit_rows(nrow, offsets, yr, wr, opt, fr, sr, err);
+    if (s == GPUISO_OK) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+      for (int64_t r = 0; r < nrow; r++) {
+        for (int64_t j = 0; j < ncol; j++) {
+          fit[r + j * nrow] = fr[r * ncol + j];
+          if (start) start[r + j * nrow] = sr[r * ncol + j];
+        }
+      }
+    } else if (err && err->index >= 0) {
+      err->index = err->index / ncol + (err->index % ncol) * nrow;
+    }
+  } else {
+    set_error(err, s, -1, -1);
+  }
+  free(offsets);
+  free(yr);
+  free(fr);
+  free(wr);
+  free(sr);
+  return s;
+}

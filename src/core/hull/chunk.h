@@ -1,0 +1,66 @@
+/* The chunk level and the reconstruction of the hull engine, element by element: shared by the
+ * CPU engine (hull.c) and the CUDA kernels (src/cuda), which keep only the loops over their own
+ * element types.
+ */
+#ifndef GPUISO_HULL_CHUNK_H
+#define GPUISO_HULL_CHUNK_H
+
+#include "merge.h"
+
+typedef struct {
+  dd w, s;          /* the chunk's totals */
+  double sum_abs;   /* of w * |y| */
+  double max_w;     /* the largest weight */
+  int64_t bad;      /* first invalid element, or -1 */
+} chunk_total;
+
+/* Adds element (yi, wi) to the totals, from the rounded product w * y, with the weight scaled by
+ * scale (a power of two, which changes no slope) and y by sign (-1 for a decreasing fit). Returns
+ * 0, adding nothing, when y is not finite or w is not finite and non-negative. */
+static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi, double scale,
+                                            double sign) {
+  if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) return 0;
+  c->sum_abs += wi * fabs(yi);
+  c->max_w = wi > c->max_w ? wi : c->max_w;
+  wi *= scale;
+  c->w = dd_add_d(c->w, wi);
+  c->s = dd_add_d(c->s, wi * (sign * yi));
+  return 1;
+}
+
+/* The point after p, past an element (yi, wi) whose weight is already scaled. */
+static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
+  p.w = dd_add_d(p.w, wi);
+  p.s = dd_add_d(p.s, wi * (sign * yi));
+  return p;
+}
+
+/* One step of the monotone chain: adds point p, of point index k, to the lower hull of h vertices
+ * in vert and index, and returns the new count. Collinear middle points are dropped. repeat: the
+ * element before p weighs zero, so p is the last vertex's point again; the vertex takes the later
+ * index, so that the element lies under the edge on its left and joins the block there, as in
+ * the PAV engine. */
+static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
+                                          hull_point p, int64_t k, int repeat) {
+  if (repeat) {
+    index[h - 1] = k;
+    return h;
+  }
+  while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
+  vert[h] = p;
+  index[h] = k;
+  return h + 1;
+}
+
+/* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
+ * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
+ * their level, sign times the edge's slope (unclipped). */
+static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
+                                         double sign, hull_pos *next, int64_t *end) {
+  hull_pos r = hull_next(root, q);
+  *next = r;
+  *end = v->index[root[r.t].chunk * v->slot + r.p];
+  return sign * hull_slope(hull_at(v, root, q), hull_at(v, root, r));
+}
+
+#endif

@@ -1,0 +1,134 @@
+/* The simple path's chunk level (paper, section 3.3, done plainly): a thread per chunk sums it,
+ * a thread per row scales its weights and scans its chunk totals into chunk starts, and a thread
+ * per chunk builds the chunk's hull by monotone chain. As in the CPU engine (hull.c), whose
+ * element-level code (hull/chunk.h) this calls. A row of one chunk, a short row, is thus fitted
+ * by one thread at each stage.
+ */
+#ifndef GPUISO_CUDA_CHUNKS_CUH
+#define GPUISO_CUDA_CHUNKS_CUH
+
+#include "view.cuh"
+
+template <typename T>
+static inline GPUISO_HD chunk_total chunk_total_of(const solver_view<T> &v, int64_t from,
+                                                   int64_t to, double scale) {
+  chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
+  for (int64_t i = from; i < to; i++) {
+    if (!chunk_total_add(&c, (double)v.y[i], v.w ? (double)v.w[i] : 1.0, scale, v.sign)) {
+      c.bad = i;
+      break;
+    }
+  }
+  return c;
+}
+
+/* Per chunk: its totals at scale 1, validating its elements. */
+template <typename T>
+struct totals_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t from, to;
+    chunk_range(v, g, &from, &to);
+    v.tot[g] = chunk_total_of(v, from, to, 1.0);
+  }
+};
+
+/* Per row: the first invalid element, else the power of two that brings the largest weight
+ * near 1 (hull.c explains why). */
+template <typename T>
+struct row_scale_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t r) const {
+    double max_w = 0;
+    int64_t bad = -1;
+    for (int64_t c = v.chunk_base[r]; c < v.chunk_base[r + 1]; c++) {
+      max_w = v.tot[c].max_w > max_w ? v.tot[c].max_w : max_w;
+      if (bad < 0) bad = v.tot[c].bad;
+    }
+    row_state s = {1.0, 0, GPUISO_OK, -1, 0};
+    if (bad >= 0) {
+      double yb = (double)v.y[bad], wb = v.w ? (double)v.w[bad] : 1.0;
+      s.status = !isfinite(yb) ? GPUISO_E_Y_NONFINITE
+                               : (wb < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+      s.index = bad;
+      lower_failed_row(v.failed_row, r);
+    } else if (v.w && max_w > 0) {
+      int e = 0;
+      frexp(max_w, &e);
+      if (e != 0) {
+        s.scale = ldexp(1.0, -e);
+        s.rescale = e > 0 ? 1 : -1;
+      }
+    }
+    v.rows[r] = s;
+  }
+};
+
+/* Per chunk: the totals at the row's scale; scaling down is exact on the totals as they are,
+ * scaling up (tiny weights) forms the products again, scaled. */
+template <typename T>
+struct rescale_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t from, to;
+    row_state s = v.rows[chunk_range(v, g, &from, &to)];
+    if (s.status != GPUISO_OK || s.rescale == 0) return;
+    if (s.rescale < 0) {
+      v.tot[g] = chunk_total_of(v, from, to, s.scale);
+      return;
+    }
+    v.tot[g].w.hi *= s.scale;
+    v.tot[g].w.lo *= s.scale;
+    v.tot[g].s.hi *= s.scale;
+    v.tot[g].s.lo *= s.scale;
+  }
+};
+
+/* Per row: the chunk starts, by a scan over the totals in order (the CPU engine's order, so the
+ * coordinates are the same), and the checks of the sums. */
+template <typename T>
+struct row_starts_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t r) const {
+    if (v.rows[r].status != GPUISO_OK || v.offsets[r + 1] == v.offsets[r]) return;
+    double sum_abs = 0;
+    hull_point run = {{0, 0}, {0, 0}};
+    for (int64_t c = v.chunk_base[r]; c < v.chunk_base[r + 1]; c++) {
+      v.starts[c] = run;
+      run.w = dd_add(run.w, v.tot[c].w);
+      run.s = dd_add(run.s, v.tot[c].s);
+      sum_abs += v.tot[c].sum_abs;
+    }
+    int status = !isfinite(sum_abs) || !isfinite(run.w.hi) ? GPUISO_E_OVERFLOW
+                 : run.w.hi == 0                            ? GPUISO_E_W_ALLZERO
+                                                            : GPUISO_OK;
+    if (status == GPUISO_OK) return;
+    v.rows[r].status = status;
+    lower_failed_row(v.failed_row, r);
+  }
+};
+
+/* Per chunk: its hull, by monotone chain, into its slot; its node of the merge tree is the one
+ * segment of that hull. */
+template <typename T>
+struct chunk_hull_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t from, to;
+    double scale = v.rows[chunk_range(v, g, &from, &to)].scale;
+    hull_point *vert = v.vert + g * (v.chunk + 1);
+    int64_t *index = v.index + g * (v.chunk + 1);
+    int64_t h = 0;
+    hull_point p = v.starts[g];
+    for (int64_t k = from;; k++) {
+      h = hull_push(vert, index, h, p, k, k > from && v.w && v.w[k - 1] == 0);
+      if (k == to) break;
+      p = hull_advance(p, (double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
+    }
+    hull_segment s = {g, 0, h - 1};
+    v.seg[g] = s;
+    v.nseg[g] = 1;
+  }
+};
+
+#endif

@@ -1,0 +1,242 @@
+/* The CUDA engine's host side, written once over an executor that either runs on the GPU
+ * (solver.cu: cudaMalloc, launches, checked copies) or on the CPU (tools/ctest: malloc, loops):
+ * the row layout, the scratch memory, the order of the stages, error reports and interrupts.
+ *
+ * An executor provides, each returning a gpuiso_status and filling its error on failure:
+ *   alloc(&p, bytes), release(p), put(device, host, bytes), get(host, device, bytes) (which waits
+ *   for the work before it), fill(device, byte, bytes), each(step, count) (step(i) for i < count)
+ *   and sync().
+ */
+#ifndef GPUISO_CUDA_PIPELINE_CUH
+#define GPUISO_CUDA_PIPELINE_CUH
+
+#include <stdlib.h>
+
+#include "chunks.cuh"
+#include "merge_level.cuh"
+#include "reconstruct.cuh"
+#include "row_pav.cuh"
+
+#define GPU_DEFAULT_CHUNK 1024
+#define GPU_DEFAULT_CAP 64
+
+struct gpuiso_cuda_plan {
+  int64_t nrows, n, nchunks, max_chunks; /* max_chunks: of any row, for the merge levels */
+  gpuiso_precision type;
+  gpuiso_opts opt;
+  int64_t chunk, cap;
+  /* device memory */
+  int64_t *offsets, *chunk_base, *chunk_row;
+  chunk_total *tot;
+  hull_point *starts, *vert;
+  int64_t *index;
+  hull_segment *seg;
+  int64_t *nseg;
+  row_state *rows;
+  unsigned long long *failed_row;
+  double *pav_sum, *pav_weight;
+  int64_t *pav_start;
+};
+
+template <class Exec>
+static gpuiso_status plan_alloc(Exec &ex, void *p, size_t count, size_t size) {
+  return ex.alloc((void **)p, count * size);
+}
+
+template <class Exec>
+static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
+  void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
+                 p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
+                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start};
+  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
+}
+
+/* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels.
+ * On failure what was allocated is released. */
+template <class Exec>
+static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
+                               const int64_t *offsets, gpuiso_precision type,
+                               const gpuiso_opts *opt, gpuiso_error *err) {
+  memset(p, 0, sizeof *p);
+  p->nrows = nrows;
+  p->n = offsets[nrows];
+  p->type = type;
+  p->opt = *opt;
+  p->chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  p->cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : GPU_DEFAULT_CAP;
+  int64_t *base = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *base);
+  if (!base) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  base[0] = 0;
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t m = (offsets[r + 1] - offsets[r] + p->chunk - 1) / p->chunk;
+    base[r + 1] = base[r] + m;
+    p->max_chunks = m > p->max_chunks ? m : p->max_chunks;
+  }
+  p->nchunks = base[nrows];
+  int64_t M = p->nchunks, slots = M * (p->chunk + 1);
+  int64_t *row = (int64_t *)malloc((size_t)(M > 0 ? M : 1) * sizeof *row);
+  gpuiso_status s = row ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (!row) set_error(err, s, -1, -1);
+  for (int64_t r = 0; row && r < nrows; r++)
+    for (int64_t c = base[r]; c < base[r + 1]; c++) row[c] = r;
+
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->chunk_base, nrows + 1, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->chunk_row, M, sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->chunk_base, base, (nrows + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->chunk_row, row, M * sizeof(int64_t));
+  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_sum, p->n, sizeof(double));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_weight, p->n, sizeof(double));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_start, p->n, sizeof(int64_t));
+  } else {
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->tot, M, sizeof(chunk_total));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->starts, M, sizeof(hull_point));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vert, slots, sizeof(hull_point));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->index, slots, sizeof(int64_t));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->seg, M, sizeof(hull_segment));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->nseg, M, sizeof(int64_t));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
+  }
+  free(base);
+  free(row);
+  if (s != GPUISO_OK) plan_release(ex, p);
+  return s;
+}
+
+template <typename T>
+static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *w, T *fit,
+                                uint8_t *start) {
+  solver_view<T> v;
+  v.nrows = p->nrows;
+  v.nchunks = p->nchunks;
+  v.chunk = p->chunk;
+  v.cap = p->cap;
+  v.offsets = p->offsets;
+  v.chunk_base = p->chunk_base;
+  v.chunk_row = p->chunk_row;
+  v.y = y;
+  v.w = w;
+  v.fit = fit;
+  v.start = start;
+  v.sign = p->opt.increasing ? 1.0 : -1.0;
+  v.lo = p->opt.lo;
+  v.hi = p->opt.hi;
+  v.tot = p->tot;
+  v.starts = p->starts;
+  v.vert = p->vert;
+  v.index = p->index;
+  v.seg = p->seg;
+  v.nseg = p->nseg;
+  v.rows = p->rows;
+  v.failed_row = p->failed_row;
+  v.pav_sum = p->pav_sum;
+  v.pav_weight = p->pav_weight;
+  v.pav_start = p->pav_start;
+  return v;
+}
+
+/* Waits for the work so far and polls the interrupt. */
+template <class Exec>
+static gpuiso_status plan_poll(Exec &ex, const gpuiso_cuda_plan *p, gpuiso_error *err) {
+  gpuiso_status s = ex.sync();
+  if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
+    s = GPUISO_E_INTERRUPT;
+    set_error(err, s, -1, -1);
+  }
+  return s;
+}
+
+/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. */
+template <class Exec, typename T>
+static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
+                                gpuiso_error *err) {
+  int64_t M = p->nchunks, R = p->nrows;
+  unsigned long long failed = NO_FAILED_ROW;
+  gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
+  if (s == GPUISO_OK) s = ex.each(totals_step<T>{v}, M);
+  if (s == GPUISO_OK) s = ex.each(row_scale_step<T>{v}, R);
+  if (s == GPUISO_OK) s = ex.each(rescale_step<T>{v}, M);
+  if (s == GPUISO_OK) s = ex.each(row_starts_step<T>{v}, R);
+  if (s == GPUISO_OK) s = ex.get(&failed, v.failed_row, sizeof failed);
+  if (s == GPUISO_OK && failed != NO_FAILED_ROW) {
+    row_state bad;
+    s = ex.get(&bad, v.rows + failed, sizeof bad);
+    if (s != GPUISO_OK) return s;
+    set_error(err, (gpuiso_status)bad.status, bad.index, (int64_t)failed);
+    return (gpuiso_status)bad.status;
+  }
+  if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
+    s = GPUISO_E_INTERRUPT;
+    set_error(err, s, -1, -1);
+  }
+  if (s == GPUISO_OK) s = ex.each(chunk_hull_step<T>{v}, M);
+  for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
+    s = ex.each(merge_step<T>{v, span}, M);
+  if (s == GPUISO_OK) s = plan_poll(ex, p, err);
+  if (s == GPUISO_OK) s = ex.each(fit_step<T>{v}, M);
+  if (s == GPUISO_OK) s = ex.each(steps_step<T>{v}, M);
+  if (s == GPUISO_OK) s = ex.each(unstep_step<T>{v}, R);
+  return s;
+}
+
+/* Fits the plan's rows from device arrays y, w to fit (and start). */
+template <class Exec, typename T>
+static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, const T *w,
+                              T *fit, uint8_t *start, gpuiso_error *err) {
+  set_error(err, GPUISO_OK, -1, -1);
+  solver_view<T> v = plan_view(p, y, w, fit, start);
+  gpuiso_status s = p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? ex.each(row_pav_step<T>{v}, p->nrows)
+                                                             : fit_simple(ex, p, v, err);
+  if (s == GPUISO_OK && start) s = ex.each(block_start_step<T>{v}, p->nchunks);
+  if (s == GPUISO_OK) s = ex.sync();
+  return s;
+}
+
+template <class Exec>
+static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const void *y,
+                                  const void *w, void *fit, uint8_t *start, gpuiso_error *err) {
+  if (p->type == GPUISO_SINGLE)
+    return plan_fit(ex, p, (const float *)y, (const float *)w, (float *)fit, start, err);
+  return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
+}
+
+/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out. */
+template <class Exec>
+static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
+                                   gpuiso_precision type, const void *y, const void *w,
+                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                   gpuiso_error *err) {
+  set_error(err, GPUISO_OK, -1, -1);
+  int64_t n = offsets[nrows];
+  if (n == 0) return GPUISO_OK;
+  size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
+  gpuiso_cuda_plan p;
+  gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, opt, err);
+  if (s != GPUISO_OK) return s;
+  void *dy = NULL, *dw = NULL, *dfit = NULL;
+  uint8_t *dstart = NULL;
+  s = ex.alloc(&dy, bytes);
+  if (s == GPUISO_OK && w) s = ex.alloc(&dw, bytes);
+  if (s == GPUISO_OK) s = ex.alloc(&dfit, bytes);
+  if (s == GPUISO_OK && start) s = ex.alloc((void **)&dstart, (size_t)n);
+  if (s == GPUISO_OK) s = ex.put(dy, y, bytes);
+  if (s == GPUISO_OK && w) s = ex.put(dw, w, bytes);
+  if (s == GPUISO_OK) s = plan_poll(ex, &p, err);
+  if (s == GPUISO_OK) s = plan_fit_any(ex, &p, dy, dw, dfit, dstart, err);
+  if (s == GPUISO_OK) s = ex.get(fit, dfit, bytes);
+  if (s == GPUISO_OK && start) s = ex.get(start, dstart, (size_t)n);
+  ex.release(dy);
+  ex.release(dw);
+  ex.release(dfit);
+  ex.release(dstart);
+  plan_release(ex, &p);
+  return s;
+}
+
+#endif

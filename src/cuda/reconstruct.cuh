@@ -1,0 +1,67 @@
+/* The simple path's reconstruction: a thread per chunk finds its row's root hull vertex at or
+ * before its first element and gives every element the level of the edge above it (as hull.c).
+ * Then, as in the CPU engine, a level that rounding put on the wrong side of the one before takes
+ * that one (rare: a thread per flagged row), and block starts are where the level changes.
+ */
+#ifndef GPUISO_CUDA_RECONSTRUCT_CUH
+#define GPUISO_CUDA_RECONSTRUCT_CUH
+
+#include "view.cuh"
+
+template <typename T>
+struct fit_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t i, end;
+    int64_t r = chunk_range(v, g, &i, &end);
+    const hull_segment *root = v.seg + v.chunk_base[r];
+    hull_slots slots = {v.vert, v.index, v.chunk + 1};
+    hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
+    while (i < end) {
+      int64_t ri;
+      T z = (T)clip(hull_edge(&slots, root, q, v.sign, &q, &ri), v.lo, v.hi);
+      for (int64_t stop = ri < end ? ri : end; i < stop; i++) v.fit[i] = z;
+    }
+  }
+};
+
+/* Per chunk: flags its row when a level steps against the direction, the element before the
+ * chunk included. */
+template <typename T>
+struct steps_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t from, to;
+    int64_t r = chunk_range(v, g, &from, &to);
+    for (int64_t i = from > v.offsets[r] ? from : from + 1; i < to; i++) {
+      if (steps_against(v, v.fit[i - 1], v.fit[i])) {
+        raise_flag(&v.rows[r].stepped);
+        return;
+      }
+    }
+  }
+};
+
+/* Per flagged row: a running maximum (minimum, decreasing). */
+template <typename T>
+struct unstep_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t r) const {
+    if (!v.rows[r].stepped) return;
+    for (int64_t i = v.offsets[r] + 1; i < v.offsets[r + 1]; i++)
+      if (steps_against(v, v.fit[i - 1], v.fit[i])) v.fit[i] = v.fit[i - 1];
+  }
+};
+
+/* Per chunk: 1 at the first element of each block. */
+template <typename T>
+struct block_start_step {
+  solver_view<T> v;
+  GPUISO_HD void operator()(int64_t g) const {
+    int64_t from, to;
+    int64_t r = chunk_range(v, g, &from, &to);
+    for (int64_t i = from; i < to; i++) v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
+  }
+};
+
+#endif

@@ -1,0 +1,82 @@
+/* The CUDA engine's data as each step of its kernels sees it.
+ *
+ * A step is a functor called once per index (a chunk, a row): on the GPU by a kernel with a
+ * thread per index (solver.cu), in the C tests by a plain loop (tools/ctest/test_pipeline.cpp),
+ * so that everything but the launches runs on CPU-only machines too. Pointers are device
+ * pointers on the GPU. Every index is an element's position in y, over all rows.
+ */
+#ifndef GPUISO_CUDA_VIEW_CUH
+#define GPUISO_CUDA_VIEW_CUH
+
+#include "hull/chunk.h"
+#include "internal.h"
+
+/* What a row's first pass found, and the flag of its last. */
+typedef struct {
+  double scale;   /* the row's weights are scaled by this power of two */
+  int rescale;    /* totals formed at scale 1 are: 1 scaled, -1 formed again scaled, 0 kept */
+  int status;     /* gpuiso_status of the row */
+  int64_t index;  /* element of the error, or -1 */
+  int stepped;    /* a rounded slope stepped against the direction */
+} row_state;
+
+/* No row has failed: the value the first failing row's index is lowered from. */
+#define NO_FAILED_ROW (~0ull)
+
+template <typename T>
+struct solver_view {
+  int64_t nrows, nchunks, chunk, cap; /* chunk: points per chunk; cap: the merges' walk cap */
+  const int64_t *offsets;             /* nrows + 1: where each row starts in y */
+  const int64_t *chunk_base;          /* nrows + 1: each row's first chunk */
+  const int64_t *chunk_row;           /* nchunks: the row of each chunk */
+  const T *y, *w;                     /* w NULL: all 1 */
+  T *fit;
+  uint8_t *start;                     /* NULL: not wanted */
+  double sign, lo, hi;                /* sign -1: a decreasing fit, as an increasing one of -y */
+  /* the simple path's scratch */
+  chunk_total *tot;
+  hull_point *starts;                 /* nchunks: each chunk's first point */
+  hull_point *vert;                   /* nchunks slots of chunk + 1 vertices */
+  int64_t *index;                     /* the point index of each vertex */
+  hull_segment *seg;                  /* the merge tree's segment lists */
+  int64_t *nseg;
+  row_state *rows;
+  unsigned long long *failed_row;     /* the first failing row, or NO_FAILED_ROW */
+  /* the row-PAV control's stacks, an entry per element at most */
+  double *pav_sum, *pav_weight;
+  int64_t *pav_start;
+};
+
+/* Chunk g: its row and its elements [from, to). */
+template <typename T>
+static inline GPUISO_HD int64_t chunk_range(const solver_view<T> &v, int64_t g, int64_t *from,
+                                            int64_t *to) {
+  int64_t r = v.chunk_row[g];
+  int64_t end = v.offsets[r + 1];
+  *from = v.offsets[r] + (g - v.chunk_base[r]) * v.chunk;
+  *to = *from + v.chunk < end ? *from + v.chunk : end;
+  return r;
+}
+
+static inline GPUISO_HD void lower_failed_row(unsigned long long *failed, int64_t r) {
+#ifdef __CUDA_ARCH__
+  atomicMin(failed, (unsigned long long)r);
+#else
+  if ((unsigned long long)r < *failed) *failed = (unsigned long long)r;
+#endif
+}
+
+static inline GPUISO_HD void raise_flag(int *flag) {
+#ifdef __CUDA_ARCH__
+  atomicExch(flag, 1);
+#else
+  *flag = 1;
+#endif
+}
+
+template <typename T>
+static inline GPUISO_HD int steps_against(const solver_view<T> &v, T before, T after) {
+  return v.sign > 0 ? after < before : after > before;
+}
+
+#endif

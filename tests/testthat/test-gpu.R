@@ -1,0 +1,122 @@
+# The CUDA solver: device = "gpu" against the CPU engines on the families, weightings, directions,
+# precisions and layouts; without a device, the errors and the CPU fallback of "auto".
+
+has_gpu <- function() nrow(gpuiso_backend()$devices) > 0
+skip_without_gpu <- function() {
+  b <- gpuiso_backend()
+  if (nrow(b$devices) == 0) {
+    skip(if (!b$cuda_built) "no CUDA device: gpuiso was built without CUDA"
+         else sprintf("no CUDA device: %s", if (is.na(b$error)) "none found" else b$error))
+  }
+}
+
+test_that("device = 'gpu' without a device is a clear error; 'auto' uses the CPU", {
+  skip_if(has_gpu(), "a CUDA device is present")
+  expect_error(isoreg_gpu(c(3, 1, 2), device = "gpu"), "device = \"gpu\".*(CUDA|device)")
+  expect_error(isoreg_batch(matrix(c(3, 1, 2, 4), 2), device = "gpu"), "device = \"gpu\"")
+  old <- options(gpuiso.gpu_min_n = 1)
+  on.exit(options(old), add = TRUE)
+  fit <- expect_silent(isoreg_gpu(c(3, 1, 2)))
+  expect_identical(fit$backend, "cpu")
+  expect_equal(fit$fitted, c(2, 2, 2))
+  expect_equal(isoreg_batch(matrix(c(3, 1, 2, 4), 1))[1, ], c(2, 2, 2, 4))
+})
+
+test_that("'auto' stays on the CPU unless gpuiso.gpu_min_n is set and reached", {
+  expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
+  old <- options(gpuiso.gpu_min_n = 10)
+  on.exit(options(old), add = TRUE)
+  expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
+})
+
+# Deviation of a fit from the reference, on the scale of the data for the cancellation family.
+gpu_dev <- function(z, ref, y, family) {
+  max(abs(z - ref) / (if (family == "cancellation") max(abs(y)) else 1 + abs(ref)))
+}
+
+test_that("the GPU fits every family, weighting and direction as the CPU engines do", {
+  skip_without_gpu()
+  set.seed(11)
+  for (family in c(families, "cancellation", "ulp", "collinear")) {
+    for (wkind in c("none", "uniform", "extreme", "zeros")) {
+      for (increasing in c(TRUE, FALSE)) {
+        n <- sample(c(1, 40, 3000, 70000), 1L)
+        y <- if (family %in% families) gen_y(family, n) else gen_stress(family, n)
+        w <- if (wkind == "zeros") { w <- stats::runif(n); w[-1][stats::runif(n - 1) < 0.4] <- 0; w }
+             else gen_w(wkind, n)
+        hull <- isoreg_gpu(y, w = w, increasing = increasing, method = "hull")
+        gpu <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu")
+        label <- sprintf("%s, %s weights, n = %d, increasing = %s", family, wkind, n, increasing)
+        expect_identical(gpu$backend, "gpu")
+        expect_lte(gpu_dev(gpu$fitted, hull$fitted, y, family), 1e-12, label = label)
+        expect_equal(length(gpu$block_start), length(hull$block_start), label = label)
+        ref <- ref_pav(y, w, increasing)
+        expect_lte(gpu_dev(gpu$fitted, ref, y, family), 1e-10, label = label)
+        single <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu", precision = "single")
+        yf <- as.double(as.single(y))
+        wf <- if (is.null(w)) NULL else as.double(as.single(w))
+        ref32 <- ref_pav(yf, wf, increasing)
+        expect_lte(gpu_dev(single$fitted, ref32, yf, family), 2e-7, label = paste(label, "single"))
+        steps <- diff(single$fitted) * if (increasing) 1 else -1
+        expect_true(all(steps >= 0), label = paste(label, "single, monotone"))
+        expect_identical(single$precision, "single")
+      }
+    }
+  }
+})
+
+test_that("the GPU's chunks, merges and searches agree with the CPU hull engine", {
+  skip_without_gpu()
+  set.seed(12)
+  y <- gen_y("sawtooth", 5000)
+  w <- gen_w("extreme", 5000)
+  for (chunk in c(4, 32)) {
+    for (cap in c(1, 64)) {
+      old <- options(gpuiso.hull_chunk = chunk, gpuiso.hull_walk_cap = cap)
+      hull <- isoreg_gpu(y, w = w, method = "hull")
+      gpu <- isoreg_gpu(y, w = w, device = "gpu")
+      options(old)
+      expect_lte(gpu_dev(gpu$fitted, hull$fitted, y, "sawtooth"), 1e-12)
+    }
+  }
+})
+
+test_that("GPU batches: matrix rows, shared weights, ragged groups and unsorted x with ties", {
+  skip_without_gpu()
+  set.seed(13)
+  y <- matrix(stats::rnorm(300 * 57), 300) + rep(seq(0, 3, length.out = 57), each = 300)
+  w <- matrix(stats::runif(300 * 57), 300)
+  for (wt in list(NULL, w, w[1, ])) {
+    cpu <- isoreg_batch(y, w = wt, block_starts = TRUE)
+    gpu <- isoreg_batch(y, w = wt, block_starts = TRUE, device = "gpu")
+    expect_lte(max(abs(gpu$fitted - cpu$fitted)), 1e-12)
+    expect_identical(gpu$block_start, cpu$block_start)
+  }
+  g <- sample(c(rep(1:50, 1:50), 51:60), replace = FALSE)
+  v <- stats::rnorm(length(g))
+  for (increasing in c(TRUE, FALSE)) {
+    cpu <- isoreg_batch(v, group = factor(g, levels = 0:61), increasing = increasing)
+    gpu <- isoreg_batch(v, group = factor(g, levels = 0:61), increasing = increasing, device = "gpu")
+    expect_lte(max(abs(gpu - cpu)), 1e-12)
+  }
+  x <- gen_x("ties", 5000)
+  yx <- stats::rnorm(5000) + x
+  wx <- stats::runif(5000)
+  cpu <- isoreg_gpu(x, yx, w = wx)
+  gpu <- isoreg_gpu(x, yx, w = wx, device = "gpu")
+  expect_lte(max(abs(gpu$fitted - cpu$fitted)), 1e-12)
+  expect_equal(gpu$knots, cpu$knots)
+  expect_equal(gpu$block_start, cpu$block_start)
+})
+
+test_that("GPU errors name the argument and the place, as on the CPU", {
+  skip_without_gpu()
+  expect_error(isoreg_gpu(c(1, NA, 3), device = "gpu"), "`y` must be finite, but has NA at element 2")
+  expect_error(isoreg_gpu(1:3, w = c(1, -1, 1), device = "gpu"), "`w` must be non-negative.*element 2")
+  expect_error(isoreg_gpu(1:3, w = c(0, 0, 0), device = "gpu"), "at least one positive weight$")
+  expect_error(isoreg_batch(matrix(c(1, 2, NaN, 4), 2), device = "gpu"), "row 1, column 2")
+  expect_error(isoreg_batch(c(1, 2, 3, Inf), group = c(1, 2, 1, 2), device = "gpu"),
+               "element 4 \\(group 2\\)")
+  expect_error(isoreg_gpu(rep(1e307, 20), device = "gpu"), "overflow")
+  expect_equal(isoreg_gpu(c(3, 1, 2), y_min = 2.5, device = "gpu")$fitted, c(2.5, 2.5, 2.5))
+})

@@ -1,0 +1,193 @@
+/* The CUDA engine's host side and kernel steps (src/cuda/pipeline.cuh), run on the CPU by an
+ * executor of plain loops: layouts of many rows, both precisions, both kernels, the error
+ * reports, interrupts, and that every buffer is released on every path. Against the CPU hull
+ * engine, on the families of tools/gpu-check (tools/harness). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.cuh"
+
+extern "C" {
+#include "compare.h"
+#include "families.h"
+}
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                          \
+  do {                                            \
+    if (cond) {                                   \
+      passed++;                                   \
+    } else {                                      \
+      failed++;                                   \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__);                        \
+      printf("\n");                               \
+    }                                             \
+  } while (0)
+
+/* The executor of pipeline.cuh on the host; counts what is held, and fails the allocation
+ * numbered fail_at (from 1) when set. */
+struct host_exec {
+  gpuiso_error *err;
+  int64_t held, allocs, fail_at;
+  gpuiso_status alloc(void **p, size_t bytes) {
+    *p = NULL;
+    if (bytes == 0) return GPUISO_OK;
+    if (++allocs == fail_at || !(*p = malloc(bytes))) {
+      set_error(err, GPUISO_E_NOMEM, -1, -1);
+      return GPUISO_E_NOMEM;
+    }
+    held++;
+    return GPUISO_OK;
+  }
+  void release(void *p) {
+    if (p) held--, free(p);
+  }
+  gpuiso_status put(void *d, const void *h, size_t bytes) {
+    if (bytes) memcpy(d, h, bytes);
+    return GPUISO_OK;
+  }
+  gpuiso_status get(void *h, const void *d, size_t bytes) { return put(h, d, bytes); }
+  template <class Step>
+  gpuiso_status each(const Step &step, int64_t count) {
+    for (int64_t i = 0; i < count; i++) step(i);
+    return GPUISO_OK;
+  }
+  gpuiso_status sync() { return GPUISO_OK; }
+};
+
+static gpuiso_opts options(int increasing, int64_t chunk, int64_t cap) {
+  gpuiso_opts o;
+  memset(&o, 0, sizeof o);
+  o.increasing = increasing;
+  o.lo = -INFINITY;
+  o.hi = INFINITY;
+  o.nthreads = 1;
+  o.hull_chunk = chunk;
+  o.hull_walk_cap = cap;
+  return o;
+}
+
+/* The CPU hull engine row by row, with the same chunks. */
+static void reference(int64_t nrows, const int64_t *off, const double *y, const double *w,
+                      const gpuiso_opts *o, double *ref) {
+  for (int64_t r = 0; r < nrows; r++) {
+    gpuiso_error e;
+    int64_t o0 = off[r];
+    gpuiso_hull(off[r + 1] - o0, y + o0, w ? w + o0 : NULL, o, ref + o0, NULL, NULL, &e);
+  }
+}
+
+static void test_families(void) {
+  int64_t off[400];
+  int64_t nrows = gen_ragged(20000, 300, 7, 300, off); /* ragged, empty rows included */
+  int64_t one[2] = {0, 6000};
+  int64_t n = off[nrows] > one[1] ? off[nrows] : one[1];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf);
+  float *zf = (float *)malloc(n * sizeof *zf);
+  uint8_t *start = (uint8_t *)malloc(n);
+  for (int layout = 0; layout < 2; layout++) {
+    int64_t R = layout ? 1 : nrows, *o = layout ? one : off, N = o[R];
+    for (int f = 0; f < FAM_COUNT; f++) {
+      for (int wk = 0; wk < W_COUNT; wk++) {
+        for (int single = 0; single <= 1; single++) {
+          int increasing = (f + wk + single) % 2;
+          gen_rows((family_kind)f, (weight_kind)wk, R, o, 11 + f, single, y, w);
+          const double *wp = wk == W_NONE ? NULL : w;
+          gpuiso_opts opt = options(increasing, layout ? 32 : 16, 1 + wk % 2);
+          reference(R, o, y, wp, &opt, ref);
+          for (int64_t i = 0; i < N; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
+          for (int kernel = 0; kernel <= 1; kernel++) {
+            opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+            gpuiso_error e;
+            host_exec ex = {&e, 0, 0, 0};
+            gpuiso_status s =
+                single ? fit_rows_host(ex, R, o, GPUISO_SINGLE, yf, wp ? wf : NULL, &opt, zf, start, &e)
+                       : fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+            comparison c = compare_rows(R, o, y, ref, single ? GPUISO_SINGLE : GPUISO_DOUBLE,
+                                        single ? (void *)zf : (void *)z, increasing,
+                                        f == FAM_CANCELLATION);
+            int flags_ok = 1;
+            for (int64_t r = 0; r < R; r++)
+              for (int64_t i = o[r]; i < o[r + 1]; i++)
+                flags_ok = flags_ok && start[i] == (i == o[r] || (single ? zf[i] != zf[i - 1] : z[i] != z[i - 1]));
+            /* the simple path is the CPU engine's arithmetic in the same order: equal in double;
+             * in single, the same values rounded once */
+            double tol = (single ? 0x1p-24 : 0) + (kernel ? 1e-12 : 0);
+            int blocks_ok = kernel || single || c.block_rows == 0;
+            CHECK(s == GPUISO_OK && c.max_dev <= tol && (single || kernel || c.step_downs == 0) &&
+                      blocks_ok && flags_ok && ex.held == 0,
+                  "%s %s weights, %s, %s, %s kernel: status %d, deviation %g, %lld step downs, "
+                  "%lld rows of other block counts, %lld buffers held",
+                  family_names[f], weight_names[wk], layout ? "one row" : "ragged rows",
+                  single ? "single" : "double", kernel ? "row PAV" : "simple", (int)s, c.max_dev,
+                  (long long)c.step_downs, (long long)c.block_rows, (long long)ex.held);
+          }
+        }
+      }
+    }
+  }
+  free(y); free(w); free(ref); free(z); free(yf); free(wf); free(zf); free(start);
+}
+
+static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
+
+static void test_errors(void) {
+  int64_t off[5] = {0, 10, 10, 40, 100};
+  double y[100], w[100], z[100];
+  for (int i = 0; i < 100; i++) y[i] = sin(i), w[i] = 1;
+  gpuiso_opts opt = options(1, 8, 2);
+  gpuiso_error e;
+  host_exec ex = {&e, 0, 0, 0};
+  y[50] = NAN;
+  y[20] = INFINITY;
+  gpuiso_status s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  CHECK(s == GPUISO_E_Y_NONFINITE && e.row == 2 && e.index == 20 && ex.held == 0,
+        "first bad row: status %d row %lld index %lld", (int)s, (long long)e.row, (long long)e.index);
+  y[20] = 0;
+  y[50] = 0;
+  w[33] = -1;
+  s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  CHECK(s == GPUISO_E_W_NEGATIVE && e.row == 2 && e.index == 33, "negative weight");
+  w[33] = 1;
+  for (int i = 40; i < 100; i++) w[i] = 0;
+  s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  CHECK(s == GPUISO_E_W_ALLZERO && e.row == 3 && e.index == -1, "all-zero row");
+  for (int i = 40; i < 100; i++) w[i] = 1, y[i] = 1e307;
+  s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  CHECK(s == GPUISO_E_OVERFLOW && e.row == 3, "overflow");
+  for (int i = 40; i < 100; i++) y[i] = i;
+
+  /* interrupts at each poll, and a failure at each allocation: nothing stays held */
+  for (int polls = 0; polls < 3; polls++) {
+    int left = polls;
+    gpuiso_interrupt intr = {stop_now, &left};
+    opt.interrupt = &intr;
+    s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+    CHECK(s == GPUISO_E_INTERRUPT && ex.held == 0, "interrupt at poll %d: status %d, %lld held",
+          polls, (int)s, (long long)ex.held);
+  }
+  opt.interrupt = NULL;
+  host_exec counter = {&e, 0, 0, 0};
+  s = fit_rows_host(counter, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  int64_t count = counter.allocs;
+  CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
+  for (int64_t k = 1; k <= count; k++) {
+    host_exec fx = {&e, 0, 0, k};
+    s = fit_rows_host(fx, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+    CHECK(s == GPUISO_E_NOMEM && fx.held == 0, "allocation %lld failing: status %d, %lld held",
+          (long long)k, (int)s, (long long)fx.held);
+  }
+}
+
+int main(void) {
+  test_families();
+  test_errors();
+  printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);
+  return failed != 0;
+}
