@@ -101,6 +101,11 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* The value of the step CDFs r at threshold k and position p, and that of query i of q
+ * (k = -1: below the first threshold, 0). */
+double cdf_run_value(const gpuiso_cdf_runs *r, int64_t k, int32_t p);
+double cdf_query_value(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *q, int64_t i, int64_t k);
+
 /* v clipped to [lo, hi]. */
 static inline GPUISO_HD double clip(double v, double lo, double hi) {
   return v < lo ? lo : (v > hi ? hi : v);

@@ -51,6 +51,8 @@ test_that("CRPS equals the mass formula of the step CDF", {
   probs <- ref_idr_predict(f$ref, f$xs, newx)
   expected <- vapply(seq_along(y), function(i) ref_crps(probs[i, ], f$fit$thresholds, y[i]), 0)
   # few predictions: each looks its values up
+  expect_equal(crps(predict(f$fit, newx[1:3]), y[1:3]), expected[1:3], tolerance = 1e-10)
+  # more: the thresholds are swept
   expect_equal(crps(predict(f$fit, newx), y), expected, tolerance = 1e-10)
   # many predictions: the values of each threshold are laid out first
   many <- rep(newx, 20)
@@ -111,4 +113,26 @@ test_that("predictions print, plot, subset and check their arguments", {
   expect_error(cdf(pred, NA_real_), "`thresholds` must be finite")
   expect_error(predict(f$fit, data.frame(x = "a")), "`data` must be numeric")
   expect_error(predict(f$fit, data.frame(x = NA_real_)), "`data` must not have NA")
+})
+
+test_that("in-sample CRPS over many thresholds, split over threads, matches the mass formula", {
+  set.seed(22)
+  d <- gen_idr_data(2000, weighted = TRUE)
+  fit <- idr(d$y, d$x, weights = d$w)
+  dense <- as.matrix(fit)
+  xs <- sort(unique(d$x))
+  cdf <- dense[match(d$x, xs), ]
+  expected <- vapply(seq_along(d$y), function(i) ref_crps(cdf[i, ], fit$thresholds, d$y[i]), 0)
+  old <- gpuiso_threads(1)
+  on.exit(gpuiso_threads(old))
+  expect_equal(crps(predict(fit), d$y), expected, tolerance = 1e-10)
+  gpuiso_threads(2)
+  expect_equal(crps(predict(fit), d$y), expected, tolerance = 1e-10)
+  newx <- runif(500)
+  expect_equal(crps(predict(fit, newx), d$y[1:500]),
+               vapply(1:500, function(i) {
+                 ref_crps(ref_idr_predict(dense, xs, newx[i])[1, ],
+                          fit$thresholds, d$y[i])
+               }, 0),
+               tolerance = 1e-10)
 })

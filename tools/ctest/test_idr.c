@@ -107,9 +107,10 @@ static void test_fit(void) {
   }
 }
 
-/* Values, quantiles and CRPS of interpolated queries on dense CDFs (gpuiso_cdf_runs_dense). */
-static void test_queries(void) {
-  enum { NR = 6, M = 9, NQ = 40 };
+/* Values, quantiles and CRPS of nq interpolated queries on dense CDFs (gpuiso_cdf_runs_dense):
+ * few queries look values up, many are swept over the thresholds. */
+static void test_queries(int NQ) {
+  enum { NR = 50, M = 9 };
   double cdf[NR * M], thr[M];
   for (int j = 0; j < M; j++) thr[j] = j * j * 0.5 - 3;
   for (int i = 0; i < NR; i++) { /* non-decreasing in j, reaching 1 */
@@ -122,8 +123,8 @@ static void test_queries(void) {
   cdf[0 + 1 * NR] = cdf[0 + 0 * NR]; /* a flat step */
   gpuiso_cdf_runs r;
   CHECK(gpuiso_cdf_runs_dense(NR, M, cdf, &r, NULL) == GPUISO_OK, "dense runs");
-  int32_t qpos[NQ];
-  double lam[NQ], y[NQ];
+  int32_t *qpos = malloc(NQ * sizeof *qpos);
+  double *lam = malloc(NQ * sizeof *lam), *y = malloc(NQ * sizeof *y);
   for (int i = 0; i < NQ; i++) {
     qpos[i] = rand() % (NR - 1);
     lam[i] = (i % 3 == 0) ? 0 : unif();
@@ -132,13 +133,13 @@ static void test_queries(void) {
   gpuiso_cdf_query q = {NQ, qpos, lam};
   gpuiso_opts o = options(1, 1);
   int64_t k[M + 1];
-  double got[NQ * (M + 1)];
+  double *got = malloc((size_t)NQ * (M + 1) * sizeof *got);
   for (int j = 0; j <= M; j++) k[j] = j - 1;
   gpuiso_cdf_eval(&r, &q, M + 1, k, 0, &o, got, NULL);
   double levels[4] = {0, 0.3, 0.77, 1};
-  int64_t kq[NQ * 4];
+  int64_t *kq = malloc((size_t)NQ * 4 * sizeof *kq);
   gpuiso_cdf_quantile(&r, &q, 4, levels, &o, kq, NULL);
-  double crps[NQ];
+  double *crps = malloc(NQ * sizeof *crps);
   gpuiso_cdf_crps(&r, thr, &q, y, &o, crps, NULL);
   for (int i = 0; i < NQ; i++) {
     double f[M];
@@ -164,12 +165,15 @@ static void test_queries(void) {
     CHECK(fabs(crps[i] - s) <= 1e-12 * (1 + fabs(s)), "crps of query %d: %g, not %g", i, crps[i], s);
   }
   gpuiso_cdf_runs_free(&r);
+  free(qpos); free(lam); free(y); free(got); free(kq); free(crps);
 }
 
 int main(void) {
   srand(20261129);
   test_fit();
-  test_queries();
+  test_queries(3);
+  test_queries(40);
+  test_queries(400);
   printf("ctest: %d passed, %d failed (idr)\n", passed, failed);
   return failed != 0;
 }
