@@ -50,7 +50,7 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   samples <- lapply(seq_len(b), function(i) sample.int(n, size, replace = replace))
   one_bag <- function(s) {
     fit <- idr(y[s], X_df[s, , drop = FALSE], weights = if (is.null(w)) NULL else w[s])
-    cdf(predict(fit, newdata), grid)
+    cdf(stats::predict(fit, newdata), grid)
   }
   sum_bags <- function(bags) Reduce(`+`, lapply(bags, one_bag))
   total <- bag_rounds(samples, sum_bags, progress)
