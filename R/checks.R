@@ -4,8 +4,9 @@ stop_arg <- function(name, problem) {
   stop(sprintf("`%s` %s", name, problem), call. = FALSE)
 }
 
-# A numeric vector (not a matrix or array) of at least one element, as double.
-check_vector <- function(v, name, n = NULL) {
+# A numeric vector (not a matrix or array) of at least one element, as double; with n, of the
+# length of the argument called ref.
+check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.numeric(v)) {
     stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
   }
@@ -14,7 +15,7 @@ check_vector <- function(v, name, n = NULL) {
   }
   if (length(v) == 0L) stop_arg(name, "must have at least one element")
   if (!is.null(n) && length(v) != n) {
-    stop_arg(name, sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(v)))
+    stop_arg(name, sprintf("must have the same length as `%s` (%.0f), not %.0f", ref, n, length(v)))
   }
   if (!is.double(v)) v <- as.double(v)
   v
@@ -61,4 +62,47 @@ resolve_device <- function(device) {
 resolve_method <- function(method) {
   method <- match.arg(method, c("auto", "pav", "hull"))
   if (method == "auto") "pav" else method
+}
+
+# Labels of a binary outcome: logical, or numeric 0 and 1, as double, of the length n of the
+# argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long vector.
+check_label <- function(label, n, ref = "score") {
+  if (!is.logical(label) && !is.numeric(label)) {
+    stop_arg("label", sprintf("must be a logical vector or numeric 0s and 1s, not %s", describe(label)))
+  }
+  if (is.logical(label)) label <- as.double(label)
+  label <- check_vector(label, "label", n, ref)
+  .Call(C_check_labels, label)
+  label
+}
+
+# Group ids: a factor (every level used) or an atomic vector, without NA. codes are 1..K in the
+# order of levels, which are the factor's levels or the sorted distinct values.
+check_group <- function(group, n, ref = "score") {
+  if (!is.atomic(group) || length(dim(group)) > 1L) {
+    stop_arg("group", sprintf("must be a factor or a vector of group ids, not %s", describe(group)))
+  }
+  if (length(group) != n) {
+    stop_arg("group", sprintf("must have the same length as `%s` (%.0f), not %.0f", ref, n, length(group)))
+  }
+  if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %.0f)", which(is.na(group))[1L]))
+  if (is.factor(group)) {
+    levels <- levels(group)
+    codes <- as.integer(group)
+    empty <- tabulate(codes, length(levels)) == 0L
+    if (any(empty)) {
+      stop_arg("group", sprintf("has level(s) without any score: %s; drop them with droplevels()",
+                                quoted_list(levels[empty])))
+    }
+  } else {
+    levels <- sort(unique(group))
+    codes <- match(group, levels)
+  }
+  list(codes = codes, levels = levels)
+}
+
+# "\"a\", \"b\", \"c\" and 4 more"
+quoted_list <- function(v, most = 5L) {
+  shown <- paste0("\"", utils::head(v, most), "\"", collapse = ", ")
+  if (length(v) > most) sprintf("%s and %d more", shown, length(v) - most) else shown
 }

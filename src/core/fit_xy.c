@@ -5,11 +5,6 @@
 #include "internal.h"
 
 
-struct gpuiso_sorted {
-  sorted_records s;
-  int nth;
-};
-
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
   *strict = 1;
   for (int64_t i = 0; i < n; i++) {
@@ -59,10 +54,8 @@ void gpuiso_sorted_free(gpuiso_sorted *sorted) {
   free(sorted);
 }
 
-/* Pools the sorted records [from, to), which start a new x, into knots d0, d0 + 1, ...: x, the
- * weighted mean of y (0 for zero weight) and the summed weight. */
-static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to, int64_t d0,
-                                 gpuiso_knots *kn, gpuiso_error *err) {
+gpuiso_status pool_records(const sort_record *r, int64_t from, int64_t to, int64_t d0,
+                           gpuiso_knots *kn, gpuiso_error *err) {
   int64_t d = d0 - 1;
   double sw = 0, swy = 0;
   for (int64_t p = from; p < to; p++) {
@@ -107,7 +100,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
 #endif
   for (int64_t b = 0; b < s->nbuckets; b++) {
     gpuiso_error e;
-    if (pool_bucket(r, s->start[b], s->start[b + 1], s->knots[b], kn, &e) != GPUISO_OK) {
+    if (pool_records(r, s->start[b], s->start[b + 1], s->knots[b], kn, &e) != GPUISO_OK) {
 #ifdef _OPENMP
 #pragma omp critical(gpuiso_pool_error)
 #endif
@@ -123,7 +116,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   }
   gpuiso_status st =
       gpuiso_fit(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
-  if (st != GPUISO_OK) return st;
+  if (st != GPUISO_OK || !fit) return st;
 
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)

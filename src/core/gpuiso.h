@@ -105,10 +105,31 @@ typedef struct gpuiso_sorted gpuiso_sorted;
 gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
                              const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
                              gpuiso_error *err);
-/* kn->x, kn->level, kn->weight and kn->start need room for nknots. */
+/* kn->x, kn->level, kn->weight and kn->start need room for nknots. fit may be NULL when only the
+ * knots are wanted. */
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
                                 gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
+
+/* ---- Fits of y on x per group -------------------------------------------------------------
+ * One curve per group (element i in group g[i], 0..ngroups-1) from the records of
+ * gpuiso_sort_xy, which also give the curve of all groups pooled (gpuiso_fit_sorted). The sorted
+ * records are split by group stably, so each group comes out sorted by x without a second sort:
+ * gpuiso_group_sorted splits them and counts the distinct (group, x) pairs, *nknots, so that the
+ * caller can size the knot arrays (sorted may be freed after it); gpuiso_fit_grouped pools tied x
+ * within each group and fits each group's knots, in parallel over groups. A group without
+ * elements has no knots. Release with gpuiso_grouped_free. */
+typedef struct gpuiso_grouped gpuiso_grouped;
+
+gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const int *g, int64_t ngroups,
+                                  const gpuiso_opts *opt, gpuiso_grouped **grouped,
+                                  int64_t *nknots, gpuiso_error *err);
+/* offset (ngroups + 1) gets where each group's knots start in kn, then nknots; kn->x, kn->level,
+ * kn->weight and kn->start need room for nknots, and kn->nblocks counts the blocks of all
+ * groups. err->row is the group of an error. */
+gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opts *opt,
+                                 int64_t *offset, gpuiso_knots *kn, gpuiso_error *err);
+void gpuiso_grouped_free(gpuiso_grouped *grouped);
 
 /* ---- Batches ------------------------------------------------------------------------------ */
 

@@ -77,6 +77,28 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
                            sorted_records *out, int64_t *bad);
 
+/* The records of gpuiso_sort_xy and the threads that sorted them. */
+struct gpuiso_sorted {
+  sorted_records s;
+  int nth;
+};
+
+/* Pools the records [from, to), sorted by key, the first of which starts a new x, into knots
+ * d0, d0 + 1, ...: x, the weighted mean of y (0 for zero weight) and the summed weight. Checks y
+ * and w on the way (err->index: the record's index). */
+gpuiso_status pool_records(const sort_record *r, int64_t from, int64_t to, int64_t d0,
+                           gpuiso_knots *kn, gpuiso_error *err);
+
+/* Counting sort by group, shared by the batches and the fits per group: count holds nth rows of
+ * ngroups counts (thread t's part of the input); they become each thread's next slot, so that
+ * thread t's elements of a group land after those of the threads before it (stable), and
+ * offset (ngroups + 1) gets where each group starts. */
+void group_slots(int64_t *count, int nth, int64_t ngroups, int64_t *offset);
+
+/* Keeps in *first the error of the lowest row (so the report does not depend on timing); safe
+ * inside a parallel loop. */
+void keep_error(gpuiso_error *first, const gpuiso_error *e);
+
 /* One row by the engine of opt: pav_row with wk, or gpuiso_hull. */
 gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
