@@ -71,7 +71,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
   }
   structure(list(
     pooled = blocks_frame(res[[1]]), curves = curves, groups = groups$levels, first = first,
-    n = n, n_group = if (!is.null(groups)) tabulate(groups$codes, length(groups$levels)),
+    n = n, n_group = groups$counts,
     backend = backend, call = call
   ), class = "gpuiso_calibrator")
 }

@@ -77,7 +77,8 @@ check_label <- function(label, n, ref = "score") {
 }
 
 # Group ids: a factor (every level used) or an atomic vector, without NA. codes are 1..K in the
-# order of levels, which are the factor's levels or the sorted distinct values.
+# order of levels, which are the factor's levels or the sorted distinct values; counts the number
+# of elements of each.
 check_group <- function(group, n, ref = "score") {
   if (!is.atomic(group) || length(dim(group)) > 1L) {
     stop_arg("group", sprintf("must be a factor or a vector of group ids, not %s", describe(group)))
@@ -89,16 +90,24 @@ check_group <- function(group, n, ref = "score") {
   if (is.factor(group)) {
     levels <- levels(group)
     codes <- as.integer(group)
-    empty <- tabulate(codes, length(levels)) == 0L
-    if (any(empty)) {
+    counts <- tabulate(codes, length(levels))
+    if (any(counts == 0L)) {
       stop_arg("group", sprintf("has level(s) without any score: %s; drop them with droplevels()",
-                                quoted_list(levels[empty])))
+                                quoted_list(levels[counts == 0L])))
     }
+  } else if (is.integer(group) && diff(span <- range(group)) < n) {
+    # small integer ids (the common case): a table of the ids in range instead of hashing
+    shifted <- if (span[1] == 1L) group else group - (span[1] - 1L)
+    counts <- tabulate(shifted, span[2] - span[1] + 1L)
+    levels <- which(counts > 0L) + (span[1] - 1L)
+    codes <- if (all(counts > 0L)) shifted else cumsum(counts > 0L)[shifted]
+    counts <- counts[counts > 0L]
   } else {
     levels <- sort(unique(group))
     codes <- match(group, levels)
+    counts <- tabulate(codes, length(levels))
   }
-  list(codes = codes, levels = levels)
+  list(codes = codes, levels = levels, counts = counts)
 }
 
 # "\"a\", \"b\", \"c\" and 4 more"

@@ -8,7 +8,8 @@
 /* Labels of a binary outcome (double) must be 0 or 1; returns NULL. */
 SEXP C_check_labels(SEXP label) {
   const double *v = REAL(label);
-  for (R_xlen_t i = 0; i < XLENGTH(label); i++) {
+  R_xlen_t n = XLENGTH(label);
+  for (R_xlen_t i = 0; i < n; i++) {
     if (v[i] == 0 || v[i] == 1) continue;
     if (ISNAN(v[i]))
       Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has %s at element %.0f",
@@ -62,44 +63,46 @@ static void release_grouped(SEXP holder) {
 }
 
 /* score, label: double vectors of one length, label 0 or 1 (checked by C_check_labels); weights:
- * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R). Returns list(pooled, groups), the
- * blocks of the curve of all scores and (NULL without group) of the curves per group. */
+ * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R). Returns
+ * list(pooled, groups), the blocks of the curve of all scores and (NULL without group) of the
+ * curves per group. The knot arrays serve both fits: a group's distinct scores are at least as
+ * many as the pooled curve's. */
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names) {
   R_xlen_t n = XLENGTH(score);
   gpuiso_opts opt = r_opts(1, R_NegInf, R_PosInf, 0);
   r_error_context ctx = {"groups", 0, score, label, weights, {"score", "label", "weights"}, group_names};
   gpuiso_error err;
   gpuiso_sorted *sorted;
-  int64_t nk;
-  if (gpuiso_sort_xy((int64_t)n, REAL(score), REAL(label), r_optional_real(weights), &opt, &sorted,
-                     &nk, &err) != GPUISO_OK)
+  gpuiso_grouped *grouped = NULL;
+  int64_t nk, nk_groups = 0, ngroups = Rf_isNull(group) ? 0 : XLENGTH(group_names);
+  int *g = NULL;
+  if (ngroups > 0) {
+    const int *code = INTEGER(group);
+    g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+    for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
+  }
+  if (gpuiso_sort_groups_xy((int64_t)n, REAL(score), REAL(label), r_optional_real(weights), g,
+                            ngroups > 0 ? ngroups : 1, &opt, &sorted, &nk, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);
-  SEXP holder = r_hold_sorted(sorted);
+  SEXP held_sorted = r_hold_sorted(sorted);
+  SEXP held_grouped = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(held_grouped, release_grouped, TRUE);
+  if (ngroups > 0) {
+    if (gpuiso_group_sorted(sorted, &opt, &grouped, &nk_groups, &err) != GPUISO_OK)
+      r_stop_on_error(&err, &ctx);
+    R_SetExternalPtrAddr(held_grouped, grouped);
+  }
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  gpuiso_knots kn = knot_arrays(nk);
-  if (gpuiso_fit_sorted(sorted, &opt, NULL, &kn, &err) != GPUISO_OK) {
-    r_release_sorted(holder);
-    r_stop_on_error(&err, &ctx);
-  }
+  gpuiso_knots kn = knot_arrays(nk > nk_groups ? nk : nk_groups);
+  if (gpuiso_fit_sorted(sorted, &opt, NULL, &kn, &err) != GPUISO_OK) r_stop_on_error(&err, &ctx);
   SET_VECTOR_ELT(out, 0, curve_blocks(&kn, NULL, 1));
-  if (!Rf_isNull(group)) {
-    int64_t ngroups = XLENGTH(group_names);
-    int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
-    for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
-    gpuiso_grouped *grouped;
-    gpuiso_status s = gpuiso_group_sorted(sorted, g, ngroups, &opt, &grouped, &nk, &err);
-    r_release_sorted(holder);
-    if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
-    SEXP held = PROTECT(R_MakeExternalPtr(grouped, R_NilValue, R_NilValue));
-    R_RegisterCFinalizerEx(held, release_grouped, TRUE);
-    kn = knot_arrays(nk);
+  if (ngroups > 0) {
     int64_t *offset = (int64_t *)R_alloc((size_t)ngroups + 1, sizeof *offset);
-    s = gpuiso_fit_grouped(grouped, &opt, offset, &kn, &err);
-    release_grouped(held);
-    if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
+    if (gpuiso_fit_grouped(grouped, &opt, offset, &kn, &err) != GPUISO_OK) r_stop_on_error(&err, &ctx);
     SET_VECTOR_ELT(out, 1, curve_blocks(&kn, offset, ngroups));
-    UNPROTECT(1);
   }
-  UNPROTECT(2);
+  release_grouped(held_grouped);
+  r_release_sorted(held_sorted);
+  UNPROTECT(3);
   return out;
 }

@@ -208,6 +208,7 @@ static void test_grouped_fits(void) {
   double *gx = malloc(n * sizeof *gx), *gy = malloc(n * sizeof *gy), *gw = malloc(n * sizeof *gw);
   double *kx = malloc(n * sizeof *kx), *kl = malloc(n * sizeof *kl), *kw = malloc(n * sizeof *kw);
   double *rx = malloc(n * sizeof *rx), *rl = malloc(n * sizeof *rl), *rw = malloc(n * sizeof *rw);
+  double *gz = malloc(n * sizeof *gz);
   uint8_t *ks = malloc(n), *rs = malloc(n);
   int *g = malloc(n * sizeof *g);
   int64_t offset[14];
@@ -224,13 +225,20 @@ static void test_grouped_fits(void) {
     gpuiso_grouped *gr = NULL;
     int64_t nk;
     gpuiso_error e;
-    int ok = gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK &&
-             gpuiso_group_sorted(s, g, ngroups, &o, &gr, &nk, &e) == GPUISO_OK;
-    gpuiso_sorted_free(s);
+    int ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+             gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
     gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
     ok = ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_OK;
     gpuiso_grouped_free(gr);
     ok = ok && offset[5] == offset[6] && offset[ngroups] == nk;
+    /* the same records give the pooled fit, in input order, as a sort without groups */
+    gpuiso_knots pooled = {0, rx, rl, rw, rs, 0};
+    ok = ok && gpuiso_fit_sorted(s, &o, gz, &pooled, &e) == GPUISO_OK;
+    gpuiso_sorted_free(s);
+    ok = ok && gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK &&
+         gpuiso_fit_sorted(s, &o, gy, &pooled, &e) == GPUISO_OK;
+    gpuiso_sorted_free(s);
+    for (int i = 0; ok && i < n; i++) ok = gz[i] == gy[i];
     int64_t blocks = 0;
     for (int k = 0; ok && k < ngroups; k++) {
       int len = 0;
@@ -258,15 +266,24 @@ static void test_grouped_fits(void) {
   gpuiso_grouped *gr = NULL;
   int64_t nk;
   gpuiso_error e;
-  int ok = gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK &&
-           gpuiso_group_sorted(s, g, ngroups, &o, &gr, &nk, &e) == GPUISO_OK;
-  gpuiso_sorted_free(s);
+  int ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+           gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
   gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
   CHECK(ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_E_W_ALLZERO && e.row == 7,
         "all-zero weights in group %lld", (long long)e.row);
   gpuiso_grouped_free(gr);
+  gpuiso_sorted_free(s);
+  /* a negative weight is found while pooling, and reported by its element and group */
+  w[123] = -1;
+  ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+       gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
+  CHECK(ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_E_W_NEGATIVE &&
+            e.index == 123 && e.row == g[123],
+        "negative weight at %lld, group %lld", (long long)e.index, (long long)e.row);
+  gpuiso_grouped_free(gr);
+  gpuiso_sorted_free(s);
   free(x); free(y); free(w); free(gx); free(gy); free(gw); free(kx); free(kl); free(kw);
-  free(rx); free(rl); free(rw); free(ks); free(rs); free(g);
+  free(rx); free(rl); free(rw); free(gz); free(ks); free(rs); free(g);
 }
 
 static void test_batches(void) {
