@@ -1,6 +1,8 @@
 # Developer entry points for gpuiso (not part of the R package; excluded by .Rbuildignore).
 #
-#   make deps      install the Debian packages needed to build, check and demo (only missing ones)
+#   make deps      install the Debian packages needed to build, check, demo and benchmark
+#                  (python3-sklearn: the scikit-learn comparison of tools/bench/calibrate.R)
+#                  (only missing ones)
 #   make document  regenerate man/ and NAMESPACE with roxygen2 (results are committed)
 #   make build     R CMD build .            -> gpuiso_<version>.tar.gz
 #   make install   R CMD INSTALL the tarball (LIB=<dir> to install into a private library)
@@ -22,7 +24,7 @@ CHECK_ARGS ?= --no-manual
 BUILD_ARGS ?=
 
 DEB_PACKAGES := r-base-core r-base-dev r-cran-testthat r-cran-roxygen2 r-cran-knitr \
-	r-cran-rmarkdown r-cran-iso r-cran-bench devscripts pandoc qpdf
+	r-cran-rmarkdown r-cran-iso r-cran-bench devscripts pandoc qpdf python3-sklearn
 
 # Run as root, or through sudo when it is available.
 SUDO := $(shell if [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
