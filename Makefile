@@ -1,6 +1,7 @@
 # Developer entry points for gpuiso (not part of the R package; excluded by .Rbuildignore).
 #
-#   make deps      install the Debian packages needed to build, check and demo (only missing ones)
+#   make deps      install the Debian packages needed to build, check, demo and benchmark (only
+#                  missing ones;  is for tools/bench/calibrate.R)
 #   make document  regenerate man/ and NAMESPACE with roxygen2 (results are committed)
 #   make build     R CMD build .            -> gpuiso_<version>.tar.gz
 #   make install   R CMD INSTALL the tarball (LIB=<dir> to install into a private library)

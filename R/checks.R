@@ -4,8 +4,9 @@ stop_arg <- function(name, problem) {
   stop(sprintf("`%s` %s", name, problem), call. = FALSE)
 }
 
-# A numeric vector (not a matrix or array) of at least one element, as double.
-check_vector <- function(v, name, n = NULL) {
+# A numeric vector (not a matrix or array) of at least one element, as double; with n, of the
+# length of the argument called ref.
+check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.numeric(v)) {
     stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
   }
@@ -14,7 +15,7 @@ check_vector <- function(v, name, n = NULL) {
   }
   if (length(v) == 0L) stop_arg(name, "must have at least one element")
   if (!is.null(n) && length(v) != n) {
-    stop_arg(name, sprintf("must have the same length as `y` (%.0f), not %.0f", n, length(v)))
+    stop_arg(name, sprintf("must have the same length as `%s` (%.0f), not %.0f", ref, n, length(v)))
   }
   if (!is.double(v)) v <- as.double(v)
   v
@@ -63,6 +64,17 @@ resolve_device <- function(device, n) {
   if (is.null(min_n) || n < min_n || !is.null(gpu_unavailable())) "cpu" else "gpu"
 }
 
+# The device of a task whose GPU engine is not built yet: "auto" and "cpu" run on the CPU, "gpu"
+# says so (whether or not a GPU is present).
+cpu_only_device <- function(device, what) {
+  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  if (device == "gpu") {
+    stop(sprintf("`device = \"gpu\"`: %s has no GPU engine yet; use device = \"cpu\" or \"auto\"", what),
+         call. = FALSE)
+  }
+  "cpu"
+}
+
 # NULL when a CUDA device can be used, else why not.
 gpu_unavailable <- function() {
   info <- .Call(C_backend_info)
@@ -101,4 +113,56 @@ run_on <- function(backend, device, method, fit) {
 resolve_method <- function(method) {
   method <- match.arg(method, c("auto", "pav", "hull"))
   if (method == "auto") "pav" else method
+}
+
+# Labels of a binary outcome: logical, or numeric 0 and 1, as double, of the length n of the
+# argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long vector.
+check_label <- function(label, n, ref = "score") {
+  if (!is.logical(label) && !is.numeric(label)) {
+    stop_arg("label", sprintf("must be a logical vector or numeric 0s and 1s, not %s", describe(label)))
+  }
+  if (is.logical(label)) label <- as.double(label)
+  label <- check_vector(label, "label", n, ref)
+  .Call(C_check_labels, label)
+  label
+}
+
+# Group ids: a factor (every level used) or an atomic vector, without NA. codes are 1..K in the
+# order of levels, which are the factor's levels or the sorted distinct values; counts the number
+# of elements of each.
+check_group <- function(group, n, ref = "score") {
+  if (!is.atomic(group) || length(dim(group)) > 1L) {
+    stop_arg("group", sprintf("must be a factor or a vector of group ids, not %s", describe(group)))
+  }
+  if (length(group) != n) {
+    stop_arg("group", sprintf("must have the same length as `%s` (%.0f), not %.0f", ref, n, length(group)))
+  }
+  if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %.0f)", which(is.na(group))[1L]))
+  if (is.factor(group)) {
+    levels <- levels(group)
+    codes <- as.integer(group)
+    counts <- tabulate(codes, length(levels))
+    if (any(counts == 0L)) {
+      stop_arg("group", sprintf("has level(s) without any score: %s; drop them with droplevels()",
+                                quoted_list(levels[counts == 0L])))
+    }
+  } else if (is.integer(group) && diff(span <- range(group)) < n) {
+    # small integer ids (the common case): a table of the ids in range instead of hashing
+    shifted <- if (span[1] == 1L) group else group - (span[1] - 1L)
+    counts <- tabulate(shifted, span[2] - span[1] + 1L)
+    levels <- which(counts > 0L) + (span[1] - 1L)
+    codes <- if (all(counts > 0L)) shifted else cumsum(counts > 0L)[shifted]
+    counts <- counts[counts > 0L]
+  } else {
+    levels <- sort(unique(group))
+    codes <- match(group, levels)
+    counts <- tabulate(codes, length(levels))
+  }
+  list(codes = codes, levels = levels, counts = counts)
+}
+
+# "\"a\", \"b\", \"c\" and 4 more"
+quoted_list <- function(v, most = 5L) {
+  shown <- paste0("\"", utils::head(v, most), "\"", collapse = ", ")
+  if (length(v) > most) sprintf("%s and %d more", shown, length(v) - most) else shown
 }

@@ -58,7 +58,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
                 pars = NULL, progress = FALSE, dense = FALSE, device = c("auto", "cpu", "gpu")) {
   check_idr_options(groups, orders, stoch, pars)
   dense <- check_flag(dense, "dense")
-  idr_device(device)
+  cpu_only_device(device, "IDR")
   y <- check_finite(check_vector(y, "y"), "y")
   cov <- idr_covariate(X, length(y))
   w <- idr_weights(weights, length(y))
@@ -81,16 +81,6 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   ), class = "idrfit")
   if (dense) fit$cdf <- as.matrix(fit)
   fit
-}
-
-# IDR has no GPU engine yet: "auto" runs on the CPU, "gpu" says so.
-idr_device <- function(device) {
-  device <- match.arg(device, c("auto", "cpu", "gpu"))
-  if (device == "gpu") {
-    stop("`device = \"gpu\"`: IDR has no GPU engine yet; use device = \"cpu\" or \"auto\"",
-         call. = FALSE)
-  }
-  "cpu"
 }
 
 check_idr_options <- function(groups, orders, stoch, pars) {

@@ -62,24 +62,39 @@ static const char *value_text(SEXP v, int64_t i) {
   return d > 0 ? "Inf" : "-Inf";
 }
 
+/* "group 3", or the group's name ("group \"FR\"") when the context has names. */
+static void group_text(char *buf, size_t len, int64_t row, const r_error_context *ctx) {
+  if (!ctx->group_names || Rf_isNull(ctx->group_names)) snprintf(buf, len, "group %lld", (long long)row + 1);
+  else snprintf(buf, len, "group \"%.60s\"", Rf_translateChar(STRING_ELT(ctx->group_names, row)));
+}
+
 /* "element 5", "row 2, column 7" or "element 5 (group 3)", 1-based. */
 static void where_text(char *buf, size_t len, const gpuiso_error *err, const r_error_context *ctx) {
   long long i = (long long)err->index, row = (long long)err->row;
+  char group[80];
+  if (err->row >= 0 && ctx->layout[0] == 'g') group_text(group, sizeof group, err->row, ctx);
   if (err->index < 0 && err->row < 0) {
     buf[0] = '\0';
   } else if (err->index < 0) {
-    snprintf(buf, len, " in %s %lld", ctx->layout[0] == 'm' ? "row" : "group", row + 1);
+    if (ctx->layout[0] == 'm') snprintf(buf, len, " in row %lld", row + 1);
+    else snprintf(buf, len, " in %s", group);
   } else if (ctx->layout[0] == 'm') {
     snprintf(buf, len, " at row %lld, column %lld", i % ctx->nrow + 1, i / ctx->nrow + 1);
-  } else if (ctx->layout[0] == 'g') {
-    snprintf(buf, len, " at element %lld (group %lld)", i + 1, row + 1);
+  } else if (ctx->layout[0] == 'g' && err->row >= 0) {
+    snprintf(buf, len, " at element %lld (%s)", i + 1, group);
   } else {
     snprintf(buf, len, " at element %lld", i + 1);
   }
 }
 
+static const char *arg_name(const r_error_context *ctx, int which) {
+  static const char *plain[3] = {"x", "y", "w"};
+  return ctx->names[which] ? ctx->names[which] : plain[which];
+}
+
 void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
-  char where[96];
+  char where[128];
+  const char *x = arg_name(ctx, 0), *y = arg_name(ctx, 1), *w = arg_name(ctx, 2);
   if (err->status == GPUISO_OK) return;
   where_text(where, sizeof where, err, ctx);
   switch (err->status) {
@@ -89,24 +104,24 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
   case GPUISO_E_NOMEM:
     Rf_errorcall(R_NilValue, "gpuiso: out of memory");
   case GPUISO_E_Y_NONFINITE:
-    Rf_errorcall(R_NilValue, "`y` must be finite, but has %s%s", value_text(ctx->y, err->index), where);
+    Rf_errorcall(R_NilValue, "`%s` must be finite, but has %s%s", y, value_text(ctx->y, err->index), where);
   case GPUISO_E_X_NONFINITE:
-    Rf_errorcall(R_NilValue, "`x` must be finite, but has %s%s", value_text(ctx->x, err->index), where);
+    Rf_errorcall(R_NilValue, "`%s` must be finite, but has %s%s", x, value_text(ctx->x, err->index), where);
   case GPUISO_E_W_NONFINITE:
-    Rf_errorcall(R_NilValue, "`w` must be finite, but has %s%s", value_text(ctx->w, err->index), where);
+    Rf_errorcall(R_NilValue, "`%s` must be finite, but has %s%s", w, value_text(ctx->w, err->index), where);
   case GPUISO_E_W_NEGATIVE:
   {
     char value[32];
     snprintf(value, sizeof value, "%g", REAL(ctx->w)[err->index]);
-    Rf_errorcall(R_NilValue, "`w` must be non-negative, but has %s%s",
+    Rf_errorcall(R_NilValue, "`%s` must be non-negative, but has %s%s", w,
                  isfinite(REAL(ctx->w)[err->index]) ? value : "-Inf", where);
   }
   case GPUISO_E_W_ALLZERO:
-    Rf_errorcall(R_NilValue, "`w` must have at least one positive weight%s", where);
+    Rf_errorcall(R_NilValue, "`%s` must have at least one positive weight%s", w, where);
   case GPUISO_E_OVERFLOW:
-    Rf_errorcall(R_NilValue, "`y` and `w` are too large: the weighted sums overflow double precision%s; "
-             "rescale y or w",
-             where);
+    Rf_errorcall(R_NilValue, "`%s` and `%s` are too large: the weighted sums overflow double precision%s; "
+             "rescale %s or %s",
+             y, w, where, y, w);
   case GPUISO_E_CUDA:
     Rf_errorcall(R_NilValue, "CUDA error: %s", err->message);
   case GPUISO_E_NO_CUDA:

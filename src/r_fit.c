@@ -17,9 +17,16 @@ static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   return out;
 }
 
-static void free_sorted(SEXP holder) {
+void r_release_sorted(SEXP holder) {
   gpuiso_sorted_free(R_ExternalPtrAddr(holder));
   R_ClearExternalPtr(holder);
+}
+
+/* Returns the holder protected: the caller unprotects it. */
+SEXP r_hold_sorted(gpuiso_sorted *sorted) {
+  SEXP holder = PROTECT(R_MakeExternalPtr(sorted, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(holder, r_release_sorted, TRUE);
+  return holder;
 }
 
 /* Fit on x that is not strictly increasing: sort, then fit into knot vectors of the right size.
@@ -33,15 +40,14 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
   if (gpuiso_sort_xy(XLENGTH(y), REAL(x), REAL(y), r_optional_real(w), opt, &sorted, &nk, &err) !=
       GPUISO_OK)
     r_stop_on_error(&err, ctx);
-  SEXP holder = PROTECT(R_MakeExternalPtr(sorted, R_NilValue, R_NilValue));
-  R_RegisterCFinalizerEx(holder, free_sorted, TRUE);
+  SEXP holder = r_hold_sorted(sorted);
   kn->x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
   kn->level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
   kn->weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
   SEXP flags = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)nk));
   kn->start = RAW(flags);
   gpuiso_status s = gpuiso_fit_sorted(sorted, opt, REAL(VECTOR_ELT(out, 0)), kn, &err);
-  free_sorted(holder);
+  r_release_sorted(holder);
   if (s != GPUISO_OK) r_stop_on_error(&err, ctx);
   UNPROTECT(2);
   return flags;

@@ -15,16 +15,26 @@ gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP sing
 gpuiso_opts r_plain_opts(void);
 
 /* Turns a failed status into an R error naming the argument; an interrupt is passed on to R.
- * layout tells how err->index reads: "vector", "matrix" (with nrow) or "groups". */
+ * layout tells how err->index reads: "vector", "matrix" (with nrow) or "groups". The arguments
+ * are called x, y and w unless names says otherwise (NULL entries keep those); a character
+ * vector group_names, when given (not NULL or R's NULL), names the groups in place of their
+ * numbers. */
 typedef struct {
   const char *layout;
   int64_t nrow;
   SEXP x, y, w;
+  const char *names[3];
+  SEXP group_names;
 } r_error_context;
 
 void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx);
 
 /* Optional numeric argument: NULL for R's NULL. */
 const double *r_optional_real(SEXP v);
+
+/* The sorted records of a fit on x, held by a protected external pointer while R allocates, so
+ * that an R error frees them too; r_release_sorted frees them at once. */
+SEXP r_hold_sorted(gpuiso_sorted *sorted);
+void r_release_sorted(SEXP holder);
 
 #endif

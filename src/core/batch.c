@@ -40,8 +40,7 @@ static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int
   return ok && t->y && t->fit && (!gather_w || t->w) && (!want_start || t->start);
 }
 
-/* Keeps the first error of a parallel loop (by row, so the report does not depend on timing). */
-static void keep_error(gpuiso_error *first, const gpuiso_error *e) {
+void keep_error(gpuiso_error *first, const gpuiso_error *e) {
 #ifdef _OPENMP
 #pragma omp critical(gpuiso_batch_error)
 #endif
@@ -124,9 +123,21 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
 
 /* ---- Ragged groups ---- */
 
+void group_slots(int64_t *count, int nth, int64_t ngroups, int64_t *offset) {
+  int64_t sum = 0;
+  for (int64_t k = 0; k < ngroups; k++) {
+    offset[k] = sum;
+    for (int t = 0; t < nth; t++) {
+      int64_t c = count[(size_t)t * (size_t)ngroups + (size_t)k];
+      count[(size_t)t * (size_t)ngroups + (size_t)k] = sum;
+      sum += c;
+    }
+  }
+  offset[ngroups] = sum;
+}
+
 /* Stable counting sort of elements by group on nth threads: offset (ngroups + 1) gets where each
- * group starts, perm the elements group by group in their order of appearance. Thread t's part
- * of the input lands after the same group's elements from the parts before it. */
+ * group starts, perm the elements group by group in their order of appearance. */
 static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *offset,
                     int64_t *perm) {
   int64_t *count = calloc((size_t)nth * (size_t)ngroups, sizeof *count);
@@ -138,16 +149,7 @@ static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *
     int64_t *mine = count + (size_t)t * (size_t)ngroups;
     for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) mine[g[i]]++;
   }
-  int64_t sum = 0;
-  for (int64_t k = 0; k < ngroups; k++) {
-    offset[k] = sum;
-    for (int t = 0; t < nth; t++) {
-      int64_t c = count[(size_t)t * (size_t)ngroups + (size_t)k];
-      count[(size_t)t * (size_t)ngroups + (size_t)k] = sum;
-      sum += c;
-    }
-  }
-  offset[ngroups] = sum;
+  group_slots(count, nth, ngroups, offset);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(static, 1)
 #endif

@@ -5,11 +5,6 @@
 #include "internal.h"
 
 
-struct gpuiso_sorted {
-  sorted_records s;
-  int nth;
-};
-
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
   *strict = 1;
   for (int64_t i = 0; i < n; i++) {
@@ -25,16 +20,20 @@ gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_erro
   return GPUISO_OK;
 }
 
-gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
-                             const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
-                             gpuiso_error *err) {
+/* The sort of gpuiso_sort_xy, with groups when g is not NULL. */
+static gpuiso_status sort_xy(int64_t n, const double *x, const double *y, const double *w,
+                             const int *g, int64_t ngroups, const gpuiso_opts *opt,
+                             gpuiso_sorted **sorted, int64_t *nknots, gpuiso_error *err) {
   *sorted = NULL;
+  int gbits = 0;
+  while (((int64_t)1 << gbits) < ngroups) gbits++;
   gpuiso_sorted *out = malloc(sizeof *out);
   int64_t bad = -1;
-  gpuiso_status s = GPUISO_E_NOMEM;
-  if (out) {
+  gpuiso_status s = GPUISO_E_NOMEM; /* also when index and group do not fit in a tag's 63 bits */
+  if (out && n <= (INT64_MAX >> gbits)) {
+    out->ngroups = ngroups;
     out->nth = resolve_threads(opt, n);
-    s = sort_records(n, x, y, w, out->nth, &out->s, &bad);
+    s = sort_records(n, x, y, w, g, gbits, out->nth, &out->s, &bad);
   }
   if (s != GPUISO_OK) {
     free(out);
@@ -51,6 +50,18 @@ gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const 
   return GPUISO_OK;
 }
 
+gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
+                             const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
+                             gpuiso_error *err) {
+  return sort_xy(n, x, y, w, NULL, 1, opt, sorted, nknots, err);
+}
+
+gpuiso_status gpuiso_sort_groups_xy(int64_t n, const double *x, const double *y, const double *w,
+                                    const int *g, int64_t ngroups, const gpuiso_opts *opt,
+                                    gpuiso_sorted **sorted, int64_t *nknots, gpuiso_error *err) {
+  return sort_xy(n, x, y, w, g, ngroups, opt, sorted, nknots, err);
+}
+
 void gpuiso_sorted_free(gpuiso_sorted *sorted) {
   if (!sorted) return;
   free(sorted->s.r);
@@ -62,15 +73,14 @@ void gpuiso_sorted_free(gpuiso_sorted *sorted) {
 /* Pools the sorted records [from, to), which start a new x, into knots d0, d0 + 1, ...: x, the
  * weighted mean of y (0 for zero weight) and the summed weight. */
 static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to, int64_t d0,
-                                 gpuiso_knots *kn, gpuiso_error *err) {
+                                 int gbits, gpuiso_knots *kn, gpuiso_error *err) {
   int64_t d = d0 - 1;
   double sw = 0, swy = 0;
   for (int64_t p = from; p < to; p++) {
     double yi = r[p].y, wi = r[p].w;
-    if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) {
-      gpuiso_status s = !isfinite(yi) ? GPUISO_E_Y_NONFINITE
-                        : (wi < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
-      set_error(err, s, r[p].index, -1);
+    gpuiso_status s = value_status(yi, wi);
+    if (s != GPUISO_OK) {
+      set_error(err, s, tag_index(r[p].tag, gbits), -1);
       return s;
     }
     if (p == from || r[p].key != r[p - 1].key) {
@@ -83,7 +93,7 @@ static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to,
     swy += wi * yi;
     kn->weight[d] = sw;
     if (!isfinite(swy) || !isfinite(sw)) {
-      set_error(err, GPUISO_E_OVERFLOW, r[p].index, -1);
+      set_error(err, GPUISO_E_OVERFLOW, tag_index(r[p].tag, gbits), -1);
       return GPUISO_E_OVERFLOW;
     }
   }
@@ -107,7 +117,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
 #endif
   for (int64_t b = 0; b < s->nbuckets; b++) {
     gpuiso_error e;
-    if (pool_bucket(r, s->start[b], s->start[b + 1], s->knots[b], kn, &e) != GPUISO_OK) {
+    if (pool_bucket(r, s->start[b], s->start[b + 1], s->knots[b], s->gbits, kn, &e) != GPUISO_OK) {
 #ifdef _OPENMP
 #pragma omp critical(gpuiso_pool_error)
 #endif
@@ -123,7 +133,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   }
   gpuiso_status st =
       gpuiso_fit(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
-  if (st != GPUISO_OK) return st;
+  if (st != GPUISO_OK || !fit) return st;
 
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
@@ -132,7 +142,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
     int64_t d = s->knots[b] - 1;
     for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
       d += p == s->start[b] || r[p].key != r[p - 1].key;
-      fit[r[p].index] = kn->level[d];
+      fit[tag_index(r[p].tag, s->gbits)] = kn->level[d];
     }
   }
   return GPUISO_OK;

@@ -119,10 +119,35 @@ typedef struct gpuiso_sorted gpuiso_sorted;
 gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const double *w,
                              const gpuiso_opts *opt, gpuiso_sorted **sorted, int64_t *nknots,
                              gpuiso_error *err);
-/* kn->x, kn->level, kn->weight and kn->start need room for nknots. */
+/* kn->x, kn->level, kn->weight and kn->start need room for nknots. fit may be NULL when only the
+ * knots are wanted. */
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
                                 gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
+
+/* ---- Fits of y on x per group -------------------------------------------------------------
+ * One curve per group (element i in group g[i], 0..ngroups-1) and the curve of all groups pooled,
+ * from one sort. gpuiso_sort_groups_xy is gpuiso_sort_xy that also remembers each element's
+ * group (index and group share 63 bits: larger inputs fail as out of memory); gpuiso_fit_sorted
+ * then fits the pooled curve. gpuiso_group_sorted counts the distinct (group, x) pairs, *nknots,
+ * so that the caller can size the knot arrays; gpuiso_fit_grouped reads the records in x order
+ * and pools each into its group's knots, so each group comes out sorted by x without a second
+ * sort (checking y and w as gpuiso_fit_sorted does), then fits each group's knots, in parallel
+ * over groups. A group without elements has no knots. Records of gpuiso_sort_xy form one group.
+ * sorted must outlive grouped. Release with gpuiso_grouped_free. */
+typedef struct gpuiso_grouped gpuiso_grouped;
+
+gpuiso_status gpuiso_sort_groups_xy(int64_t n, const double *x, const double *y, const double *w,
+                                    const int *g, int64_t ngroups, const gpuiso_opts *opt,
+                                    gpuiso_sorted **sorted, int64_t *nknots, gpuiso_error *err);
+gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt,
+                                  gpuiso_grouped **grouped, int64_t *nknots, gpuiso_error *err);
+/* offset (ngroups + 1) gets where each group's knots start in kn, then nknots; kn->x, kn->level,
+ * kn->weight and kn->start need room for nknots, and kn->nblocks counts the blocks of all
+ * groups. err->row is the group of an error. */
+gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opts *opt,
+                                 int64_t *offset, gpuiso_knots *kn, gpuiso_error *err);
+void gpuiso_grouped_free(gpuiso_grouped *grouped);
 
 /* ---- Batches ------------------------------------------------------------------------------ */
 

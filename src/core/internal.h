@@ -2,6 +2,7 @@
 #ifndef GPUISO_INTERNAL_H
 #define GPUISO_INTERNAL_H
 
+#include <math.h>
 #include <string.h>
 
 #include "gpuiso.h"
@@ -45,10 +46,13 @@ gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err);
 
-/* An element of a fit of y on x, as the sort moves it: x's key, its index, y and w. */
+/* An element of a fit of y on x, as the sort moves it: x's key, its tag, y and w. The tag is the
+ * element's index, shifted left by gbits with the element's group in the low bits when the sort
+ * is for fits per group (gpuiso_sort_groups_xy): the group rides through the sort in bits that
+ * would otherwise be zero, instead of being gathered by index afterwards. */
 typedef struct {
   uint64_t key;
-  int64_t index;
+  int64_t tag;
   double y, w;
 } sort_record;
 
@@ -68,19 +72,51 @@ static inline double key_double(uint64_t k) {
   return v;
 }
 
+/* Whether a y and its weight may enter a fit: y finite, w finite and non-negative. */
+static inline gpuiso_status value_status(double y, double w) {
+  if (!isfinite(y)) return GPUISO_E_Y_NONFINITE;
+  if (!(w >= 0 && w < INFINITY)) return w < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE;
+  return GPUISO_OK;
+}
+
 /* Records sorted by x, in buckets of disjoint key ranges. */
 typedef struct {
   int64_t n;
+  int gbits;       /* bits of a tag that hold the group */
   sort_record *r;
   int64_t nbuckets;
   int64_t *start;  /* nbuckets + 1: where each bucket starts, then n */
   int64_t *knots;  /* nbuckets + 1: distinct x in the buckets before each, then in all */
 } sorted_records;
 
-/* Sorts the n records of (x, y, w) (w NULL: 1) stably by x on nth threads. Fails when out of
- * memory, or on a non-finite x (the first at *bad). */
-gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
-                           sorted_records *out, int64_t *bad);
+/* Sorts the n records of (x, y, w) (w NULL: 1) stably by x on nth threads, tagged with their
+ * index and, when g is not NULL, their group in gbits bits. Fails when out of memory, or on a
+ * non-finite x (the first at *bad). */
+gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
+                           const int *g, int gbits, int nth, sorted_records *out, int64_t *bad);
+
+static inline int64_t tag_index(int64_t tag, int gbits) { return tag >> gbits; }
+static inline int tag_group(int64_t tag, int gbits) {
+  return (int)(tag & (((int64_t)1 << gbits) - 1));
+}
+
+/* The records of gpuiso_sort_xy or gpuiso_sort_groups_xy, their number of groups (1 without
+ * groups) and the threads that sorted them. */
+struct gpuiso_sorted {
+  sorted_records s;
+  int64_t ngroups;
+  int nth;
+};
+
+/* Counting sort by group, shared by the batches and the fits per group: count holds nth rows of
+ * ngroups counts (thread t's part of the input); they become each thread's next slot, so that
+ * thread t's elements of a group land after those of the threads before it (stable), and
+ * offset (ngroups + 1) gets where each group starts. */
+void group_slots(int64_t *count, int nth, int64_t ngroups, int64_t *offset);
+
+/* Keeps in *first the error of the lowest row (so the report does not depend on timing); safe
+ * inside a parallel loop. */
+void keep_error(gpuiso_error *first, const gpuiso_error *e);
 
 /* One row by the engine of opt: pav_row with wk, or gpuiso_hull (never the CUDA engine, which
  * the batches call for all their rows at once). */

@@ -111,8 +111,8 @@ static inline unsigned prefix_of(uint64_t key, int shift) {
   return (unsigned)(key >> shift) & (PREFIXES - 1);
 }
 
-gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w, int nth,
-                           sorted_records *out, int64_t *bad) {
+gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
+                           const int *g, int gbits, int nth, sorted_records *out, int64_t *bad) {
   size_t m = (size_t)(n > 0 ? n : 1);
   sort_record *a = malloc(m * sizeof *a);
   int64_t *knots = NULL;
@@ -184,7 +184,7 @@ gpuiso_status sort_records(int64_t n, const double *x, const double *y, const do
 #endif
   for (int t = 0; t < nth; t++) {
     for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) {
-      sort_record r = {double_key(x[i]), i, y[i], w ? w[i] : 1.0};
+      sort_record r = {double_key(x[i]), g ? i << gbits | g[i] : i, y[i], w ? w[i] : 1.0};
       a[count[t][bucket[prefix_of(r.key, shift)]]++] = r;
     }
   }
@@ -211,6 +211,7 @@ gpuiso_status sort_records(int64_t n, const double *x, const double *y, const do
   for (int64_t b = nbuckets; b > 0; b--) end[b] = end[b - 1];
   end[0] = 0;
   out->n = n;
+  out->gbits = g ? gbits : 0;
   out->r = a;
   out->nbuckets = nbuckets;
   out->start = end;

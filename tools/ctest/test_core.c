@@ -200,6 +200,92 @@ static void test_sorted_fits(void) {
   free(x); free(y); free(w); free(z); free(ref); free(kx); free(kl); free(kw); free(ks);
 }
 
+/* Curves per group from one sort: each group's knots against a fit of the group alone (the same
+ * sums in the same order, so equal to the bit). Group 5 is empty. */
+static void test_grouped_fits(void) {
+  const int n = 40000, ngroups = 13; /* above GPUISO_MIN_PARALLEL: two threads run */
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+  double *gx = malloc(n * sizeof *gx), *gy = malloc(n * sizeof *gy), *gw = malloc(n * sizeof *gw);
+  double *kx = malloc(n * sizeof *kx), *kl = malloc(n * sizeof *kl), *kw = malloc(n * sizeof *kw);
+  double *rx = malloc(n * sizeof *rx), *rl = malloc(n * sizeof *rl), *rw = malloc(n * sizeof *rw);
+  double *gz = malloc(n * sizeof *gz);
+  uint8_t *ks = malloc(n), *rs = malloc(n);
+  int *g = malloc(n * sizeof *g);
+  int64_t offset[14];
+  for (int i = 0; i < n; i++) {
+    g[i] = rand() % 12;
+    g[i] += g[i] >= 5;
+    x[i] = i % 3 ? unif() : (double)(rand() % 40) / 40; /* ties within and across groups */
+    y[i] = unif() < x[i] ? 1 : 0;
+    w[i] = unif() < 0.05 ? 0 : unif();
+  }
+  for (int threads = 1; threads <= 2; threads++) {
+    gpuiso_opts o = options(1, threads, 0);
+    gpuiso_sorted *s;
+    gpuiso_grouped *gr = NULL;
+    int64_t nk;
+    gpuiso_error e;
+    int ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+             gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
+    gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
+    ok = ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_OK;
+    gpuiso_grouped_free(gr);
+    ok = ok && offset[5] == offset[6] && offset[ngroups] == nk;
+    /* the same records give the pooled fit, in input order, as a sort without groups */
+    gpuiso_knots pooled = {0, rx, rl, rw, rs, 0};
+    ok = ok && gpuiso_fit_sorted(s, &o, gz, &pooled, &e) == GPUISO_OK;
+    gpuiso_sorted_free(s);
+    ok = ok && gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK &&
+         gpuiso_fit_sorted(s, &o, gy, &pooled, &e) == GPUISO_OK;
+    gpuiso_sorted_free(s);
+    for (int i = 0; ok && i < n; i++) ok = gz[i] == gy[i];
+    int64_t blocks = 0;
+    for (int k = 0; ok && k < ngroups; k++) {
+      int len = 0;
+      for (int i = 0; i < n; i++)
+        if (g[i] == k) gx[len] = x[i], gy[len] = y[i], gw[len] = w[i], len++;
+      if (len == 0) continue;
+      int64_t rk;
+      gpuiso_knots ref = {0, rx, rl, rw, rs, 0};
+      ok = gpuiso_sort_xy(len, gx, gy, gw, &o, &s, &rk, &e) == GPUISO_OK &&
+           gpuiso_fit_sorted(s, &o, NULL, &ref, &e) == GPUISO_OK && rk == offset[k + 1] - offset[k];
+      gpuiso_sorted_free(s);
+      for (int64_t d = 0; ok && d < rk; d++) {
+        int64_t p = offset[k] + d;
+        ok = kx[p] == rx[d] && kl[p] == rl[d] && kw[p] == rw[d] && ks[p] == rs[d];
+      }
+      blocks += ref.nblocks;
+    }
+    CHECK(ok && blocks == kn.nblocks, "curves per group, %d threads", threads);
+  }
+  /* a group whose weights are all zero is reported by its number */
+  for (int i = 0; i < n; i++)
+    if (g[i] == 7) w[i] = 0;
+  gpuiso_opts o = options(1, 1, 0);
+  gpuiso_sorted *s;
+  gpuiso_grouped *gr = NULL;
+  int64_t nk;
+  gpuiso_error e;
+  int ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+           gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
+  gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
+  CHECK(ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_E_W_ALLZERO && e.row == 7,
+        "all-zero weights in group %lld", (long long)e.row);
+  gpuiso_grouped_free(gr);
+  gpuiso_sorted_free(s);
+  /* a negative weight is found while pooling, and reported by its element and group */
+  w[123] = -1;
+  ok = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, &o, &s, &nk, &e) == GPUISO_OK &&
+       gpuiso_group_sorted(s, &o, &gr, &nk, &e) == GPUISO_OK;
+  CHECK(ok && gpuiso_fit_grouped(gr, &o, offset, &kn, &e) == GPUISO_E_W_NEGATIVE &&
+            e.index == 123 && e.row == g[123],
+        "negative weight at %lld, group %lld", (long long)e.index, (long long)e.row);
+  gpuiso_grouped_free(gr);
+  gpuiso_sorted_free(s);
+  free(x); free(y); free(w); free(gx); free(gy); free(gw); free(kx); free(kl); free(kw);
+  free(rx); free(rl); free(rw); free(gz); free(ks); free(rs); free(g);
+}
+
 static void test_batches(void) {
   const int nrow = 37, ncol = 53, n = nrow * ncol;
   double *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w), *z = malloc(n * sizeof *z);
@@ -314,6 +400,7 @@ int main(void) {
   test_pav_small();
   test_clip_and_errors();
   test_sorted_fits();
+  test_grouped_fits();
   test_batches();
   test_hull();
   printf("ctest: %d passed, %d failed\n", passed, failed);

@@ -1,0 +1,206 @@
+#' Calibrate classifier scores by isotonic regression
+#'
+#' Turns the scores of a binary classifier into calibrated probabilities: the isotonic
+#' (non-decreasing) regression of the 0/1 labels on the scores, fitted for all scores together and,
+#' with `group`, separately for each group (for example one curve per country or campaign). A
+#' calibrated probability is then the click rate of the block of neighbouring scores it falls in,
+#' the largest monotone step function that fits the labels best in least squares.
+#'
+#' The scores may come in any order. They are sorted once; equal scores are pooled (their labels
+#' averaged with their weights, the weights summed), per group and for the pooled curve; and the
+#' curves of all groups are fitted as one batch of ragged problems, in parallel over groups (see
+#' [gpuiso_threads()]). The curve of all scores together is always fitted too: [predict()] uses
+#' it for groups it has not seen.
+#'
+#' **Weights.** `weights` must be finite and non-negative, with at least one positive weight in
+#' each group; a score of weight zero does not move the curve.
+#'
+#' **Device.** The whole pipeline runs on the CPU; `device = "gpu"` is an error until its GPU
+#' pipeline is built.
+#'
+#' @param score Numeric vector of classifier scores (probabilities, logits or any other monotone
+#'   score), in any order, without `NA` or infinite values.
+#' @param label The outcome of each score: a logical vector, or numeric `0` and `1`.
+#' @param weights Optional non-negative weights, the length of `score` (for example, the inverse of
+#'   a sampling rate).
+#' @param group Optional factor or vector of group ids, the length of `score`, without `NA`. A
+#'   factor's levels must all occur; other ids become groups in sorted order.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @return An object of class `"gpuiso_calibrator"`, a list with
+#'   \item{pooled}{the curve of all scores: a data frame with one row per block, `lower` and
+#'     `upper` (the first and last score of the block), `prob` (its calibrated probability) and
+#'     `weight` (its summed weight, the number of scores without weights);}
+#'   \item{curves}{with `group`, the curves of the groups in one data frame of the same columns
+#'     and a first column `group`, ordered by group and score; `NULL` without;}
+#'   \item{groups}{the group ids (the levels of a factor), `NULL` without `group`;}
+#'   \item{first}{the row of `curves` where each group's curve starts (and one past the last);}
+#'   \item{n, n_group}{the number of scores, in all and per group;}
+#'   \item{backend, call}{the backend that ran and the call.}
+#' @seealso [predict.gpuiso_calibrator()] for calibrated probabilities,
+#'   [plot.gpuiso_calibrator()], [calibration_error()], [reliability_diagram()];
+#'   `vignette("calibration", package = "gpuiso")` for a worked case.
+#' @examples
+#' set.seed(1)
+#' n <- 5000
+#' country <- sample(c("FR", "DE", "IT"), n, replace = TRUE)
+#' score <- runif(n)
+#' click <- rbinom(n, 1, score^2 * ifelse(country == "DE", 0.5, 0.3))
+#' cal <- calibrate_isotonic(score, click, group = country)
+#' cal
+#' predict(cal, c(0.1, 0.5, 0.9), group = c("FR", "DE", "ES"))
+#' plot(cal)
+#' @export
+calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
+                               device = c("auto", "cpu", "gpu")) {
+  call <- match.call()
+  score <- check_vector(score, "score")
+  n <- length(score)
+  label <- check_label(label, n)
+  if (!is.null(weights)) weights <- check_vector(weights, "weights", n, "score")
+  groups <- if (!is.null(group)) check_group(group, n)
+  # The GPU pipeline (sort by group and score, pool, fit, curves back) will be called here, with
+  # the same arguments and the same result, when the device is a GPU.
+  backend <- cpu_only_device(device, "calibrate_isotonic()")
+  res <- .Call(C_calibrate, score, label, weights, groups$codes,
+               if (!is.null(groups)) as.character(groups$levels))
+  curves <- first <- NULL
+  if (!is.null(groups)) {
+    first <- res[[2]]$first
+    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]]),
+                         stringsAsFactors = FALSE)
+  }
+  structure(list(
+    pooled = blocks_frame(res[[1]]), curves = curves, groups = groups$levels, first = first,
+    n = n, n_group = groups$counts,
+    backend = backend, call = call
+  ), class = "gpuiso_calibrator")
+}
+
+blocks_frame <- function(b) data.frame(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight)
+
+# The curve of group k (0: the pooled curve) as a data frame of blocks.
+calibrator_curve <- function(object, k) {
+  if (k == 0L) return(object$pooled)
+  object$curves[seq.int(object$first[k], length.out = object$first[k + 1L] - object$first[k]), -1L]
+}
+
+# A curve at scores s: the step function of the blocks (right-continuous, the probability of the
+# last block starting at or below s), or linear interpolation between the blocks' ends; clipped
+# to the curve's first and last probability outside its range.
+curve_at <- function(curve, s, type) {
+  if (type == "step" || nrow(curve) == 1L) {
+    return(curve$prob[pmax(findInterval(s, curve$lower), 1L)])
+  }
+  x <- as.vector(rbind(curve$lower, curve$upper))
+  keep <- c(TRUE, diff(x) > 0) # a block of one score has lower == upper
+  stats::approx(x[keep], rep(curve$prob, each = 2L)[keep], xout = s, rule = 2,
+                ties = "ordered")$y
+}
+
+#' Calibrated probabilities
+#'
+#' Evaluates the curves of a calibrator at new scores: the curve of each score's group, or the
+#' pooled curve of all training scores. Scores outside a curve's range get the probability at its
+#' nearest end.
+#'
+#' @param object A `"gpuiso_calibrator"` from [calibrate_isotonic()].
+#' @param score Numeric vector of scores; `NA` gives `NA`.
+#' @param group Group ids the length of `score`, compared with the training groups by value (a
+#'   factor by its labels); `NULL` (the default) uses the pooled curve for every score. Must be
+#'   `NULL` for a calibrator fitted without groups.
+#' @param type `"step"`: the probability of the block the score falls in (between two blocks,
+#'   the lower one's); `"linear"`: linear interpolation between the blocks' first and last scores,
+#'   a continuous curve that is constant within blocks.
+#' @param strict What to do with a group not seen in training: `FALSE` gives it the pooled curve
+#'   with a warning that names it, `TRUE` is an error.
+#' @param ... Unused.
+#' @return A numeric vector of probabilities in `[0, 1]`, the length of `score`.
+#' @examples
+#' cal <- calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4, 0.5, 0.6), c(0, 1, 0, 0, 1, 1),
+#'                           group = c("a", "a", "a", "b", "b", "b"))
+#' predict(cal, c(0, 0.25, 1))
+#' predict(cal, c(0, 0.25, 1), group = c("a", "a", "b"), type = "linear")
+#' predict(cal, 0.5, group = "c") # unseen: the pooled curve, with a warning
+#' @export
+predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
+                                      strict = FALSE, ...) {
+  type <- match.arg(type)
+  strict <- check_flag(strict, "strict")
+  if (missing(score)) stop_arg("score", "is missing")
+  if (!is.numeric(score) || length(dim(score)) > 1L) {
+    stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))
+  }
+  if (is.null(group)) return(curve_at(object$pooled, score, type))
+  if (is.null(object$groups)) {
+    stop_arg("group", "must be NULL: the calibrator was fitted without groups")
+  }
+  if (!is.atomic(group) || length(dim(group)) > 1L || length(group) != length(score)) {
+    stop_arg("group", sprintf("must be a vector of group ids the length of `score` (%.0f)", length(score)))
+  }
+  if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %.0f)", which(is.na(group))[1L]))
+  code <- match(if (is.factor(group)) as.character(group) else group, object$groups)
+  unseen <- is.na(code)
+  if (any(unseen)) {
+    problem <- sprintf("has group(s) not seen in training: %s", quoted_list(unique(group[unseen])))
+    if (strict) stop_arg("group", problem)
+    warning(sprintf("`group` %s; they get the pooled curve", problem), call. = FALSE)
+    code[unseen] <- 0L
+  }
+  out <- numeric(length(score))
+  by_group <- split(seq_along(score), code)
+  for (k in names(by_group)) {
+    i <- by_group[[k]]
+    out[i] <- curve_at(calibrator_curve(object, as.integer(k)), score[i], type)
+  }
+  out
+}
+
+#' @export
+print.gpuiso_calibrator <- function(x, ...) {
+  cat(sprintf("Isotonic calibrator (%s) of %.0f scores", x$backend, x$n))
+  if (is.null(x$groups)) cat("\n") else cat(sprintf(", %d groups and a pooled curve\n", length(x$groups)))
+  p <- x$pooled
+  cat(sprintf("pooled curve: %d blocks, scores [%s, %s], probabilities [%s, %s]\n", nrow(p),
+              format(p$lower[1L], digits = 4L), format(p$upper[nrow(p)], digits = 4L),
+              format(p$prob[1L], digits = 4L), format(p$prob[nrow(p)], digits = 4L)))
+  if (!is.null(x$groups)) {
+    b <- stats::quantile(diff(x$first), c(0, 0.5, 1), names = FALSE)
+    cat(sprintf("blocks per group: min %.0f, median %.0f, max %.0f\n", b[1], b[2], b[3]))
+  }
+  invisible(x)
+}
+
+#' Summary of a calibrator
+#'
+#' One row per curve: the pooled curve first (group `NA`), then each group's.
+#'
+#' @param object A `"gpuiso_calibrator"` from [calibrate_isotonic()].
+#' @param ... Unused.
+#' @return A data frame of class `"summary.gpuiso_calibrator"` with columns `group`, `n` (scores),
+#'   `weight` (their summed weight), `rate` (the weighted mean label, which is also the weighted
+#'   mean of the curve), `blocks`, and `min_prob`, `max_prob` (the ends of the curve).
+#' @examples
+#' cal <- calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4, 0.5, 0.6), c(0, 1, 0, 0, 1, 1),
+#'                           group = c("a", "a", "a", "b", "b", "b"))
+#' summary(cal)
+#' @export
+summary.gpuiso_calibrator <- function(object, ...) {
+  curve <- c(rep(0L, nrow(object$pooled)), rep(seq_along(object$groups), diff(object$first)))
+  blocks <- rbind(object$pooled, object$curves[names(object$pooled)])
+  weight <- as.vector(rowsum(blocks$weight, curve))
+  size <- tabulate(curve + 1L)
+  last <- cumsum(size)
+  structure(data.frame(
+    group = c(NA, object$groups), n = c(object$n, object$n_group), weight = weight,
+    rate = as.vector(rowsum(blocks$prob * blocks$weight, curve)) / weight, blocks = size,
+    min_prob = blocks$prob[last - size + 1L], max_prob = blocks$prob[last],
+    stringsAsFactors = FALSE
+  ), class = c("summary.gpuiso_calibrator", "data.frame"))
+}
+
+#' @export
+print.summary.gpuiso_calibrator <- function(x, ...) {
+  cat("Curves of an isotonic calibrator (group NA: all scores pooled)\n")
+  print(as.data.frame(x), digits = 4L, row.names = FALSE, ...)
+  invisible(x)
+}

@@ -1,0 +1,127 @@
+#' How well probabilities are calibrated
+#'
+#' `calibration_bins()` sorts predicted probabilities into bins and compares, in each bin, the
+#' mean prediction with the observed rate of positive labels. `calibration_error()` is the
+#' expected calibration error (ECE), the weighted mean distance between the two over the bins:
+#' \deqn{\mathrm{ECE} = \sum_b \frac{W_b}{W} \left| \bar p_b - \bar y_b \right|,}{ECE = sum_b
+#' (W_b / W) |mean prob_b - rate_b|,}
+#' where \eqn{W_b} is the weight of bin \eqn{b}, \eqn{\bar p_b}{mean prob_b} its weighted mean
+#' probability and \eqn{\bar y_b}{rate_b} its weighted mean label. `log_loss()` and
+#' `brier_score()` are the weighted mean log loss (cross-entropy) and squared error of the
+#' probabilities, which reward sharpness as well as calibration.
+#'
+#' **Bins.** `binning = "width"` cuts `[0, 1]` into `bins` intervals of equal width,
+#' \eqn{[0, 1/B), [1/B, 2/B), \dots, [(B-1)/B, 1]}. `binning = "mass"` cuts at the weighted
+#' quantiles \eqn{q_j} of `prob`, \eqn{j = 1, \dots, B - 1} (the smallest probability whose
+#' cumulative weight reaches \eqn{j/B} of the total), into \eqn{[\min, q_1], (q_1, q_2], \dots,
+#' (q_{B-1}, \max]}: bins of about equal weight, which suit probabilities crowded near 0 (click
+#' rates, say). Equal probabilities always share a bin, so there may be fewer bins than asked for.
+#' Bins without weight are left out.
+#'
+#' @param prob Numeric vector of predicted probabilities, in `[0, 1]`.
+#' @param label The outcomes: a logical vector, or numeric `0` and `1`, the length of `prob`.
+#' @param bins Number of bins, a positive whole number.
+#' @param weights Optional non-negative weights, the length of `prob`, at least one positive.
+#' @param binning `"width"` (equal-width bins) or `"mass"` (equal-mass bins).
+#' @param eps `log_loss()` clips `prob` to `[eps, 1 - eps]`, so that a probability of exactly 0 or
+#'   1 (which isotonic calibration can give) costs a large but finite loss.
+#' @return `calibration_bins()`: a data frame with one row per bin with weight, columns `bin`
+#'   (its number), `lower` and `upper` (its edges), `n` (probabilities in it), `weight`,
+#'   `mean_prob` and `rate`. The others: a single number.
+#' @seealso [reliability_diagram()], [calibrate_isotonic()].
+#' @examples
+#' set.seed(1)
+#' p <- runif(2000)
+#' y <- rbinom(2000, 1, p^2) # p is too high
+#' calibration_error(p, y)
+#' calibration_error(p, y, binning = "mass")
+#' calibration_bins(p, y, bins = 5)
+#' c(log_loss = log_loss(p, y), brier = brier_score(p, y))
+#' @name calibration_error
+NULL
+
+#' @rdname calibration_error
+#' @export
+calibration_error <- function(prob, label, bins = 10, weights = NULL, binning = c("width", "mass")) {
+  bins_error(calibration_bins(prob, label, bins, weights, binning))
+}
+
+# The ECE of a table of calibration_bins().
+bins_error <- function(b) sum(b$weight * abs(b$mean_prob - b$rate)) / sum(b$weight)
+
+#' @rdname calibration_error
+#' @export
+calibration_bins <- function(prob, label, bins = 10, weights = NULL, binning = c("width", "mass")) {
+  binning <- match.arg(binning)
+  d <- check_scored(prob, label, weights)
+  if (!is.numeric(bins) || length(bins) != 1L || is.na(bins) || bins < 1 || bins != round(bins)) {
+    stop_arg("bins", "must be a single positive whole number")
+  }
+  edges <- if (binning == "width") seq_len(bins - 1L) / bins else mass_edges(d$prob, d$weights, bins)
+  bin <- findInterval(d$prob, edges, left.open = binning == "mass") + 1L
+  weight <- tabulate_weight(d$weights, bin, bins)
+  keep <- weight > 0
+  lower <- c(if (binning == "width") 0 else min(d$prob), edges)
+  upper <- c(edges, if (binning == "width") 1 else max(d$prob))
+  data.frame(
+    bin = seq_len(bins), lower = lower, upper = upper, n = tabulate(bin, bins), weight = weight,
+    mean_prob = tabulate_weight(d$weights * d$prob, bin, bins) / weight,
+    rate = tabulate_weight(d$weights * d$label, bin, bins) / weight
+  )[keep, , drop = FALSE]
+}
+
+#' @rdname calibration_error
+#' @export
+log_loss <- function(prob, label, weights = NULL, eps = 1e-15) {
+  d <- check_scored(prob, label, weights)
+  if (!is.numeric(eps) || length(eps) != 1L || is.na(eps) || eps < 0 || eps >= 0.5) {
+    stop_arg("eps", "must be a single number in [0, 0.5)")
+  }
+  p <- pmin(pmax(d$prob, eps), 1 - eps)
+  -sum(d$weights * ifelse(d$label == 1, log(p), log1p(-p))) / sum(d$weights)
+}
+
+#' @rdname calibration_error
+#' @export
+brier_score <- function(prob, label, weights = NULL) {
+  d <- check_scored(prob, label, weights)
+  sum(d$weights * (d$prob - d$label)^2) / sum(d$weights)
+}
+
+# Probabilities, their labels and weights (1 when NULL), checked.
+check_scored <- function(prob, label, weights) {
+  prob <- check_vector(prob, "prob")
+  if (anyNA(prob) || any(prob < 0 | prob > 1)) {
+    bad <- which(is.na(prob) | prob < 0 | prob > 1)[1L]
+    stop_arg("prob", sprintf("must be probabilities in [0, 1], but has %s at element %d", prob[bad], bad))
+  }
+  n <- length(prob)
+  label <- check_label(label, n, "prob")
+  if (is.null(weights)) {
+    weights <- rep(1, n)
+  } else {
+    weights <- check_vector(weights, "weights", n, "prob")
+    if (anyNA(weights) || any(!is.finite(weights) | weights < 0)) {
+      stop_arg("weights", "must be finite and non-negative")
+    }
+    if (!any(weights > 0)) stop_arg("weights", "must have at least one positive weight")
+  }
+  list(prob = prob, label = label, weights = weights)
+}
+
+# The weighted quantiles of prob at 1/bins, ..., (bins - 1)/bins: the smallest prob whose
+# cumulative weight reaches each fraction (a relative 1e-12 below it, so that rounding in the
+# cumulative sums does not move a cut past a probability that reaches it exactly).
+mass_edges <- function(prob, weights, bins) {
+  o <- order(prob)
+  cw <- cumsum(weights[o])
+  targets <- seq_len(bins - 1L) / bins * cw[length(cw)] * (1 - 1e-12)
+  prob[o][findInterval(targets, cw, left.open = TRUE) + 1L]
+}
+
+tabulate_weight <- function(v, bin, bins) {
+  out <- numeric(bins)
+  s <- rowsum(v, bin)
+  out[as.integer(rownames(s))] <- s
+  out
+}

@@ -1,0 +1,198 @@
+# calibrate_isotonic() and predict(): against a plain-R reference per group, properties, errors.
+
+# The curve of one group by the reference: scores sorted, ties pooled by weighted mean (weights
+# summed), ref_pav on the knots; returned as blocks (first and last score, level, weight).
+ref_curve <- function(score, label, w) {
+  k <- ref_knots(score, label, w)
+  lev <- k$level
+  start <- c(TRUE, diff(lev) != 0)
+  block <- cumsum(start)
+  data.frame(lower = k$knots[start], upper = as.vector(tapply(k$knots, block, max)),
+             prob = lev[start], weight = as.vector(tapply(k$weight, block, sum)))
+}
+
+sim_traffic <- function(n, groups, ties = FALSE, weighted = FALSE) {
+  g <- sample(groups, n, replace = TRUE, prob = seq_along(groups)^-1)
+  s <- if (ties) round(stats::runif(n), 2) else stats::runif(n)
+  list(score = s, label = as.double(stats::runif(n) < 0.1 + 0.5 * s^2), group = g,
+       w = if (weighted) stats::runif(n, 0.1, 3) else NULL)
+}
+
+expect_curve_equal <- function(got, want) {
+  rownames(got) <- rownames(want) <- NULL
+  expect_equal(got, want, tolerance = 1e-12)
+}
+
+test_that("curves per group and the pooled curve match the reference", {
+  set.seed(11)
+  for (ties in c(FALSE, TRUE)) for (weighted in c(FALSE, TRUE)) {
+    d <- sim_traffic(3000, sprintf("g%02d", 1:40), ties, weighted)
+    cal <- calibrate_isotonic(d$score, d$label, weights = d$w, group = d$group)
+    expect_s3_class(cal, "gpuiso_calibrator")
+    expect_identical(cal$groups, sort(unique(d$group)))
+    w <- if (is.null(d$w)) rep(1, length(d$score)) else d$w
+    for (k in seq_along(cal$groups)) {
+      i <- d$group == cal$groups[k]
+      got <- cal$curves[cal$curves$group == cal$groups[k], -1L]
+      expect_curve_equal(got, ref_curve(d$score[i], d$label[i], w[i]))
+      expect_equal(cal$n_group[k], sum(i))
+    }
+    expect_curve_equal(cal$pooled, ref_curve(d$score, d$label, w))
+  }
+})
+
+test_that("curves agree with isoreg_batch on the scores sorted within each group", {
+  set.seed(12)
+  d <- sim_traffic(5000, 1:25) # distinct scores: no ties to pool
+  cal <- calibrate_isotonic(d$score, d$label, group = d$group)
+  o <- order(d$group, d$score)
+  fit <- isoreg_batch(d$label[o], group = d$group[o])
+  got <- predict(cal, d$score[o], group = d$group[o])
+  expect_equal(got, fit, tolerance = 1e-12)
+})
+
+test_that("large inputs take the multi-threaded paths and give the same curves", {
+  set.seed(13)
+  d <- sim_traffic(2e5, 1:300, ties = TRUE, weighted = TRUE)
+  old <- gpuiso_threads(1)
+  on.exit(gpuiso_threads(old))
+  one <- calibrate_isotonic(d$score, d$label, d$w, d$group)
+  gpuiso_threads(2)
+  two <- calibrate_isotonic(d$score, d$label, d$w, d$group)
+  expect_equal(two$curves, one$curves, tolerance = 1e-12)
+  expect_equal(two$pooled, one$pooled, tolerance = 1e-12)
+  k <- 7L
+  i <- d$group == k
+  expect_curve_equal(one$curves[one$curves$group == k, -1L], ref_curve(d$score[i], d$label[i], d$w[i]))
+})
+
+test_that("curves are monotone, within [0, 1], and keep each group's click rate", {
+  set.seed(14)
+  d <- sim_traffic(4000, letters, ties = TRUE, weighted = TRUE)
+  cal <- calibrate_isotonic(d$score, d$label, d$w, d$group)
+  for (k in seq_along(cal$groups)) {
+    cv <- cal$curves[cal$curves$group == cal$groups[k], ]
+    expect_true(all(diff(cv$prob) > 0))
+    expect_true(all(cv$lower <= cv$upper) && all(cv$upper[-nrow(cv)] < cv$lower[-1L]))
+    expect_true(all(cv$prob >= 0 & cv$prob <= 1))
+    i <- d$group == cal$groups[k]
+    expect_equal(sum(cv$prob * cv$weight) / sum(cv$weight), sum(d$w[i] * d$label[i]) / sum(d$w[i]))
+    expect_equal(sum(cv$weight), sum(d$w[i]))
+  }
+  s <- summary(cal)
+  expect_equal(s$rate[-1L], as.vector(tapply(d$w * d$label, d$group, sum) / tapply(d$w, d$group, sum)))
+  expect_equal(s$rate[1L], sum(d$w * d$label) / sum(d$w))
+})
+
+test_that("the curves do not depend on the order of the rows", {
+  set.seed(15)
+  d <- sim_traffic(3000, 1:30, ties = TRUE, weighted = TRUE)
+  cal <- calibrate_isotonic(d$score, d$label, d$w, d$group)
+  p <- sample.int(3000)
+  cal2 <- calibrate_isotonic(d$score[p], d$label[p], d$w[p], d$group[p])
+  expect_equal(cal2$curves, cal$curves, tolerance = 1e-12)
+  expect_equal(cal2$pooled, cal$pooled, tolerance = 1e-12)
+})
+
+test_that("tied scores are pooled: one knot, and the curve of the pooled data", {
+  # ties in score within a group: the curve is that of the weighted mean at each distinct score
+  cal <- calibrate_isotonic(c(1, 1, 2, 2, 3, 3), c(1, 0, 1, 1, 0, 1))
+  expect_equal(cal$pooled$prob, c(0.5, 0.75)) # knots 0.5, 1, 0.5: the last two pool
+  cal <- calibrate_isotonic(c(2, 1, 1, 3), c(0, 1, 0, 1), weights = c(1, 1, 3, 1))
+  expect_equal(cal$pooled$prob, c(1 / 5, 1)) # knots 1 / 4 (weight 4) and 0 pool
+  expect_equal(cal$pooled$weight, c(5, 1))
+  expect_equal(cal$pooled$lower, c(1, 3))
+  expect_equal(cal$pooled$upper, c(2, 3))
+  # -0 and 0 are one score; labels as logical
+  cal <- calibrate_isotonic(c(-0, 0, 1), c(TRUE, FALSE, TRUE))
+  expect_equal(cal$pooled$prob, c(0.5, 1))
+  # the same score in two groups is two knots, one per group
+  cal <- calibrate_isotonic(c(1, 1, 2, 2), c(1, 0, 0, 1), group = c("a", "b", "a", "b"))
+  expect_equal(cal$curves$prob, c(0.5, 0, 1))
+})
+
+test_that("factor groups keep their levels; integer and numeric ids are sorted", {
+  f <- factor(c("x", "y", "x", "y"), levels = c("y", "x"))
+  cal <- calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4), c(0, 1, 1, 1), group = f)
+  expect_identical(cal$groups, c("y", "x"))
+  expect_equal(cal$n_group, c(2, 2))
+  cal <- calibrate_isotonic(1:6 / 10, c(0, 1, 0, 1, 1, 0), group = c(50L, 7L, 50L, 7L, 9L, 9L))
+  expect_identical(cal$groups, c(7L, 9L, 50L))
+  expect_equal(cal$n_group, c(2, 2, 2))
+  expect_equal(predict(cal, c(0.5, 0.6), group = c(9, 9)), c(0.5, 0.5))
+  cal <- calibrate_isotonic(1:4 / 10, c(0, 1, 0, 1), group = c(2.5, -1, 2.5, -1))
+  expect_identical(cal$groups, c(-1, 2.5))
+})
+
+test_that("predict: step, linear, clipping, NA, and the pooled curve", {
+  # knots 1, 2, 3 (a block of two) and 5: levels 0, 0.5, 0.5, 1
+  cal <- calibrate_isotonic(c(1, 2, 3, 5, 3, 2), c(0, 1, 0, 1, 1, 0))
+  expect_equal(cal$pooled$lower, c(1, 2, 5))
+  expect_equal(cal$pooled$upper, c(1, 3, 5))
+  s <- c(-10, 1, 1.5, 2, 2.5, 3, 4, 5, 99, NA)
+  expect_equal(predict(cal, s), c(0, 0, 0, 0.5, 0.5, 0.5, 0.5, 1, 1, NA))
+  expect_equal(predict(cal, s, type = "linear"), c(0, 0, 0.25, 0.5, 0.5, 0.5, 0.75, 1, 1, NA))
+  # one block: a constant
+  one <- calibrate_isotonic(c(3, 1, 2), c(0, 1, 1))
+  expect_equal(predict(one, c(0, 2, 9), type = "linear"), rep(2 / 3, 3))
+})
+
+test_that("predict by group, with unseen groups warned about or refused", {
+  cal <- calibrate_isotonic(c(1, 2, 3, 1, 2, 3), c(0, 0, 1, 0, 1, 1), group = c("a", "a", "a", "b", "b", "b"))
+  expect_equal(predict(cal, c(2, 2, 3), group = c("a", "b", "a")), c(0, 1, 1))
+  pooled <- predict(cal, 2)
+  expect_warning(got <- predict(cal, c(2, 2), group = c("a", "zz")), "\"zz\"")
+  expect_equal(got, c(0, pooled))
+  expect_error(predict(cal, c(2, 2), group = c("a", "zz"), strict = TRUE), "group.*\"zz\"")
+  expect_equal(predict(cal, c(2, 3), group = factor(c("b", "a"))), c(1, 1))
+  expect_error(predict(cal, 1, group = NA), "`group`")
+  expect_error(predict(cal, 1:2, group = "a"), "`group`")
+  expect_error(predict(cal, "1"), "`score`")
+  nogroups <- calibrate_isotonic(1:4, c(0, 1, 0, 1))
+  expect_error(predict(nogroups, 1, group = "a"), "`group` must be NULL")
+})
+
+test_that("bad input: clear errors naming the argument", {
+  s <- c(0.1, 0.5, 0.9, 0.3)
+  y <- c(0, 1, 1, 0)
+  expect_error(calibrate_isotonic(s, c(0, 1, 2, 0)), "`label` must be 0 or 1, but has 2 at element 3")
+  expect_error(calibrate_isotonic(s, c(0, NA, 1, 0)), "`label` must be 0 or 1, but has NA at element 2")
+  expect_error(calibrate_isotonic(s, c(TRUE, NA, TRUE, FALSE)), "`label`.*NA")
+  expect_error(calibrate_isotonic(s, c(0, 0.5, 1, 0)), "`label`")
+  expect_error(calibrate_isotonic(s, c("0", "1", "1", "0")), "`label` must be a logical")
+  expect_error(calibrate_isotonic(s, y[-1]), "`label` must have the same length as `score`")
+  expect_error(calibrate_isotonic(c(0.1, NA, 0.9, 0.3), y), "`score` must be finite, but has NA at element 2")
+  expect_error(calibrate_isotonic(c(0.1, Inf, 0.9, 0.3), y), "`score`.*Inf")
+  expect_error(calibrate_isotonic(numeric(0), numeric(0)), "`score` must have at least one element")
+  expect_error(calibrate_isotonic(matrix(s, 2), y), "`score`")
+  expect_error(calibrate_isotonic(s, y, weights = c(1, -1, 1, 1)), "`weights` must be non-negative")
+  expect_error(calibrate_isotonic(s, y, weights = c(1, NA, 1, 1)), "`weights` must be finite")
+  expect_error(calibrate_isotonic(s, y, weights = 1:3), "`weights` must have the same length as `score`")
+  expect_error(calibrate_isotonic(s, y, weights = c(0, 0, 1, 1), group = c("a", "a", "b", "b")),
+               "`weights` must have at least one positive weight in group \"a\"")
+  expect_error(calibrate_isotonic(s, y, group = c("a", NA, "b", "b")), "`group` must not contain NA")
+  expect_error(calibrate_isotonic(s, y, group = c("a", "b")), "`group` must have the same length")
+  expect_error(calibrate_isotonic(s, y, group = list(1, 2, 3, 4)), "`group`")
+  expect_error(calibrate_isotonic(s, y, group = factor(c("a", "a", "b", "b"), levels = c("a", "b", "c"))),
+               "`group` has level\\(s\\) without any score: \"c\"")
+  expect_error(calibrate_isotonic(s, y, device = "gpu"), "GPU")
+})
+
+test_that("inputs are not modified in place", {
+  s <- c(0.3, 0.1, 0.2, 0.1)
+  y <- c(TRUE, FALSE, TRUE, FALSE)
+  w <- c(1, 2, 3, 4)
+  g <- c(2L, 1L, 2L, 1L)
+  copies <- lapply(list(s, y, w, g), deep_copy)
+  calibrate_isotonic(s, y, w, g)
+  expect_identical(list(s, y, w, g), copies)
+})
+
+test_that("print and summary describe the curves", {
+  cal <- calibrate_isotonic(c(1, 2, 3, 1, 2, 3), c(0, 0, 1, 0, 1, 1), group = c("a", "a", "a", "b", "b", "b"))
+  expect_output(print(cal), "6 scores, 2 groups")
+  s <- summary(cal)
+  expect_equal(s$group, c(NA, "a", "b"))
+  expect_equal(s$blocks, c(nrow(cal$pooled), 2, 2))
+  expect_output(print(s), "pooled")
+})
