@@ -4,7 +4,7 @@
 #   n = 1e4: fit + in-sample predictions + mean CRPS, one thread; beside it, in the same run, the
 #            dense way (the indicator matrix, n distinct x by n thresholds, fitted as one batch
 #            of antitonic rows by isoreg_batch) and its CRPS by the mass formula in R.
-#   n = 1e5: fit with all thresholds, one thread and all threads.
+#   n = 1e5: fit with all thresholds, one thread and all threads; and fit + in-sample CRPS.
 # The peak is the kernel's VmHWM, reset just before the work, so it counts R, the data, the
 # result and the work arrays. Linux only. Run: Rscript tools/bench/idr.R
 source(file.path("tools", "bench", "common.R"))
@@ -38,7 +38,8 @@ runs <- list(
   list(n = 1e4, threads = 1, work = "fit + predict + CRPS"),
   list(n = 1e4, threads = 1, work = "dense batch + CRPS"),
   list(n = 1e5, threads = 1, work = "fit"),
-  list(n = 1e5, threads = parallel::detectCores(), work = "fit")
+  list(n = 1e5, threads = parallel::detectCores(), work = "fit"),
+  list(n = 1e5, threads = 1, work = "fit + predict + CRPS")
 )
 rows <- lapply(runs, function(r) {
   res <- replicate(reps, child(r$n, r$threads, workloads[[r$work]]))
