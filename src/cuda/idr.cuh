@@ -198,7 +198,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
   }
-  /* Positions of equal weight fit as unweighted rows, which halves the rows' memory. */
+  /* Positions of equal weight fit as unweighted rows: no rows of weights. */
   int weighted = 0;
   for (int64_t j = 1; s == GPUISO_OK && j < npos; j++) weighted |= total[j] != total[0];
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.first, (size_t)(npos + 1) * sizeof *first);
