@@ -80,7 +80,8 @@ check: deps build
 # The core is plain C: its tests need only a C compiler with OpenMP. GPUISO_DEBUG turns on the
 # invariant checks of the hull engine. Every tools/ctest/test_*.c is a C test program;
 # test_pipeline runs the CUDA engine's host side and kernel steps on the CPU (a C++ compiler), on
-# the data and comparisons of tools/gpu-check. Each prints "ctest: N passed, N failed"; all run.
+# the data and comparisons of tools/gpu-check. Every tools/ctest/test_*.cpp is such a C++ test
+# (test_pipeline: the solver; test_idr_gpu: IDR). Each prints "ctest: N passed, N failed"; all run.
 CTEST_DIR := tools/ctest/build
 CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
 ctest:
@@ -88,13 +89,15 @@ ctest:
 	for f in src/core/*.c tools/harness/families.c tools/harness/compare.c; do \
 	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -c $$f -o $(CTEST_DIR)/$$(basename $$f .c).o || exit 1; \
 	done
-	$${CXX:-c++} -std=c++17 $(CTEST_CFLAGS) -Isrc/cuda -Itools/harness -o $(CTEST_DIR)/test_pipeline \
-	  tools/ctest/test_pipeline.cpp $(CTEST_DIR)/*.o -lm
 	@status=0; for t in tools/ctest/test_*.c; do \
 	  bin=$(CTEST_DIR)/$$(basename $$t .c); \
 	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $$bin $$t $(CTEST_DIR)/*.o -lm && $$bin || status=1; \
 	done; \
-	$(CTEST_DIR)/test_pipeline || status=1; \
+	for t in tools/ctest/test_*.cpp; do \
+	  bin=$(CTEST_DIR)/$$(basename $$t .cpp); \
+	  $${CXX:-c++} -std=c++17 $(CTEST_CFLAGS) -Isrc/cuda -Itools/harness -Itools/ctest -o $$bin $$t \
+	    $(CTEST_DIR)/*.o -lm && $$bin || status=1; \
+	done; \
 	exit $$status
 
 clean:

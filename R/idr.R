@@ -7,10 +7,12 @@
 #' \eqn{1\{y \le t\}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
 #' isodistrreg for one covariate, so that a study can switch by changing the `library()` line.
 #'
-#' The fit sweeps the thresholds in increasing order and updates the previous antitonic fit,
-#' re-pooling only the blocks that hold the newly counted observations (Henzi, Moesching and
-#' Duembgen, 2022); slices of thresholds run on the threads of [gpuiso_threads()]. The result is
-#' exact. The CDFs are stored compactly: per threshold only the blocks of its antitonic fit (a
+#' On the CPU the fit sweeps the thresholds in increasing order and updates the previous
+#' antitonic fit, re-pooling only the blocks that hold the newly counted observations (Henzi,
+#' Moesching and Duembgen, 2022); slices of thresholds run on the threads of [gpuiso_threads()].
+#' On a GPU (`device = "gpu"`) the indicator rows of a slice of thresholds are made on the device
+#' from the observations, fitted there as one batch of antitonic rows by the CUDA solver, and only
+#' their blocks are copied back. Both results are exact, and equal up to rounding. The CDFs are stored compactly: per threshold only the blocks of its antitonic fit (a
 #' start and a value each), which is a few dozen per threshold for 10^5 observations with a
 #' continuous response, instead of a dense matrix of (distinct x) x (thresholds) values. Use
 #' `dense = TRUE` or [as.matrix()] for the dense matrix of small fits.
@@ -31,12 +33,14 @@
 #'   (it takes seconds even for 10^5 observations).
 #' @param dense If `TRUE`, also store the fitted CDFs as a dense matrix `cdf` (distinct x by
 #'   thresholds), as isodistrreg does.
-#' @param device `"auto"` or `"cpu"`: IDR runs on the CPU. Its GPU engine (indicator rows made
-#'   and solved on the device) is not built yet, so `"gpu"` is an error.
+#' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device; an error naming the
+#'   reason when the package was built without CUDA or no device is found). `"auto"` stays on the
+#'   CPU until the size from which the GPU is faster has been measured.
 #' @return An object of class `"idrfit"`: a list with `X` (a data frame of the distinct
 #'   covariate values, increasing), `thresholds` (the distinct `y`, increasing), `weights` (the
 #'   summed weight of each distinct `x`), `runs` (the compact CDFs), `nobs`, `x` (the covariate
-#'   of each observation, for in-sample predictions) and, with `dense = TRUE`, `cdf`.
+#'   of each observation, for in-sample predictions), `backend` (`"cpu"` or `"gpu"`: where the
+#'   fit ran) and, with `dense = TRUE`, `cdf`.
 #' @references
 #' Henzi, A., Ziegel, J. F. and Gneiting, T. (2021). Isotonic distributional regression. Journal
 #' of the Royal Statistical Society: Series B, 83(5), 963-993.
@@ -58,7 +62,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
                 pars = NULL, progress = FALSE, dense = FALSE, device = c("auto", "cpu", "gpu")) {
   check_idr_options(groups, orders, stoch, pars)
   dense <- check_flag(dense, "dense")
-  cpu_only_device(device, "IDR")
+  backend <- idr_device(device)
   y <- check_finite(check_vector(y, "y"), "y")
   cov <- idr_covariate(X, length(y))
   w <- idr_weights(weights, length(y))
@@ -69,7 +73,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   thresholds <- sort(unique(yk))
   pos <- match(xk, xs) - 1L
   runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w[keep],
-                length(xs), length(thresholds))
+                length(xs), length(thresholds), backend == "gpu")
   X_out <- data.frame(cov$restore(xs))
   names(X_out) <- cov$name
   fit <- structure(list(
@@ -77,10 +81,17 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
     weights = if (is.null(w)) tabulate(pos + 1L, length(xs)) else
       as.vector(rowsum(w[keep], pos, reorder = TRUE)),
     runs = runs, nobs = length(y), x = cov$value,
-    covariate = cov[c("name", "levels")]
+    covariate = cov[c("name", "levels")], backend = backend
   ), class = "idrfit")
   if (dense) fit$cdf <- as.matrix(fit)
   fit
+}
+
+# The backend of an IDR fit: "auto" is the CPU (the crossover of IDR on the GPU has not been
+# measured; gpuiso.gpu_min_n is the solver's), "gpu" a CUDA device or an error saying why not.
+idr_device <- function(device) {
+  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  if (device == "auto") "cpu" else resolve_device(device, 0)
 }
 
 check_idr_options <- function(groups, orders, stoch, pars) {

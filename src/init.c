@@ -9,7 +9,7 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engi
                     SEXP want_start);
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
                     SEXP engine, SEXP single, SEXP want_start);
-SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr);
+SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired);
 SEXP C_cdf_quantile(SEXP runs, SEXP pos, SEXP lambda, SEXP level);
@@ -23,7 +23,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 8},
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 8},
   {"C_batch_groups", (DL_FUNC)&C_batch_groups, 10},
-  {"C_idr_fit", (DL_FUNC)&C_idr_fit, 5},
+  {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
   {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 4},

@@ -66,13 +66,16 @@ static SEXP fitted_runs(gpuiso_status st, gpuiso_cdf_runs *r, const gpuiso_error
   return runs_to_r(r);
 }
 
-SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr) {
+/* gpu: TRUE for the CUDA engine (gpuiso_cuda_idr_fit), FALSE for the CPU's. */
+SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
   gpuiso_cdf_runs *r = (gpuiso_cdf_runs *)R_alloc(1, sizeof *r);
-  gpuiso_status st = gpuiso_idr_fit((int64_t)XLENGTH(pos), INTEGER(pos), INTEGER(thr),
-                                    r_optional_real(w), (int64_t)Rf_asReal(npos),
-                                    (int64_t)Rf_asReal(nthr), &opt, r, &err);
+  gpuiso_status (*fit)(int64_t, const int32_t *, const int32_t *, const double *, int64_t,
+                       int64_t, const gpuiso_opts *, gpuiso_cdf_runs *, gpuiso_error *) =
+      Rf_asLogical(gpu) == 1 ? gpuiso_cuda_idr_fit : gpuiso_idr_fit;
+  gpuiso_status st = fit((int64_t)XLENGTH(pos), INTEGER(pos), INTEGER(thr), r_optional_real(w),
+                         (int64_t)Rf_asReal(npos), (int64_t)Rf_asReal(nthr), &opt, r, &err);
   return fitted_runs(st, r, &err);
 }
 

@@ -1,5 +1,5 @@
-/* gpuiso: the CPU-only twin of src/cuda/probe.cu and solver.cu, compiled only when the package is built
- * without CUDA (configure leaves it out of the object list otherwise). */
+/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu and idr.cu, compiled only when the
+ * package is built without CUDA (configure leaves it out of the object list otherwise). */
 #include <string.h>
 
 #include "gpuiso.h"
@@ -57,4 +57,16 @@ gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const 
 void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan)
 {
   (void)plan;
+}
+
+gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr,
+                                  const double *w, int64_t npos, int64_t nthr,
+                                  const gpuiso_opts *opt, gpuiso_cdf_runs *out,
+                                  gpuiso_error *err)
+{
+  (void)n, (void)pos, (void)thr, (void)w, (void)opt;
+  memset(out, 0, sizeof *out);
+  out->npos = npos;
+  out->nthr = nthr;
+  return no_cuda(err);
 }

@@ -271,6 +271,19 @@ gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const 
                                    void *fit, uint8_t *start, gpuiso_error *err);
 void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan);
 
+/* gpuiso_idr_fit on the device, with the same arguments and output. The indicator rows are made
+ * on the device from the observations, never as an npos x nthr matrix on the host: the
+ * thresholds are solved in slices, as many as device memory holds, each a batch of antitonic rows
+ * of the CUDA solver (opt->gpu_kernel, hull_chunk and hull_walk_cap apply), and only the runs of
+ * each threshold come back. The values agree with gpuiso_idr_fit up to rounding (bit for bit with
+ * unit weights and one observation per position); rounding is kept from lowering a CDF as the
+ * threshold rises position by position, where the CPU engine does it block by block. opt's
+ * interrupt is polled between slices. */
+gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr,
+                                  const double *w, int64_t npos, int64_t nthr,
+                                  const gpuiso_opts *opt, gpuiso_cdf_runs *out,
+                                  gpuiso_error *err);
+
 #ifdef __cplusplus
 }
 #endif

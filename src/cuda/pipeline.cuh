@@ -3,9 +3,9 @@
  * the row layout, the scratch memory, the order of the stages, error reports and interrupts.
  *
  * An executor provides, each returning a gpuiso_status and filling its error on failure:
- *   alloc(&p, bytes), release(p), put(device, host, bytes), get(host, device, bytes) (which waits
- *   for the work before it), fill(device, byte, bytes), each(step, count) (step(i) for i < count)
- *   and sync().
+ *   alloc(&p, bytes), release(p), available(&bytes) (device memory free now), put(device, host,
+ *   bytes), get(host, device, bytes) (which waits for the work before it), fill(device, byte,
+ *   bytes), each(step, count) (step(i) for i < count) and sync().
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
@@ -107,6 +107,19 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   free(row);
   if (s != GPUISO_OK) plan_release(ex, p);
   return s;
+}
+
+/* Device bytes that plan_init takes per row of len elements (a few more per plan), for callers
+ * that size batches to the memory free. */
+static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t len) {
+  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  double chunks = (double)((len + chunk - 1) / chunk);
+  double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
+  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
+    return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
+  return layout + sizeof(row_state) +
+         chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
+                   (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
 }
 
 template <typename T>

@@ -1,62 +1,8 @@
-/* The CUDA engine's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by an
- * executor that allocates device memory, copies and launches, checking every CUDA call and every
- * launch. Nothing here prints or exits. CPU-only twin: src/core/cuda_none.c.
+/* The CUDA solver's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by the
+ * executor of exec.cuh. CPU-only twin: src/core/cuda_none.c.
  */
-#include "check.cuh"
+#include "exec.cuh"
 #include "pipeline.cuh"
-
-#define THREADS_PER_BLOCK 256
-#define MAX_BLOCKS ((int64_t)1 << 30)
-
-/* A thread per index (a grid-stride loop past MAX_BLOCKS blocks). */
-template <class Step>
-__global__ void each_kernel(Step step, int64_t count) {
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (int64_t)gridDim.x * blockDim.x)
-    step(i);
-}
-
-/* The executor of pipeline.cuh on the current device and its default stream. */
-struct cuda_exec {
-  gpuiso_error *err;
-
-  gpuiso_status check(cudaError_t e, const char *what) {
-    if (e == cudaSuccess) return GPUISO_OK;
-    (void)cudaGetLastError(); /* clears the error unless it is sticky */
-    return cuda_error(err, e, what);
-  }
-  gpuiso_status alloc(void **p, size_t bytes) {
-    *p = NULL;
-    if (bytes == 0) return GPUISO_OK;
-    cudaError_t e = cudaMalloc(p, bytes);
-    if (e == cudaSuccess) return GPUISO_OK;
-    *p = NULL;
-    char what[64];
-    snprintf(what, sizeof what, "cudaMalloc of %zu bytes", bytes);
-    return check(e, what);
-  }
-  void release(void *p) {
-    if (p) (void)cudaFree(p); /* a failure here leaves nothing to undo */
-  }
-  gpuiso_status put(void *dev, const void *host, size_t bytes) {
-    if (bytes == 0) return GPUISO_OK;
-    return check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
-  }
-  gpuiso_status get(void *host, const void *dev, size_t bytes) {
-    if (bytes == 0) return GPUISO_OK;
-    return check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
-  }
-  template <class Step>
-  gpuiso_status each(const Step &step, int64_t count) {
-    if (count <= 0) return GPUISO_OK;
-    int64_t blocks = (count + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    each_kernel<<<(unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS), THREADS_PER_BLOCK>>>(step, count);
-    return check(cudaGetLastError(), "a kernel launch");
-  }
-  gpuiso_status sync() {
-    return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels");
-  }
-};
 
 extern "C" gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets,
                                               gpuiso_precision type, const void *y,

@@ -1,15 +1,6 @@
 # The CUDA solver: device = "gpu" against the CPU engines on the families, weightings, directions,
 # precisions and layouts; without a device, the errors and the CPU fallback of "auto".
 
-has_gpu <- function() nrow(gpuiso_backend()$devices) > 0
-skip_without_gpu <- function() {
-  b <- gpuiso_backend()
-  if (nrow(b$devices) == 0) {
-    skip(if (!b$cuda_built) "no CUDA device: gpuiso was built without CUDA"
-         else sprintf("no CUDA device: %s", if (is.na(b$error)) "none found" else b$error))
-  }
-}
-
 test_that("device = 'gpu' without a device is a clear error; 'auto' uses the CPU", {
   skip_if(has_gpu(), "a CUDA device is present")
   expect_error(isoreg_gpu(c(3, 1, 2), device = "gpu"), "device = \"gpu\".*(CUDA|device)")

@@ -23,7 +23,6 @@ test_that("idr() rejects bad input with clear errors", {
   expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` only applies to several covariates")
   expect_error(idr(1:3, x, dense = NA), "`dense` must be TRUE or FALSE")
   expect_error(idr(1:3, x, device = "tpu"), "should be one of")
-  expect_error(idr(1:3, x, device = "gpu"), "IDR has no GPU engine yet")
 })
 
 test_that("nothing is modified in place", {

@@ -4,7 +4,8 @@
 #   n = 1e4: fit + in-sample predictions + mean CRPS, one thread; beside it, in the same run, the
 #            dense way (the indicator matrix, n distinct x by n thresholds, fitted as one batch
 #            of antitonic rows by isoreg_batch) and its CRPS by the mass formula in R.
-#   n = 1e5: fit with all thresholds, one thread and all threads; and fit + in-sample CRPS.
+#   n = 1e5: fit with all thresholds, one thread and all threads, and on the GPU when there is one;
+#            and fit + in-sample CRPS.
 # The peak is the kernel's VmHWM, reset just before the work, so it counts R, the data, the
 # result and the work arrays. Linux only. Run: Rscript tools/bench/idr.R
 source(file.path("tools", "bench", "common.R"))
@@ -32,7 +33,8 @@ workloads <- list(
     cdf <- isoreg_batch(t(ind), increasing = FALSE)
     mass <- rbind(cdf[1, ], diff(cdf)); rank <- order(ord)
     s <- mean(sapply(seq_len(n), function(i) { m <- mass[, rank[i]]; 2 * sum(m * ((y[i] < thr) - cdf[, rank[i]] + m / 2) * (thr - y[i])) }))',
-  "fit" = "fit <- idr(y, x)"
+  "fit" = "fit <- idr(y, x)",
+  "fit on the GPU" = 'fit <- idr(y, x, device = "gpu")'
 )
 runs <- list(
   list(n = 1e4, threads = 1, work = "fit + predict + CRPS"),
@@ -41,6 +43,7 @@ runs <- list(
   list(n = 1e5, threads = parallel::detectCores(), work = "fit"),
   list(n = 1e5, threads = 1, work = "fit + predict + CRPS")
 )
+if (nrow(gpuiso_backend()$devices) > 0) runs <- c(runs, list(list(n = 1e5, threads = 1, work = "fit on the GPU")))
 rows <- lapply(runs, function(r) {
   res <- replicate(reps, child(r$n, r$threads, workloads[[r$work]]))
   data.frame(n = r$n, threads = r$threads, workload = r$work,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_exec.h"
 #include "pipeline.cuh"
 
 extern "C" {
@@ -27,37 +28,6 @@ static int passed, failed;
       printf("\n");                               \
     }                                             \
   } while (0)
-
-/* The executor of pipeline.cuh on the host; counts what is held, and fails the allocation
- * numbered fail_at (from 1) when set. */
-struct host_exec {
-  gpuiso_error *err;
-  int64_t held, allocs, fail_at;
-  gpuiso_status alloc(void **p, size_t bytes) {
-    *p = NULL;
-    if (bytes == 0) return GPUISO_OK;
-    if (++allocs == fail_at || !(*p = malloc(bytes))) {
-      set_error(err, GPUISO_E_NOMEM, -1, -1);
-      return GPUISO_E_NOMEM;
-    }
-    held++;
-    return GPUISO_OK;
-  }
-  void release(void *p) {
-    if (p) held--, free(p);
-  }
-  gpuiso_status put(void *d, const void *h, size_t bytes) {
-    if (bytes) memcpy(d, h, bytes);
-    return GPUISO_OK;
-  }
-  gpuiso_status get(void *h, const void *d, size_t bytes) { return put(h, d, bytes); }
-  template <class Step>
-  gpuiso_status each(const Step &step, int64_t count) {
-    for (int64_t i = 0; i < count; i++) step(i);
-    return GPUISO_OK;
-  }
-  gpuiso_status sync() { return GPUISO_OK; }
-};
 
 static gpuiso_opts options(int increasing, int64_t chunk, int64_t cap) {
   gpuiso_opts o;
@@ -105,7 +75,7 @@ static void test_families(void) {
           for (int kernel = 0; kernel <= 1; kernel++) {
             opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
             gpuiso_error e;
-            host_exec ex = {&e, 0, 0, 0};
+            host_exec ex = {&e, 0, 0, 0, 0};
             gpuiso_status s =
                 single ? fit_rows_host(ex, R, o, GPUISO_SINGLE, yf, wp ? wf : NULL, &opt, zf, start, &e)
                        : fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
@@ -143,7 +113,7 @@ static void test_errors(void) {
   for (int i = 0; i < 100; i++) y[i] = sin(i), w[i] = 1;
   gpuiso_opts opt = options(1, 8, 2);
   gpuiso_error e;
-  host_exec ex = {&e, 0, 0, 0};
+  host_exec ex = {&e, 0, 0, 0, 0};
   y[50] = NAN;
   y[20] = INFINITY;
   gpuiso_status s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
@@ -173,12 +143,12 @@ static void test_errors(void) {
           polls, (int)s, (long long)ex.held);
   }
   opt.interrupt = NULL;
-  host_exec counter = {&e, 0, 0, 0};
+  host_exec counter = {&e, 0, 0, 0, 0};
   s = fit_rows_host(counter, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
   int64_t count = counter.allocs;
   CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
   for (int64_t k = 1; k <= count; k++) {
-    host_exec fx = {&e, 0, 0, k};
+    host_exec fx = {&e, 0, 0, k, 0};
     s = fit_rows_host(fx, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
     CHECK(s == GPUISO_E_NOMEM && fx.held == 0, "allocation %lld failing: status %d, %lld held",
           (long long)k, (int)s, (long long)fx.held);

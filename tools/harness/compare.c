@@ -1,6 +1,8 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static double at(gpuiso_precision type, const void *z, int64_t i) {
   return type == GPUISO_SINGLE ? (double)((const float *)z)[i] : ((const double *)z)[i];
@@ -36,6 +38,83 @@ comparison compare_rows(int64_t nrows, const int64_t *offsets, const double *y, 
       c.block_rows += blocks_z != blocks_ref;
       c.differ += differ;
     }
+  }
+  return c;
+}
+
+/* The positions where the runs of threshold k step by more than tol, in a (at most the runs). */
+static int64_t steps_over(const gpuiso_cdf_runs *r, int64_t k, double tol, int32_t *a) {
+  int64_t n = 0;
+  for (int64_t i = r->offset[k] + 1; i < r->offset[k + 1]; i++)
+    if (fabs(r->value[i] - r->value[i - 1]) > tol) a[n++] = r->start[i];
+  return n;
+}
+
+/* max |F_a(k) - F_b(l)| over the positions, by a walk over both runs. */
+static double runs_dev(const gpuiso_cdf_runs *a, int64_t k, const gpuiso_cdf_runs *b, int64_t l,
+                       double *min_diff) {
+  int64_t i = a->offset[k], j = b->offset[l], ie = a->offset[k + 1], je = b->offset[l + 1];
+  double dev = 0, lowest = INFINITY;
+  for (;;) {
+    double d = a->value[i] - b->value[j];
+    dev = fabs(d) > dev ? fabs(d) : dev;
+    lowest = d < lowest ? d : lowest;
+    int64_t ni = i + 1 < ie ? a->start[i + 1] : a->npos, nj = j + 1 < je ? b->start[j + 1] : b->npos;
+    if (ni >= a->npos && nj >= b->npos) break;
+    if (ni <= nj) i++;
+    if (nj <= ni) j++;
+  }
+  if (min_diff) *min_diff = lowest;
+  return dev;
+}
+
+runs_comparison compare_cdf_runs(const gpuiso_cdf_runs *ref, const gpuiso_cdf_runs *got, double tol) {
+  runs_comparison c = {0, 0, 0, 0};
+  int64_t m = ref->nthr, most = 1;
+  for (int64_t k = 0; k < m; k++) {
+    int64_t a = ref->offset[k + 1] - ref->offset[k], b = got->offset[k + 1] - got->offset[k];
+    most = a > most ? a : most;
+    most = b > most ? b : most;
+  }
+#ifdef _OPENMP
+#pragma omp parallel
+#endif
+  {
+    int32_t *sa = malloc((size_t)most * sizeof *sa), *sb = malloc((size_t)most * sizeof *sb);
+    double dev = 0;
+    int64_t starts = 0, steps = 0, bad = 0;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+    for (int64_t k = 0; k < m; k++) {
+      int64_t a0 = ref->offset[k], na = ref->offset[k + 1] - a0;
+      int64_t b0 = got->offset[k], nb = got->offset[k + 1] - b0;
+      double d = runs_dev(ref, k, got, k, NULL);
+      dev = d > dev ? d : dev;
+      starts += na != nb || memcmp(ref->start + a0, got->start + b0, (size_t)na * sizeof *sa) != 0;
+      int64_t ma = steps_over(ref, k, tol, sa), mb = steps_over(got, k, tol, sb);
+      steps += ma != mb || memcmp(sa, sb, (size_t)ma * sizeof *sa) != 0;
+      int shape = nb >= 1 && got->start[b0] == 0;
+      for (int64_t i = b0; i < b0 + nb; i++) {
+        shape = shape && got->value[i] >= 0 && got->value[i] <= 1;
+        if (i > b0) shape = shape && got->value[i] < got->value[i - 1] && got->start[i] > got->start[i - 1];
+      }
+      double rise = 0;
+      if (shape && k > 0) runs_dev(got, k, got, k - 1, &rise);
+      if (k == m - 1) shape = shape && nb == 1 && got->value[b0] == 1.0;
+      bad += !shape || rise < 0;
+    }
+#ifdef _OPENMP
+#pragma omp critical
+#endif
+    {
+      c.max_dev = dev > c.max_dev ? dev : c.max_dev;
+      c.starts_differ += starts;
+      c.steps_differ += steps;
+      c.bad += bad;
+    }
+    free(sa);
+    free(sb);
   }
   return c;
 }

@@ -20,4 +20,16 @@ typedef struct {
 comparison compare_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *ref,
                         gpuiso_precision type, const void *z, int increasing, int by_max_y);
 
+/* Two fits of IDR (gpuiso_cdf_runs) of the same shape: ref (the CPU engine) and got. */
+typedef struct {
+  double max_dev;         /* max |F_got - F_ref| over every threshold and position */
+  int64_t starts_differ;  /* thresholds whose runs start at other positions */
+  int64_t steps_differ;   /* thresholds where one fit steps by more than tol and the other not */
+  int64_t bad;            /* thresholds where got breaks the shape of a fit: runs not strictly
+                             decreasing or outside [0, 1], below the threshold before, or (the
+                             last) not one run of 1 */
+} runs_comparison;
+
+runs_comparison compare_cdf_runs(const gpuiso_cdf_runs *ref, const gpuiso_cdf_runs *got, double tol);
+
 #endif

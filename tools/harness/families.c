@@ -1,6 +1,7 @@
 #include "families.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const family_names[FAM_COUNT] = {"noise", "increasing", "sawtooth", "cliff",
@@ -108,4 +109,55 @@ void gen_x_ties(int64_t n, uint64_t seed, double *x) {
 #pragma omp parallel for
 #endif
   for (int64_t i = 0; i < n; i++) x[i] = (double)(int64_t)(unif(seed, i, 7) * distinct) / 4;
+}
+
+/* Gamma(shape a >= 1) of element i, by Marsaglia and Tsang's rejection, a fresh stream per try. */
+static double gamma_draw(double a, uint64_t seed, int64_t i) {
+  double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+  for (uint64_t t = 0;; t++) {
+    uint64_t s = mix(seed + t);
+    double z = normal(s, i), v = 1 + c * z;
+    if (v <= 0) continue;
+    v = v * v * v;
+    if (log(unif(s, i, 2)) < 0.5 * z * z + d - d * v + d * log(v)) return d * v;
+  }
+}
+
+typedef struct {
+  double v;
+  int64_t i;
+} ranked;
+
+static int by_value(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* The rank of each v among the distinct values; returns their count. */
+static int64_t ranks(int64_t n, const double *v, int32_t *rank) {
+  ranked *r = malloc((size_t)n * sizeof *r);
+  for (int64_t i = 0; i < n; i++) r[i].v = v[i], r[i].i = i;
+  qsort(r, (size_t)n, sizeof *r, by_value);
+  int64_t k = -1;
+  for (int64_t j = 0; j < n; j++) {
+    if (j == 0 || r[j].v != r[j - 1].v) k++;
+    rank[r[j].i] = (int32_t)k;
+  }
+  free(r);
+  return k + 1;
+}
+
+void gen_idr(int64_t n, uint64_t seed, int ties, weight_kind wk, int32_t *pos, int32_t *thr,
+             double *w, int64_t *npos, int64_t *nthr) {
+  double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  for (int64_t i = 0; i < n; i++) {
+    x[i] = unif(seed, i, 3);
+    y[i] = gamma_draw(2 + 5 * x[i], seed, i);
+    if (ties) x[i] = round(400 * x[i]) / 400, y[i] = round(16 * y[i]) / 16;
+    if (wk != W_NONE) w[i] = weight(wk, seed, i, 1);
+  }
+  *npos = ranks(n, x, pos);
+  *nthr = ranks(n, y, thr);
+  free(x);
+  free(y);
 }

@@ -37,4 +37,10 @@ int64_t gen_ragged(int64_t n, int64_t max_len, uint64_t seed, int64_t cap, int64
 /* x for a fit on unsorted x with ties: values from n / 4 distinct ones, in random order. */
 void gen_x_ties(int64_t n, uint64_t seed, double *x);
 
+/* IDR data as in the issue's benchmark: x ~ U(0, 1), y ~ Gamma(shape 2 + 5x); ties: x rounded to
+ * 1/400 and y to 1/16. Writes the rank of each x among the distinct x (pos) and of each y among the
+ * distinct y (thr), and sets their counts; w (W_NONE: not written, W_UNIFORM or W_EXTREME). */
+void gen_idr(int64_t n, uint64_t seed, int ties, weight_kind wk, int32_t *pos, int32_t *thr,
+             double *w, int64_t *npos, int64_t *nthr);
+
 #endif

@@ -1,5 +1,6 @@
 /* tools/gpu-check's harness: every CUDA kernel against the CPU hull engine (its twin) on the data
- * families, shapes, precisions, weightings and directions of the paper, then one timing table.
+ * families, shapes, precisions, weightings and directions of the paper, then one timing table,
+ * then IDR on the GPU against the CPU engine and its time at n = 1e5.
  * Prints a PASS/FAIL line per check and exits 1 on any accuracy failure (2 without a device).
  *
  *   gpu_check [small]   small: a few small cases, for compute-sanitizer
@@ -266,6 +267,73 @@ static void speed_check(int ok, const char *what, double got, double want) {
   printf("%s speed %s: %.4g (target %.4g)\n", ok ? "PASS" : "FAIL", what, got, want);
 }
 
+/* ---- IDR ---- */
+
+/* IDR on the GPU (gpuiso_cuda_idr_fit) against the CPU engine on all threads, on the data of
+ * gen_idr; returns the GPU's wall-clock seconds (copies included), NAN on failure. With unit
+ * weights and continuous data the sums are exact and the runs must be the same bit for bit. */
+static double check_idr(int64_t n, int ties, weight_kind wk, gpuiso_gpu_kernel kernel, int64_t chunk) {
+  int32_t *pos = xmalloc(n * sizeof *pos), *thr = xmalloc(n * sizeof *thr);
+  double *w = xmalloc(n * sizeof *w);
+  int64_t npos, nthr;
+  gen_idr(n, 90 + n, ties, wk, pos, thr, w, &npos, &nthr);
+  const double *wp = wk == W_NONE ? NULL : w;
+  gpuiso_opts o = options(0, kernel, chunk, 0);
+  o.nthreads = omp_get_max_threads();
+  gpuiso_cdf_runs ref, got;
+  gpuiso_error e;
+  double t0 = now();
+  gpuiso_status s = gpuiso_idr_fit(n, pos, thr, wp, npos, nthr, &o, &ref, &e);
+  double cpu = now() - t0;
+  t0 = now();
+  if (s == GPUISO_OK) s = gpuiso_cuda_idr_fit(n, pos, thr, wp, npos, nthr, &o, &got, &e);
+  double gpu = now() - t0;
+  runs_comparison c = {NAN, -1, -1, -1};
+  if (s == GPUISO_OK) c = compare_cdf_runs(&ref, &got, 1e-10);
+  int exact = !ties && !wp;
+  int ok = s == GPUISO_OK && c.max_dev <= (exact ? 0 : 1e-10) && c.steps_differ == 0 && c.bad == 0 &&
+           (!exact || c.starts_differ == 0);
+  ok ? accuracy_passed++ : accuracy_failed++;
+  printf("%s accuracy idr n %lld%s %-8s %s: %lld positions, %lld thresholds, %.1f runs each; dev "
+         "%.2e, thresholds of other runs %lld (past 1e-10: %lld), misshapen %lld; GPU %.3f s, CPU "
+         "%.3f s on %d threads%s%s\n",
+         ok ? "PASS" : "FAIL", (long long)n, ties ? " ties" : "", weight_names[wk],
+         kernel == GPUISO_GPU_SIMPLE ? "simple" : "rowpav", (long long)npos, (long long)nthr,
+         s == GPUISO_OK ? (double)got.offset[nthr] / nthr : NAN, c.max_dev,
+         (long long)c.starts_differ, (long long)c.steps_differ, (long long)c.bad, gpu, cpu,
+         omp_get_max_threads(), s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : e.message);
+  if (s == GPUISO_OK) {
+    gpuiso_cdf_runs_free(&ref);
+    gpuiso_cdf_runs_free(&got);
+  } else if (ref.offset) {
+    gpuiso_cdf_runs_free(&ref);
+  }
+  free(pos);
+  free(thr);
+  free(w);
+  return ok ? gpu : NAN;
+}
+
+/* The issue's target: n = 1e5 continuous observations (as many thresholds) fitted within 1 s,
+ * host arrays in and runs out; the first run is also the accuracy check. */
+static void check_idr_all(void) {
+  check_idr(1000, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 0);
+  check_idr(10000, 0, W_EXTREME, GPUISO_GPU_SIMPLE, 0);
+  check_idr(30000, 1, W_NONE, GPUISO_GPU_SIMPLE, 0);
+  check_idr(3000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0);
+  if (late(45)) {
+    printf("SKIP idr n 1e5: running late\n");
+    skipped++;
+    return;
+  }
+  double t[3];
+  int k = 0;
+  for (; k < 3 && (k == 0 || !late(30)); k++) t[k] = check_idr(100000, 0, W_NONE, GPUISO_GPU_SIMPLE, 0);
+  double best = median(t, k);
+  speed_check(best <= 1.0, "IDR n 1e5 continuous, seconds (median)", best, 1.0);
+  if (!late(60) && best < 10) check_idr(100000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0);
+}
+
 /* One table row: float32 unweighted decreasing (the paper's Table 1), on device data. */
 static void time_row(shape sh, family_kind f, int with_control, double *solver_ms, double *control_ms) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
@@ -380,6 +448,8 @@ int main(int argc, char **argv) {
     check_shape(rows, 0, 2, 0, W_COUNT, 64, 2, 0);
     check_shape(ragged, 0, 2, 0, 2, 32, 1, 0);
     check_unsorted_x(20000);
+    check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32);
+    check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64);
   } else {
     shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e3x1e4", 1000, 10000},
                       {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000}, {"ragged", 16000000, 0}};
@@ -391,6 +461,7 @@ int main(int argc, char **argv) {
       for (int s = 0; s < 6; s++) check_shape(shapes[s], pass[p][0], pass[p][1], pass[p][2], pass[p][3], 0, 0, 120);
     check_unsorted_x(1000000);
     timing_table();
+    check_idr_all();
     shape big = {"1x1e8", 1, 100000000};
     if (late(40)) {
       printf("SKIP accuracy 1x1e8: running late\n");

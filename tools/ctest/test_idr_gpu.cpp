@@ -1,0 +1,166 @@
+/* IDR's device steps and host side (src/cuda/idr.cuh), run on the CPU by the executor of plain
+ * loops, against the CPU engine (gpuiso_idr_fit): continuous data and ties, weights, both solver
+ * kernels, slices of one row, of a few rows and of all thresholds; the error reports, interrupts,
+ * and that every buffer is released on every path. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_exec.h"
+#include "idr.cuh"
+
+extern "C" {
+#include "compare.h"
+#include "families.h"
+}
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                          \
+  do {                                            \
+    if (cond) {                                   \
+      passed++;                                   \
+    } else {                                      \
+      failed++;                                   \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__);                        \
+      printf("\n");                               \
+    }                                             \
+  } while (0)
+
+static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
+  gpuiso_opts o;
+  memset(&o, 0, sizeof o);
+  o.increasing = 1; /* IDR's own direction is antitonic whatever is asked */
+  o.lo = -INFINITY;
+  o.hi = INFINITY;
+  o.nthreads = 1;
+  o.gpu_kernel = kernel;
+  o.hull_chunk = chunk;
+  return o;
+}
+
+typedef struct {
+  const char *name;
+  int64_t n;
+  int ties;
+  weight_kind wk;
+} idr_case;
+
+static void test_against_cpu(void) {
+  const idr_case cases[] = {{"continuous", 1500, 0, W_NONE},  {"ties", 3000, 1, W_NONE},
+                            {"ties, weights", 2000, 1, W_UNIFORM},
+                            {"continuous, extreme weights", 1200, 0, W_EXTREME},
+                            {"one observation", 1, 0, W_NONE}, {"three", 3, 1, W_UNIFORM}};
+  /* device memory: slices of one row, of a few rows, of every threshold */
+  const size_t memory[] = {0, (size_t)1 << 21, (size_t)1 << 40};
+  const struct {
+    gpuiso_gpu_kernel kernel;
+    int64_t chunk;
+  } solvers[] = {{GPUISO_GPU_SIMPLE, 0}, {GPUISO_GPU_SIMPLE, 16}, {GPUISO_GPU_ROW_PAV, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    idr_case ic = cases[c];
+    int32_t *pos = (int32_t *)malloc(ic.n * sizeof *pos), *thr = (int32_t *)malloc(ic.n * sizeof *thr);
+    double *w = (double *)malloc(ic.n * sizeof *w);
+    int64_t npos, nthr;
+    gen_idr(ic.n, 40 + c, ic.ties, ic.wk, pos, thr, w, &npos, &nthr);
+    const double *wp = ic.wk == W_NONE ? NULL : w;
+    gpuiso_opts cpu = options(GPUISO_GPU_SIMPLE, 0);
+    gpuiso_cdf_runs ref;
+    gpuiso_error e;
+    gpuiso_status s = gpuiso_idr_fit(ic.n, pos, thr, wp, npos, nthr, &cpu, &ref, &e);
+    CHECK(s == GPUISO_OK, "%s: the CPU engine failed (%d)", ic.name, (int)s);
+    for (size_t m = 0; s == GPUISO_OK && m < sizeof memory / sizeof memory[0]; m++) {
+      for (size_t v = 0; v < sizeof solvers / sizeof solvers[0]; v++) {
+        gpuiso_opts o = options(solvers[v].kernel, solvers[v].chunk);
+        host_exec ex = {&e, 0, 0, 0, memory[m]};
+        gpuiso_cdf_runs got;
+        gpuiso_status sg = idr_fit_device(ex, ic.n, pos, thr, wp, npos, nthr, &o, &got, &e);
+        runs_comparison r = {INFINITY, -1, -1, -1};
+        if (sg == GPUISO_OK) r = compare_cdf_runs(&ref, &got, 1e-10);
+        /* unit weights, one observation per position: the same sums in the same order */
+        int exact = !ic.ties && !wp;
+        CHECK(sg == GPUISO_OK && r.max_dev <= (exact ? 0 : 1e-10) && r.steps_differ == 0 &&
+                  (!exact || r.starts_differ == 0) && r.bad == 0 && ex.held == 0 &&
+                  got.npos == npos && got.nthr == nthr,
+              "%s (n %lld, %lld positions, %lld thresholds), memory %zu, %s kernel, chunk %lld: "
+              "status %d, deviation %g, %lld thresholds of other runs (%lld past 1e-10), %lld "
+              "misshapen, %lld buffers held",
+              ic.name, (long long)ic.n, (long long)npos, (long long)nthr, memory[m],
+              solvers[v].kernel == GPUISO_GPU_SIMPLE ? "simple" : "row PAV",
+              (long long)solvers[v].chunk, (int)sg, r.max_dev, (long long)r.starts_differ,
+              (long long)r.steps_differ, (long long)r.bad, (long long)ex.held);
+        if (sg == GPUISO_OK) gpuiso_cdf_runs_free(&got);
+      }
+    }
+    if (s == GPUISO_OK) gpuiso_cdf_runs_free(&ref);
+    free(pos);
+    free(thr);
+    free(w);
+  }
+}
+
+static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
+
+static void test_errors(void) {
+  int64_t n = 600, npos, nthr;
+  int32_t pos[600], thr[600];
+  double w[600];
+  gen_idr(n, 5, 1, W_UNIFORM, pos, thr, w, &npos, &nthr);
+  gpuiso_opts o = options(GPUISO_GPU_SIMPLE, 0);
+  gpuiso_error e;
+  gpuiso_cdf_runs out;
+  host_exec bad_input = {&e, 0, 0, 0, 0};
+  gpuiso_status s = idr_fit_device(bad_input, n, pos, thr, w, 0, nthr, &o, &out, &e);
+  CHECK(s == GPUISO_E_INTERNAL && out.offset == NULL && bad_input.held == 0,
+        "no positions: status %d", (int)s);
+
+  /* three slices: interrupts at each poll between them, and a failure at each allocation */
+  size_t memory = 0;
+  for (;; memory += 4096) {
+    host_exec probe = {&e, 0, 0, 0, memory};
+    idr_state st;
+    memset(&st, 0, sizeof st);
+    st.v.npos = npos;
+    st.v.nthr = nthr;
+    st.solver = o;
+    idr_setup(probe, &st, n, pos, thr, w, &e);
+    idr_release(probe, &st);
+    if (st.max_rows * 3 >= nthr) break;
+  }
+  int total = 1000, left = total;
+  gpuiso_interrupt intr = {stop_now, &left};
+  o.interrupt = &intr;
+  host_exec ex = {&e, 0, 0, 0, memory};
+  s = idr_fit_device(ex, n, pos, thr, w, npos, nthr, &o, &out, &e);
+  int polls = total - left;
+  CHECK(s == GPUISO_OK && polls >= 2, "polls of three slices: status %d, %d polls", (int)s, polls);
+  if (s == GPUISO_OK) gpuiso_cdf_runs_free(&out);
+  for (int p = 0; p < polls; p++) {
+    left = p;
+    host_exec ix = {&e, 0, 0, 0, memory};
+    s = idr_fit_device(ix, n, pos, thr, w, npos, nthr, &o, &out, &e);
+    CHECK(s == GPUISO_E_INTERRUPT && ix.held == 0 && out.offset == NULL,
+          "interrupt at poll %d of %d: status %d, %lld held", p, polls, (int)s, (long long)ix.held);
+  }
+  o.interrupt = NULL;
+  host_exec counter = {&e, 0, 0, 0, memory};
+  s = idr_fit_device(counter, n, pos, thr, w, npos, nthr, &o, &out, &e);
+  CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
+  if (s == GPUISO_OK) gpuiso_cdf_runs_free(&out);
+  for (int64_t k = 1; k <= counter.allocs; k++) {
+    host_exec fx = {&e, 0, 0, k, memory};
+    s = idr_fit_device(fx, n, pos, thr, w, npos, nthr, &o, &out, &e);
+    CHECK(s == GPUISO_E_NOMEM && e.status == s && fx.held == 0 && out.offset == NULL,
+          "allocation %lld of %lld failing: status %d, %lld held", (long long)k,
+          (long long)counter.allocs, (int)s, (long long)fx.held);
+  }
+}
+
+int main(void) {
+  test_against_cpu();
+  test_errors();
+  printf("ctest: %d passed, %d failed (IDR on the CUDA engine, on the CPU)\n", passed, failed);
+  return failed != 0;
+}
