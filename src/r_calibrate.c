@@ -3,6 +3,8 @@
  * Curves come back as blocks (first and last score, probability, weight): a block's knots share
  * one level, so the blocks hold everything that prediction needs, in far less memory than the
  * knots. */
+#include <stdlib.h>
+
 #include "r_glue.h"
 
 /* Labels of a binary outcome (double) must be 0 or 1; returns NULL. */
@@ -27,12 +29,19 @@ static gpuiso_knots knot_arrays(int64_t nk) {
   return kn;
 }
 
+static const char *block_names[] = {"lower", "upper", "prob", "weight", "first", ""};
+
+/* Releases blocks held by an external pointer (on an R error too). */
+static void free_blocks(SEXP holder) {
+  free(R_ExternalPtrAddr(holder));
+  R_ClearExternalPtr(holder);
+}
+
 /* list(lower, upper, prob, weight, first): the blocks of ncurves curves whose knots start at
- * offset[k] (NULL: one curve of all knots); first (ncurves + 1) is the 1-based row of each
- * curve's first block, then the number of blocks + 1. */
+ * offset[k]; first (ncurves + 1) is the 1-based row of each curve's first block, then the number
+ * of blocks + 1. */
 static SEXP curve_blocks(const gpuiso_knots *kn, const int64_t *offset, int64_t ncurves) {
-  const char *names[] = {"lower", "upper", "prob", "weight", "first", ""};
-  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, block_names));
   double *col[4];
   for (int j = 0; j < 4; j++)
     col[j] = REAL(SET_VECTOR_ELT(out, j, Rf_allocVector(REALSXP, (R_xlen_t)kn->nblocks)));
@@ -40,8 +49,7 @@ static SEXP curve_blocks(const gpuiso_knots *kn, const int64_t *offset, int64_t 
   int64_t b = -1;
   for (int64_t k = 0; k < ncurves; k++) {
     first[k] = (double)(b + 2);
-    int64_t d1 = offset ? offset[k + 1] : kn->n;
-    for (int64_t d = offset ? offset[k] : 0; d < d1; d++) {
+    for (int64_t d = offset[k]; d < offset[k + 1]; d++) {
       if (kn->start[d]) {
         b++;
         col[0][b] = kn->x[d];
@@ -57,6 +65,28 @@ static SEXP curve_blocks(const gpuiso_knots *kn, const int64_t *offset, int64_t 
   return out;
 }
 
+/* The same list for the blocks of one curve, which are freed here. */
+static SEXP pooled_blocks(gpuiso_block *blocks, int64_t nb) {
+  SEXP holder = PROTECT(R_MakeExternalPtr(blocks, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(holder, free_blocks, TRUE);
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, block_names));
+  double *col[4];
+  for (int j = 0; j < 4; j++)
+    col[j] = REAL(SET_VECTOR_ELT(out, j, Rf_allocVector(REALSXP, (R_xlen_t)nb)));
+  for (int64_t b = 0; b < nb; b++) {
+    col[0][b] = blocks[b].lower;
+    col[1][b] = blocks[b].upper;
+    col[2][b] = blocks[b].level;
+    col[3][b] = blocks[b].weight;
+  }
+  double *first = REAL(SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, 2)));
+  first[0] = 1;
+  first[1] = (double)nb + 1;
+  free_blocks(holder);
+  UNPROTECT(2);
+  return out;
+}
+
 static void release_grouped(SEXP holder) {
   gpuiso_grouped_free(R_ExternalPtrAddr(holder));
   R_ClearExternalPtr(holder);
@@ -65,8 +95,8 @@ static void release_grouped(SEXP holder) {
 /* score, label: double vectors of one length, label 0 or 1 (checked by C_check_labels); weights:
  * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R). Returns
  * list(pooled, groups), the blocks of the curve of all scores and (NULL without group) of the
- * curves per group. The knot arrays serve both fits: a group's distinct scores are at least as
- * many as the pooled curve's. */
+ * curves per group. The pooled curve comes straight from the sorted scores (gpuiso_curve_sorted);
+ * the groups' curves from knot arrays. */
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names) {
   R_xlen_t n = XLENGTH(score);
   gpuiso_opts opt = r_plain_opts();
@@ -93,10 +123,13 @@ SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_na
     R_SetExternalPtrAddr(held_grouped, grouped);
   }
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  gpuiso_knots kn = knot_arrays(nk > nk_groups ? nk : nk_groups);
-  if (gpuiso_fit_sorted(sorted, &opt, NULL, &kn, &err) != GPUISO_OK) r_stop_on_error(&err, &ctx);
-  SET_VECTOR_ELT(out, 0, curve_blocks(&kn, NULL, 1));
+  gpuiso_block *pooled;
+  int64_t npooled;
+  if (gpuiso_curve_sorted(sorted, &opt, &pooled, &npooled, &err) != GPUISO_OK)
+    r_stop_on_error(&err, &ctx);
+  SET_VECTOR_ELT(out, 0, pooled_blocks(pooled, npooled));
   if (ngroups > 0) {
+    gpuiso_knots kn = knot_arrays(nk_groups);
     int64_t *offset = (int64_t *)R_alloc((size_t)ngroups + 1, sizeof *offset);
     if (gpuiso_fit_grouped(grouped, &opt, offset, &kn, &err) != GPUISO_OK) r_stop_on_error(&err, &ctx);
     SET_VECTOR_ELT(out, 1, curve_blocks(&kn, offset, ngroups));

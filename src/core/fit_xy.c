@@ -147,3 +147,73 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   }
   return GPUISO_OK;
 }
+
+/* Whether block a's level is above b's for the direction of the fit (then they must pool). */
+static int violates(const gpuiso_block *a, const gpuiso_block *b, int increasing) {
+  double la = a->level / a->weight, lb = b->level / b->weight; /* level holds the sum meanwhile */
+  return increasing ? la >= lb : la <= lb;
+}
+
+gpuiso_status gpuiso_curve_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt,
+                                  gpuiso_block **blocks, int64_t *nblocks, gpuiso_error *err) {
+  const sorted_records *s = &sorted->s;
+  const sort_record *r = s->r;
+  int64_t nk = s->knots[s->nbuckets];
+  *blocks = NULL;
+  *nblocks = 0;
+  /* Only the stack's depth is touched, whatever room it has. */
+  gpuiso_block *st = malloc((size_t)(nk > 0 ? nk : 1) * sizeof *st);
+  if (!st) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  int64_t n = 0;
+  double lead = NAN; /* the first x, while every weight so far is zero */
+  for (int64_t p = 0; p < s->n;) {
+    gpuiso_block knot = {key_double(r[p].key), key_double(r[p].key), 0.0, 0.0};
+    for (; p < s->n && key_double(r[p].key) == knot.lower; p++) {
+      gpuiso_status bad = value_status(r[p].y, r[p].w);
+      knot.level += r[p].w * r[p].y;
+      knot.weight += r[p].w;
+      if (bad == GPUISO_OK && !(isfinite(knot.level) && isfinite(knot.weight))) bad = GPUISO_E_OVERFLOW;
+      if (bad != GPUISO_OK) {
+        free(st);
+        set_error(err, bad, tag_index(r[p].tag, s->gbits), -1);
+        return bad;
+      }
+    }
+    if (knot.weight == 0) {
+      if (n > 0) st[n - 1].upper = knot.upper; else if (isnan(lead)) lead = knot.lower;
+      continue;
+    }
+    if (n == 0 && !isnan(lead)) knot.lower = lead;
+    st[n++] = knot;
+    while (n >= 2 && violates(&st[n - 2], &st[n - 1], opt->increasing)) {
+      st[n - 2].level += st[n - 1].level;
+      st[n - 2].weight += st[n - 1].weight;
+      st[n - 2].upper = st[n - 1].upper;
+      n--;
+    }
+  }
+  if (n == 0) {
+    free(st);
+    set_error(err, GPUISO_E_W_ALLZERO, -1, -1);
+    return GPUISO_E_W_ALLZERO;
+  }
+  /* Levels, clipped; blocks that clipping made equal are one block. */
+  int64_t m = 0;
+  for (int64_t b = 0; b < n; b++) {
+    double level = clip(st[b].level / st[b].weight, opt->lo, opt->hi);
+    if (m > 0 && st[m - 1].level == level) {
+      st[m - 1].upper = st[b].upper;
+      st[m - 1].weight += st[b].weight;
+      continue;
+    }
+    st[m] = st[b];
+    st[m++].level = level;
+  }
+  *blocks = st;
+  *nblocks = m;
+  set_error(err, GPUISO_OK, -1, -1);
+  return GPUISO_OK;
+}

@@ -125,6 +125,17 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
                                 gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
 
+/* The fit of sorted records as its blocks only: the first and last x of each block, its level
+ * and its summed weight (zero-weight x join the block before them, or the first block). One pass:
+ * each distinct x goes onto the PAV stack as it is pooled, so no knot arrays are written, for
+ * callers that need only the curve. *blocks is allocated here; release it with free(). */
+typedef struct {
+  double lower, upper, level, weight;
+} gpuiso_block;
+
+gpuiso_status gpuiso_curve_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt,
+                                  gpuiso_block **blocks, int64_t *nblocks, gpuiso_error *err);
+
 /* ---- Fits of y on x per group -------------------------------------------------------------
  * One curve per group (element i in group g[i], 0..ngroups-1) and the curve of all groups pooled,
  * from one sort. gpuiso_sort_groups_xy is gpuiso_sort_xy that also remembers each element's

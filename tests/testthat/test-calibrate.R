@@ -196,3 +196,17 @@ test_that("print and summary describe the curves", {
   expect_equal(s$blocks, c(nrow(cal$pooled), 2, 2))
   expect_output(print(s), "pooled")
 })
+
+test_that("scores of weight zero join the block before them (the first block when they lead)", {
+  set.seed(19)
+  d <- sim_traffic(2000, c("a", "b", "c"), ties = TRUE, weighted = TRUE)
+  d$w[order(d$score)[c(1:5, 700:720, 1996:2000)]] <- 0
+  cal <- calibrate_isotonic(d$score, d$label, weights = d$w, group = d$group)
+  expect_curve_equal(cal$pooled, ref_curve(d$score, d$label, d$w))
+  for (k in cal$groups) {
+    i <- d$group == k
+    expect_curve_equal(cal$curves[cal$curves$group == k, -1L], ref_curve(d$score[i], d$label[i], d$w[i]))
+  }
+  expect_equal(cal$pooled$lower[1], min(d$score))
+  expect_equal(cal$pooled$upper[nrow(cal$pooled)], max(d$score))
+})
