@@ -225,29 +225,28 @@ static int slice_step(idr_slice *s, const idr_input *in) {
   return 1;
 }
 
-/* The observations by threshold and, within one, by position: two stable counting sorts. */
-static int by_threshold(int64_t n, const int32_t *pos, int64_t npos, const int32_t *thr, int64_t nthr,
-                        int64_t *first, int64_t *order) {
-  int64_t *count = calloc((size_t)(npos > nthr ? npos : nthr) + 1, sizeof *count);
-  int64_t *by_pos = malloc((size_t)(n > 0 ? n : 1) * sizeof *by_pos);
-  if (!count || !by_pos) {
+int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,
+              int64_t nminor, int64_t *first, int64_t *order) {
+  int64_t *count = calloc((size_t)(nmajor > nminor ? nmajor : nminor) + 1, sizeof *count);
+  int64_t *by_minor = malloc((size_t)(n > 0 ? n : 1) * sizeof *by_minor);
+  if (!count || !by_minor) {
     free(count);
-    free(by_pos);
+    free(by_minor);
     return 0;
   }
-  for (int64_t i = 0; i < n; i++) count[pos[i] + 1]++;
-  for (int64_t p = 0; p < npos; p++) count[p + 1] += count[p];
-  for (int64_t i = 0; i < n; i++) by_pos[count[pos[i]]++] = i;
-  memset(first, 0, (size_t)(nthr + 1) * sizeof *first);
-  for (int64_t i = 0; i < n; i++) first[thr[i] + 1]++;
-  for (int64_t k = 0; k < nthr; k++) first[k + 1] += first[k];
-  memcpy(count, first, (size_t)nthr * sizeof *count);
+  for (int64_t i = 0; i < n; i++) count[minor[i] + 1]++;
+  for (int64_t p = 0; p < nminor; p++) count[p + 1] += count[p];
+  for (int64_t i = 0; i < n; i++) by_minor[count[minor[i]]++] = i;
+  memset(first, 0, (size_t)(nmajor + 1) * sizeof *first);
+  for (int64_t i = 0; i < n; i++) first[major[i] + 1]++;
+  for (int64_t k = 0; k < nmajor; k++) first[k + 1] += first[k];
+  memcpy(count, first, (size_t)nmajor * sizeof *count);
   for (int64_t j = 0; j < n; j++) {
-    int64_t i = by_pos[j];
-    order[count[thr[i]]++] = i;
+    int64_t i = by_minor[j];
+    order[count[major[i]]++] = i;
   }
   free(count);
-  free(by_pos);
+  free(by_minor);
   return 1;
 }
 
@@ -290,7 +289,7 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   int nsl = resolve_threads(opt, nthr * 64);
   if (nthr < 256 * (int64_t)nsl) nsl = 1;
   idr_slice *sl = calloc((size_t)nsl, sizeof *sl);
-  int ok = first && order && total && below && sl && by_threshold(n, pos, npos, thr, nthr, first, order);
+  int ok = first && order && total && below && sl && idr_order(n, thr, nthr, pos, npos, first, order);
   if (ok) {
     for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
     below[0] = 0.0;

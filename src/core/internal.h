@@ -137,6 +137,12 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* IDR's observations ordered by a major key (0..nmajor-1) and, within one, by a minor key
+ * (0..nminor-1), stably: two counting sorts. first (nmajor + 1) gets where each major key starts
+ * in order (n). Returns 0 when out of memory. */
+int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,
+              int64_t nminor, int64_t *first, int64_t *order);
+
 /* The value of the step CDFs r at threshold k and position p, and that of query i of q
  * (k = -1: below the first threshold, 0). */
 double cdf_run_value(const gpuiso_cdf_runs *r, int64_t k, int32_t p);

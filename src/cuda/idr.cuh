@@ -150,35 +150,24 @@ static void idr_release(Exec &ex, idr_state *st) {
   free(st->row_runs);
 }
 
-/* The observations by position and, within one, by threshold (stable: in input order), by two
- * counting sorts; total: each position's weight, summed in input order as the CPU engine does.
- * Returns 0 when out of memory. */
+/* The observations by position and, within one, by threshold (stable: in input order); total:
+ * each position's weight, summed in input order as the CPU engine does. Returns 0 when out of
+ * memory. */
 static int idr_by_position(int64_t n, const int32_t *pos, const int32_t *thr, const double *w,
                            int64_t npos, int64_t nthr, int64_t *first, int32_t *obs_thr,
                            double *obs_w, double *total) {
-  int64_t *at = (int64_t *)calloc((size_t)(npos > nthr ? npos : nthr) + 1, sizeof *at);
-  int64_t *by_thr = (int64_t *)malloc((size_t)n * sizeof *by_thr);
-  if (!at || !by_thr) {
-    free(at);
-    free(by_thr);
+  int64_t *order = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  if (!order || !idr_order(n, pos, npos, thr, nthr, first, order)) {
+    free(order);
     return 0;
   }
-  for (int64_t i = 0; i < n; i++) at[thr[i] + 1]++;
-  for (int64_t k = 0; k < nthr; k++) at[k + 1] += at[k];
-  for (int64_t i = 0; i < n; i++) by_thr[at[thr[i]]++] = i;
-  memset(first, 0, (size_t)(npos + 1) * sizeof *first);
-  for (int64_t i = 0; i < n; i++) first[pos[i] + 1]++;
-  for (int64_t j = 0; j < npos; j++) first[j + 1] += first[j];
-  memcpy(at, first, (size_t)npos * sizeof *at);
-  for (int64_t k = 0; k < n; k++) {
-    int64_t i = by_thr[k], o = at[pos[i]]++;
-    obs_thr[o] = thr[i];
-    if (obs_w) obs_w[o] = w[i];
+  for (int64_t o = 0; o < n; o++) {
+    obs_thr[o] = thr[order[o]];
+    if (obs_w) obs_w[o] = w[order[o]];
   }
   memset(total, 0, (size_t)npos * sizeof *total);
   for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
-  free(at);
-  free(by_thr);
+  free(order);
   return 1;
 }
 

@@ -9,19 +9,7 @@
 
 #include "gpuiso.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                         \
-  do {                                                           \
-    if (cond) {                                                  \
-      passed++;                                                  \
-    } else {                                                     \
-      failed++;                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-      printf(__VA_ARGS__);                                       \
-      printf("\n");                                              \
-    }                                                            \
-  } while (0)
+#include "check.h"
 
 static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
 

@@ -15,19 +15,7 @@ extern "C" {
 #include "families.h"
 }
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (cond) {                                   \
-      passed++;                                   \
-    } else {                                      \
-      failed++;                                   \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
+#include "check.h"
 
 static gpuiso_opts options(int increasing, int64_t chunk, int64_t cap) {
   gpuiso_opts o;
