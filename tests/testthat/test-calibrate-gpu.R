@@ -12,6 +12,14 @@ test_that("calibration with device = 'gpu' without a device is a clear error; 'a
   expect_identical(calibrate_isotonic(s, y)$backend, "cpu")
 })
 
+test_that("without a device, the GPU pipeline's entry point fails with the error 'auto' falls back on", {
+  skip_if(has_gpu(), "a CUDA device is present")
+  gpu_call <- function() {
+    .Call(gpuiso:::C_calibrate, c(0.1, 0.2, 0.3), c(0, 1, 1), NULL, c(1L, 2L, 1L), c("a", "b"), TRUE)
+  }
+  expect_error(gpu_call(), if (gpuiso_backend()$cuda_built) "^CUDA error" else "built without CUDA")
+})
+
 test_that("'auto' calibrates on the CPU unless gpuiso.gpu_min_n is set and reached", {
   s <- c(0.1, 0.5, 0.9, 0.3)
   y <- c(0, 1, 1, 0)
