@@ -7,11 +7,12 @@
  *   2. the elements are laid out as one stream: in score order (the pooled curve), then in group
  *      order (the groups' curves one after another). A knot starts where the score changes, at
  *      the start of the groups' part, or where the group changes; a scan numbers the knots;
- *   3. a thread per knot sums its elements' w * y and w in stream order, which is the CPU's
- *      order, so the knots are the CPU's to the bit;
+ *   3. each knot's elements' w * y and w are summed in stream order, the CPU's order (a knot
+ *      within one tile of run_sums: the same doubles as the CPU's);
  *   4. the knots of every curve are a row of one batch of the CUDA solver, with block flags;
- *   5. a scan numbers the blocks, and a thread per block writes its first and last score, level
- *      and summed weight: only the blocks, and where each curve's start, come back.
+ *   5. a scan numbers the blocks, their knots' weights are summed (run_sums), and a thread per
+ *      block writes its first and last score, level and weight: only the blocks, and where each
+ *      curve's start, come back.
  * Sizes: a few tens of bytes per element at the peak (the stream is twice the input with
  * groups); buffers are released as soon as their stage is over.
  */
@@ -56,6 +57,67 @@ static gpuiso_status find_runs(Exec &ex, Starts starts, int64_t len, int64_t **a
   return s;
 }
 
+/* Sums of K values per item over the runs of find_runs, in tiles of RUN_SUM_TILE items so that
+ * no thread walks a long run (a knot of many tied scores, a long block) alone: a thread per tile
+ * sums each run's part in the tile, into the run's sum when the run starts there and into the
+ * tile's head otherwise; then a thread per run adds the heads of the tiles it reaches into. A run
+ * within one tile is summed in item order, as the CPU does. */
+#define RUN_SUM_TILE 256
+
+template <int K>
+struct item_values {
+  double v[K];
+};
+
+template <int K, class Value>
+struct tile_sums_step {
+  Value value; /* item_values<K> value(i) */
+  int64_t len;
+  const int64_t *at, *first;
+  double *sum, *head; /* runs x K, tiles x K */
+  GPUISO_HD void operator()(int64_t t) const {
+    int64_t from = t * RUN_SUM_TILE, to = from + RUN_SUM_TILE < len ? from + RUN_SUM_TILE : len;
+    int64_t r = at[from + 1] - 1; /* the run of item i is at[i + 1] - 1 */
+    double acc[K];
+    for (int j = 0; j < K; j++) head[t * K + j] = acc[j] = 0;
+    for (int64_t i = from; i <= to; i++) {
+      int64_t ri = i < to ? at[i + 1] - 1 : -1;
+      if (ri != r) {
+        double *part = first[r] >= from ? sum + r * K : head + t * K;
+        for (int j = 0; j < K; j++) part[j] = acc[j], acc[j] = 0;
+        r = ri;
+      }
+      if (i == to) break;
+      item_values<K> x = value(i);
+      for (int j = 0; j < K; j++) acc[j] += x.v[j];
+    }
+  }
+};
+
+template <int K>
+struct run_sums_step {
+  const int64_t *first;
+  double *sum;
+  const double *head;
+  GPUISO_HD void operator()(int64_t r) const {
+    for (int64_t t = first[r] / RUN_SUM_TILE + 1; t <= (first[r + 1] - 1) / RUN_SUM_TILE; t++)
+      for (int j = 0; j < K; j++) sum[r * K + j] += head[t * K + j];
+  }
+};
+
+/* sum (nruns x K) gets the sums of value over the runs of find_runs (at, first). */
+template <int K, class Exec, class Value>
+static gpuiso_status run_sums(Exec &ex, Value value, int64_t len, const int64_t *at,
+                              const int64_t *first, int64_t nruns, double *sum) {
+  int64_t tiles = (len + RUN_SUM_TILE - 1) / RUN_SUM_TILE;
+  double *head = NULL;
+  gpuiso_status s = ex.alloc((void **)&head, (size_t)(tiles * K) * sizeof(double));
+  if (s == GPUISO_OK) s = ex.each(tile_sums_step<K, Value>{value, len, at, first, sum, head}, tiles);
+  if (s == GPUISO_OK) s = ex.each(run_sums_step<K>{first, sum, head}, nruns);
+  ex.release(head);
+  return s;
+}
+
 struct calib_view {
   int64_t n, len, nrows;           /* elements; stream: n, or 2n with groups; curves */
   const double *score, *label, *w; /* input order; w NULL: 1 */
@@ -67,11 +129,13 @@ struct calib_view {
   uint64_t *skey;                  /* len: the stream's keys, labels and weights (NULL: 1) */
   double *sy, *sw;
   int64_t *knot_at, *knot_first;   /* the knots of the stream (find_runs) */
+  double *ksum;                    /* the knots' sums of w * y and w, interleaved */
   double *kx, *ky, *kw, *kfit;     /* the knots: score, mean label, weight, fit */
   uint8_t *kstart;                 /* 1 where a block starts */
   const int64_t *bound;            /* nrows + 1: where each curve starts in the stream */
   int64_t *row_knots;              /* nrows + 1: where each curve's knots start */
   int64_t *block_at, *block_first; /* the blocks of the knots (find_runs) */
+  double *bw;                      /* the blocks' weights */
   gpuiso_block *blocks;
   int64_t *row_blocks;             /* nrows + 1: where each curve's blocks start */
 };
@@ -115,18 +179,26 @@ struct block_starts {
   GPUISO_HD int operator()(int64_t d) const { return start[d]; }
 };
 
-/* Per knot: its score, weighted mean label and weight, summed as the CPU does. */
+/* An element of the stream: w * y and w. */
+struct stream_values {
+  const double *y, *w; /* w NULL: 1 */
+  GPUISO_HD item_values<2> operator()(int64_t s) const {
+    double ws = w ? w[s] : 1.0;
+    return item_values<2>{{ws * y[s], ws}};
+  }
+};
+
+struct knot_weights {
+  const double *w;
+  GPUISO_HD item_values<1> operator()(int64_t d) const { return item_values<1>{{w[d]}}; }
+};
+
+/* Per knot: its score, weighted mean label and weight. */
 struct calib_knot_step {
   calib_view v;
   GPUISO_HD void operator()(int64_t d) const {
-    int64_t from = v.knot_first[d], to = v.knot_first[d + 1];
-    double sum = 0, weight = 0;
-    for (int64_t s = from; s < to; s++) {
-      double w = v.sw ? v.sw[s] : 1.0;
-      sum += w * v.sy[s];
-      weight += w;
-    }
-    v.kx[d] = key_double(v.skey[from]);
+    double sum = v.ksum[2 * d], weight = v.ksum[2 * d + 1];
+    v.kx[d] = key_double(v.skey[v.knot_first[d]]);
     v.ky[d] = weight > 0 ? sum / weight : 0;
     v.kw[d] = weight;
   }
@@ -142,12 +214,10 @@ struct calib_block_step {
   calib_view v;
   GPUISO_HD void operator()(int64_t b) const {
     int64_t from = v.block_first[b], to = v.block_first[b + 1];
-    double weight = 0;
-    for (int64_t d = from; d < to; d++) weight += v.kw[d];
     v.blocks[b].lower = v.kx[from];
     v.blocks[b].upper = v.kx[to - 1];
     v.blocks[b].level = v.kfit[from];
-    v.blocks[b].weight = weight;
+    v.blocks[b].weight = v.bw[b];
   }
 };
 
@@ -169,10 +239,10 @@ static void calib_release(Exec &ex, calib_view *v) {
   drop(ex, &v->key), drop(ex, &v->key_sorted), drop(ex, &v->index), drop(ex, &v->by_score);
   drop(ex, &v->group), drop(ex, &v->group_sorted), drop(ex, &v->by_group);
   drop(ex, &v->skey), drop(ex, &v->sy), drop(ex, &v->sw);
-  drop(ex, &v->knot_at), drop(ex, &v->knot_first);
+  drop(ex, &v->knot_at), drop(ex, &v->knot_first), drop(ex, &v->ksum);
   drop(ex, &v->kx), drop(ex, &v->ky), drop(ex, &v->kw), drop(ex, &v->kfit), drop(ex, &v->kstart);
   drop(ex, &v->bound), drop(ex, &v->row_knots), drop(ex, &v->block_at), drop(ex, &v->block_first);
-  drop(ex, &v->blocks), drop(ex, &v->row_blocks);
+  drop(ex, &v->bw), drop(ex, &v->blocks), drop(ex, &v->row_blocks);
 }
 
 template <class Exec, typename T>
@@ -244,7 +314,7 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   gpuiso_status s = calibrate_check(n, score, label, w, g, ngroups, opt, bound + 2, err);
   bound[0] = 0;
   bound[1] = n;
-  for (int64_t r = 2; r <= nrows; r++) bound[r] += bound[r - 1];
+  for (int64_t r = 2; s == GPUISO_OK && r <= nrows; r++) bound[r] += bound[r - 1];
   gpuiso_cuda_plan plan;
   int planned = 0;
   gpuiso_block *out = NULL;
@@ -266,9 +336,12 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   if (s == GPUISO_OK) s = make(ex, &v.kx, nknots);
   if (s == GPUISO_OK) s = make(ex, &v.ky, nknots);
   if (s == GPUISO_OK) s = make(ex, &v.kw, nknots);
+  if (s == GPUISO_OK) s = make(ex, &v.ksum, 2 * nknots);
+  if (s == GPUISO_OK)
+    s = run_sums<2>(ex, stream_values{v.sy, v.sw}, v.len, v.knot_at, v.knot_first, nknots, v.ksum);
   if (s == GPUISO_OK) s = ex.each(calib_knot_step{v}, nknots);
   drop(ex, &v.skey), drop(ex, &v.sy), drop(ex, &v.sw), drop(ex, &v.group_sorted);
-  drop(ex, &v.knot_at), drop(ex, &v.knot_first);
+  drop(ex, &v.knot_at), drop(ex, &v.knot_first), drop(ex, &v.ksum);
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
 
   /* step 4: one batch of the solver */
@@ -289,6 +362,9 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   /* step 5: the blocks */
   if (s == GPUISO_OK)
     s = find_runs(ex, block_starts{v.kstart}, nknots, &v.block_at, &v.block_first, &nblocks);
+  if (s == GPUISO_OK) s = make(ex, &v.bw, nblocks);
+  if (s == GPUISO_OK)
+    s = run_sums<1>(ex, knot_weights{v.kw}, nknots, v.block_at, v.block_first, nblocks, v.bw);
   if (s == GPUISO_OK) s = make(ex, &v.blocks, nblocks);
   if (s == GPUISO_OK) s = make(ex, &v.row_blocks, nrows + 1);
   if (s == GPUISO_OK) s = ex.each(calib_block_step{v}, nblocks);
