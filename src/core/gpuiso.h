@@ -317,7 +317,8 @@ gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *
  * stably by group), tied scores pooled per curve into knots, every curve's knots fitted as one
  * batch of the CUDA solver (opt->gpu_kernel, hull_chunk and hull_walk_cap apply; always in
  * double precision), and the fits compressed into blocks there: only the blocks come back. The
- * values agree with gpuiso_calibrate up to rounding (the knots' sums are the CPU's bit for bit).
+ * values agree with gpuiso_calibrate up to rounding (a knot's sums are the CPU's, summed in the
+ * same order, unless its tied scores span more than one tile of 256 elements).
  * opt's interrupt is polled between stages. */
 gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double *label,
                                     const double *w, const int *g, int64_t ngroups,

@@ -13,8 +13,9 @@
  *   5. a scan numbers the blocks, their knots' weights are summed (run_sums), and a thread per
  *      block writes its first and last score, level and weight: only the blocks, and where each
  *      curve's start, come back.
- * Sizes: a few tens of bytes per element at the peak (the stream is twice the input with
- * groups); buffers are released as soon as their stage is over.
+ * Device memory: about 130 bytes per element at the peak (while the stream, twice the input with
+ * groups, is made from the sorted orders), plus the radix sort's scratch; buffers are released
+ * as soon as their stage is over.
  */
 #ifndef GPUISO_CUDA_CALIBRATE_CUH
 #define GPUISO_CUDA_CALIBRATE_CUH
