@@ -529,7 +529,7 @@ int main(int argc, char **argv) {
     check_unsorted_x(20000);
     check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32);
     check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64);
-    check_calibrate(20000, 300, 1, W_ZEROS, 0);
+    check_calibrate(5000, 50, 1, W_ZEROS, 0);
   } else {
     shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e3x1e4", 1000, 10000},
                       {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000}, {"ragged", 16000000, 0}};
