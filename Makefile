@@ -81,7 +81,8 @@ check: deps build
 # invariant checks of the hull engine. Every tools/ctest/test_*.c is a C test program;
 # test_pipeline runs the CUDA engine's host side and kernel steps on the CPU (a C++ compiler), on
 # the data and comparisons of tools/gpu-check. Every tools/ctest/test_*.cpp is such a C++ test
-# (test_pipeline: the solver; test_idr_gpu: IDR). Each prints "ctest: N passed, N failed"; all run.
+# (test_pipeline: the solver; test_idr_gpu: IDR; test_calibrate_gpu: calibration). Each prints
+# "ctest: N passed, N failed"; all run.
 CTEST_DIR := tools/ctest/build
 CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
 ctest:

@@ -15,8 +15,13 @@
 #' **Weights.** `weights` must be finite and non-negative, with at least one positive weight in
 #' each group; a score of weight zero does not move the curve.
 #'
-#' **Device.** The whole pipeline runs on the CPU; `device = "gpu"` is an error until its GPU
-#' pipeline is built.
+#' **Device.** With `device = "gpu"` the whole pipeline runs on a CUDA device: the scores go up
+#' once, are sorted there by score and by group and score, pooled and fitted as one batch, and only
+#' the blocks of the curves come back. The curves are those of the CPU up to rounding. `"gpu"` is
+#' an error when the package was built without
+#' CUDA or no device is found; `"auto"` runs on the CPU unless `options(gpuiso.gpu_min_n = )` is
+#' set and there are at least that many scores, and falls back to the CPU, with a message, when
+#' the GPU fails (see [isoreg_gpu()]).
 #'
 #' @param score Numeric vector of classifier scores (probabilities, logits or any other monotone
 #'   score), in any order, without `NA` or infinite values.
@@ -35,7 +40,7 @@
 #'   \item{groups}{the group ids (the levels of a factor), `NULL` without `group`;}
 #'   \item{first}{the row of `curves` where each group's curve starts (and one past the last);}
 #'   \item{n, n_group}{the number of scores, in all and per group;}
-#'   \item{backend, call}{the backend that ran and the call.}
+#'   \item{backend, call}{the backend that ran (`"cpu"` or `"gpu"`) and the call.}
 #' @seealso [predict.gpuiso_calibrator()] for calibrated probabilities,
 #'   [plot.gpuiso_calibrator()], [calibration_error()], [reliability_diagram()];
 #'   `vignette("calibration", package = "gpuiso")` for a worked case.
@@ -58,11 +63,13 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
   label <- check_label(label, n)
   if (!is.null(weights)) weights <- check_vector(weights, "weights", n, "score")
   groups <- if (!is.null(group)) check_group(group, n)
-  # The GPU pipeline (sort by group and score, pool, fit, curves back) will be called here, with
-  # the same arguments and the same result, when the device is a GPU.
-  backend <- cpu_only_device(device, "calibrate_isotonic()")
-  res <- .Call(C_calibrate, score, label, weights, groups$codes,
-               if (!is.null(groups)) as.character(groups$levels))
+  backend <- resolve_device(device, n)
+  run <- run_on(backend, device, "pav", function(engine) {
+    .Call(C_calibrate, score, label, weights, groups$codes,
+          if (!is.null(groups)) as.character(groups$levels), engine == engine_code("gpu", "pav"))
+  })
+  res <- run$value
+  backend <- run$backend
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first

@@ -64,17 +64,6 @@ resolve_device <- function(device, n) {
   if (is.null(min_n) || n < min_n || !is.null(gpu_unavailable())) "cpu" else "gpu"
 }
 
-# The device of a task whose GPU engine is not built yet: "auto" and "cpu" run on the CPU, "gpu"
-# says so (whether or not a GPU is present).
-cpu_only_device <- function(device, what) {
-  device <- match.arg(device, c("auto", "cpu", "gpu"))
-  if (device == "gpu") {
-    stop(sprintf("`device = \"gpu\"`: %s has no GPU engine yet; use device = \"cpu\" or \"auto\"", what),
-         call. = FALSE)
-  }
-  "cpu"
-}
-
 # NULL when a CUDA device can be used, else why not.
 gpu_unavailable <- function() {
   info <- .Call(C_backend_info)

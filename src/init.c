@@ -14,7 +14,7 @@ SEXP C_cdf_dense(SEXP cdf);
 SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired);
 SEXP C_cdf_quantile(SEXP runs, SEXP pos, SEXP lambda, SEXP level);
 SEXP C_cdf_crps(SEXP runs, SEXP thr, SEXP pos, SEXP lambda, SEXP y);
-SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names);
+SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
 SEXP C_check_labels(SEXP label);
 SEXP C_backend_info(void);
 SEXP C_threads(SEXP threads);
@@ -28,7 +28,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
   {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 4},
   {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 5},
-  {"C_calibrate", (DL_FUNC)&C_calibrate, 5},
+  {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
   {"C_threads", (DL_FUNC)&C_threads, 1},

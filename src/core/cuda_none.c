@@ -1,5 +1,6 @@
-/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu and idr.cu, compiled only when the
- * package is built without CUDA (configure leaves it out of the object list otherwise). */
+/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu, idr.cu and calibrate.cu, compiled
+ * only when the package is built without CUDA (configure leaves it out of the object list
+ * otherwise). */
 #include <string.h>
 
 #include "gpuiso.h"
@@ -68,5 +69,15 @@ gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *
   memset(out, 0, sizeof *out);
   out->npos = npos;
   out->nthr = nthr;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double *label,
+                                    const double *w, const int *g, int64_t ngroups,
+                                    const gpuiso_opts *opt, gpuiso_block **blocks,
+                                    int64_t *first, gpuiso_error *err)
+{
+  (void)n, (void)score, (void)label, (void)w, (void)g, (void)ngroups, (void)opt, (void)first;
+  *blocks = NULL;
   return no_cuda(err);
 }

@@ -160,6 +160,22 @@ gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opt
                                  int64_t *offset, gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_grouped_free(gpuiso_grouped *grouped);
 
+/* ---- Calibration ---------------------------------------------------------------------------
+ * The curves of calibrate_isotonic(): the fit of label on score (in any order; opt->increasing,
+ * lo and hi apply) of all scores pooled and, when g is not NULL, of each group g[i] in
+ * 0..ngroups-1, as blocks. ncurves = 1 + (g ? ngroups : 0): curve 0 is the pooled curve, curve
+ * k + 1 that of group k (no blocks when the group has no element). first (ncurves + 1) gets where
+ * each curve's blocks start in *blocks, then their number; *blocks is allocated here, release
+ * it with free(). Errors: a non-finite score (X_NONFINITE), label (Y_NONFINITE) or weight, a
+ * negative weight, at error.index; a curve with no positive weight (W_ALLZERO; error.row is the
+ * group, -1 for the pooled curve); sums that overflow. gpuiso_calibrate runs on the CPU (sort,
+ * pooling of tied scores, fit: gpuiso_sort_groups_xy, gpuiso_curve_sorted, gpuiso_fit_grouped);
+ * gpuiso_cuda_calibrate on the GPU. */
+gpuiso_status gpuiso_calibrate(int64_t n, const double *score, const double *label,
+                               const double *w, const int *g, int64_t ngroups,
+                               const gpuiso_opts *opt, gpuiso_block **blocks, int64_t *first,
+                               gpuiso_error *err);
+
 /* ---- Batches ------------------------------------------------------------------------------ */
 
 /* nrow independent rows of length ncol, stored column-major (as an R matrix: element (i, j) at
@@ -294,6 +310,20 @@ gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *
                                   const double *w, int64_t npos, int64_t nthr,
                                   const gpuiso_opts *opt, gpuiso_cdf_runs *out,
                                   gpuiso_error *err);
+
+/* gpuiso_calibrate on the device, with the same arguments and output. The input is checked on
+ * the host (one pass; the element reported is the first bad one in input order, where the CPU
+ * reports the first in score order); then the scores are sorted on the device (by score, then
+ * stably by group), tied scores pooled per curve into knots, every curve's knots fitted as one
+ * batch of the CUDA solver (opt->gpu_kernel, hull_chunk and hull_walk_cap apply; always in
+ * double precision), and the fits compressed into blocks there: only the blocks come back. The
+ * values agree with gpuiso_calibrate up to rounding (a knot's sums are the CPU's, summed in the
+ * same order, unless its tied scores span more than one tile of 256 elements).
+ * opt's interrupt is polled between stages. */
+gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double *label,
+                                    const double *w, const int *g, int64_t ngroups,
+                                    const gpuiso_opts *opt, gpuiso_block **blocks,
+                                    int64_t *first, gpuiso_error *err);
 
 #ifdef __cplusplus
 }

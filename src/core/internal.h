@@ -57,15 +57,15 @@ typedef struct {
 } sort_record;
 
 /* Order-preserving map of finite doubles to unsigned keys (-0 == 0), and its inverse: flip all
- * bits of negatives, the sign bit of the rest. */
-static inline uint64_t double_key(double v) {
+ * bits of negatives, the sign bit of the rest. (The CUDA calibration sorts by these keys too.) */
+static inline GPUISO_HD uint64_t double_key(double v) {
   uint64_t u;
   if (v == 0) v = 0; /* -0 -> +0 */
   memcpy(&u, &v, sizeof u);
   return (u >> 63) ? ~u : (u | ((uint64_t)1 << 63));
 }
 
-static inline double key_double(uint64_t k) {
+static inline GPUISO_HD double key_double(uint64_t k) {
   uint64_t u = (k >> 63) ? (k & ~((uint64_t)1 << 63)) : ~k;
   double v;
   memcpy(&v, &u, sizeof v);
@@ -142,6 +142,14 @@ int resolve_threads(const gpuiso_opts *opt, int64_t work);
  * in order (n). Returns 0 when out of memory. */
 int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,
               int64_t nminor, int64_t *first, int64_t *order);
+
+/* The checks of gpuiso_calibrate's input that its device path makes on the host, in the CPU
+ * path's order of precedence: scores, labels and weights (the first bad element in input order),
+ * overflow of the sums, a curve without positive weight (the pooled one first). count (ngroups,
+ * when g is not NULL) gets each group's number of elements. */
+gpuiso_status calibrate_check(int64_t n, const double *score, const double *label, const double *w,
+                              const int *g, int64_t ngroups, const gpuiso_opts *opt, int64_t *count,
+                              gpuiso_error *err);
 
 /* The value of the step CDFs r at threshold k and position p, and that of query i of q
  * (k = -1: below the first threshold, 0). */

@@ -331,7 +331,7 @@ static gpuiso_status idr_fit_device(Exec &ex, int64_t n, const int32_t *pos, con
     st.v.k0 = k0;
     st.v.rows = nthr - k0 < st.max_rows ? nthr - k0 : st.max_rows;
     s = idr_slice(ex, &st, out, err);
-    if (s == GPUISO_OK && k0 + st.v.rows < nthr) s = plan_poll(ex, &st.plan, err);
+    if (s == GPUISO_OK && k0 + st.v.rows < nthr) s = exec_poll(ex, &st.plan.opt, err);
   }
   idr_release(ex, &st);
   if (s != GPUISO_OK) gpuiso_cdf_runs_free(out);

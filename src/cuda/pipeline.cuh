@@ -5,7 +5,9 @@
  * An executor provides, each returning a gpuiso_status and filling its error on failure:
  *   alloc(&p, bytes), release(p), available(&bytes) (device memory free now), put(device, host,
  *   bytes), get(host, device, bytes) (which waits for the work before it), fill(device, byte,
- *   bytes), each(step, count) (step(i) for i < count) and sync().
+ *   bytes), each(step, count) (step(i) for i < count) and sync(). The calibration
+ *   (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out, count,
+ *   end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in place).
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
@@ -154,11 +156,11 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   return v;
 }
 
-/* Waits for the work so far and polls the interrupt. */
+/* Waits for the work so far and polls the interrupt of opt. */
 template <class Exec>
-static gpuiso_status plan_poll(Exec &ex, const gpuiso_cuda_plan *p, gpuiso_error *err) {
+static gpuiso_status exec_poll(Exec &ex, const gpuiso_opts *opt, gpuiso_error *err) {
   gpuiso_status s = ex.sync();
-  if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
+  if (s == GPUISO_OK && poll_interrupt(opt)) {
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
@@ -191,7 +193,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = ex.each(chunk_hull_step<T>{v}, M);
   for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
     s = ex.each(merge_step<T>{v, span}, M);
-  if (s == GPUISO_OK) s = plan_poll(ex, p, err);
+  if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = ex.each(fit_step<T>{v}, M);
   if (s == GPUISO_OK) s = ex.each(steps_step<T>{v}, M);
   if (s == GPUISO_OK) s = ex.each(unstep_step<T>{v}, R);
@@ -240,7 +242,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   if (s == GPUISO_OK && start) s = ex.alloc((void **)&dstart, (size_t)n);
   if (s == GPUISO_OK) s = ex.put(dy, y, bytes);
   if (s == GPUISO_OK && w) s = ex.put(dw, w, bytes);
-  if (s == GPUISO_OK) s = plan_poll(ex, &p, err);
+  if (s == GPUISO_OK) s = exec_poll(ex, &p.opt, err);
   if (s == GPUISO_OK) s = plan_fit_any(ex, &p, dy, dw, dfit, dstart, err);
   if (s == GPUISO_OK) s = ex.get(fit, dfit, bytes);
   if (s == GPUISO_OK && start) s = ex.get(start, dstart, (size_t)n);

@@ -11,13 +11,6 @@ ref_curve <- function(score, label, w) {
              prob = lev[start], weight = as.vector(tapply(k$weight, block, sum)))
 }
 
-sim_traffic <- function(n, groups, ties = FALSE, weighted = FALSE) {
-  g <- sample(groups, n, replace = TRUE, prob = seq_along(groups)^-1)
-  s <- if (ties) round(stats::runif(n), 2) else stats::runif(n)
-  list(score = s, label = as.double(stats::runif(n) < 0.1 + 0.5 * s^2), group = g,
-       w = if (weighted) stats::runif(n, 0.1, 3) else NULL)
-}
-
 expect_curve_equal <- function(got, want) {
   rownames(got) <- rownames(want) <- NULL
   expect_equal(got, want, tolerance = 1e-12)
@@ -175,7 +168,6 @@ test_that("bad input: clear errors naming the argument", {
   expect_error(calibrate_isotonic(s, y, group = list(1, 2, 3, 4)), "`group`")
   expect_error(calibrate_isotonic(s, y, group = factor(c("a", "a", "b", "b"), levels = c("a", "b", "c"))),
                "`group` has level\\(s\\) without any score: \"c\"")
-  expect_error(calibrate_isotonic(s, y, device = "gpu"), "GPU")
 })
 
 test_that("inputs are not modified in place", {

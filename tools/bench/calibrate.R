@@ -4,6 +4,8 @@
 #     base R's order(group, score) alone, on one thread and on two.
 #  2. One curve of 1e7 unsorted scores: calibrate_isotonic() against scikit-learn's
 #     IsotonicRegression (Debian's python3-sklearn through /usr/bin/python3, when present).
+#  3. With a CUDA device: calibrate_isotonic(device = "gpu"), with groups and without, from R's
+#     vectors to the calibrator (tools/gpu-check times the C call and its parts).
 # Run: Rscript tools/bench/calibrate.R
 suppressMessages(library(gpuiso))
 source(file.path("tools", "bench", "common.R"))
@@ -54,3 +56,12 @@ print(data.frame(fit = c("calibrate_isotonic, 1 thread", "calibrate_isotonic, 2 
                          "sklearn IsotonicRegression"),
                  seconds = c(c1, c2, sk), sklearn_over_this = sk / c(c1, c2, sk)),
       row.names = FALSE, digits = 3)
+
+if (nrow(gpuiso_backend()$devices) > 0) {
+  gpu <- time_turns(list(groups = quote(calibrate_isotonic(score, label, group = group, device = "gpu")),
+                         one = quote(calibrate_isotonic(score, label, device = "gpu"))), reps)
+  cat("\n# GPU pipeline (device = \"gpu\"), medians of", reps, "\n")
+  print(data.frame(fit = c("300 groups and the pooled curve", "one curve"), seconds = gpu,
+                   cpu_2_threads_over_gpu = c(t2[["calibrate"]], c2) / gpu),
+        row.names = FALSE, digits = 3)
+}

@@ -1,11 +1,15 @@
-/* The executor of the CUDA engine's host sides (src/cuda/pipeline.cuh, idr.cuh) on the CPU: malloc
- * for device memory, plain loops for the steps. It counts the buffers held, fails the allocation
- * numbered fail_at (from 1) when set, and reports `memory` bytes free (to size IDR's slices). */
+/* The executor of the CUDA engine's host sides (src/cuda/pipeline.cuh, idr.cuh, calibrate.cuh) on
+ * the CPU: malloc for device memory, plain loops for the steps, a stable sort for the radix sort.
+ * It counts the buffers held, fails the allocation numbered fail_at (from 1) when set, and
+ * reports `memory` bytes free (to size IDR's slices). */
 #ifndef GPUISO_CTEST_HOST_EXEC_H
 #define GPUISO_CTEST_HOST_EXEC_H
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "internal.h"
 
@@ -45,6 +49,29 @@ struct host_exec {
     return GPUISO_OK;
   }
   gpuiso_status sync() { return GPUISO_OK; }
+  template <typename K>
+  gpuiso_status sort_pairs(const K *keys_in, K *keys_out, const int64_t *values_in,
+                           int64_t *values_out, int64_t count, int end_bit) {
+    K mask = end_bit >= (int)(8 * sizeof(K)) ? (K)~(K)0 : (K)(((K)1 << end_bit) - 1);
+    std::vector<int64_t> order((size_t)count);
+    for (int64_t i = 0; i < count; i++) order[(size_t)i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return (keys_in[a] & mask) < (keys_in[b] & mask); });
+    for (int64_t i = 0; i < count; i++) {
+      keys_out[i] = keys_in[order[(size_t)i]];
+      values_out[i] = values_in[order[(size_t)i]];
+    }
+    return GPUISO_OK;
+  }
+  gpuiso_status exclusive_sum(int64_t *data, int64_t count) {
+    int64_t at = 0;
+    for (int64_t i = 0; i < count; i++) {
+      int64_t v = data[i];
+      data[i] = at;
+      at += v;
+    }
+    return GPUISO_OK;
+  }
 };
 
 #endif

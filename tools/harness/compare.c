@@ -118,3 +118,21 @@ runs_comparison compare_cdf_runs(const gpuiso_cdf_runs *ref, const gpuiso_cdf_ru
   }
   return c;
 }
+
+blocks_comparison compare_blocks(int64_t ncurves, const int64_t *ref_first, const gpuiso_block *ref,
+                                 const int64_t *first, const gpuiso_block *got) {
+  blocks_comparison c = {0, 0, 0};
+  for (int64_t k = 0; k < ncurves; k++) {
+    int64_t b0 = ref_first[k], nb = ref_first[k + 1] - b0, g0 = first[k];
+    int same = first[k + 1] - g0 == nb;
+    for (int64_t b = 0; same && b < nb; b++) {
+      const gpuiso_block *r = &ref[b0 + b], *z = &got[g0 + b];
+      same = r->lower == z->lower && r->upper == z->upper;
+      double dl = fabs(z->level - r->level), dw = fabs(z->weight - r->weight) / r->weight;
+      if (!(dl <= c.max_dev)) c.max_dev = dl; /* NaN too */
+      if (!(dw <= c.max_weight_dev)) c.max_weight_dev = dw;
+    }
+    c.curves_differ += !same;
+  }
+  return c;
+}

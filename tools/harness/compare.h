@@ -32,4 +32,15 @@ typedef struct {
 
 runs_comparison compare_cdf_runs(const gpuiso_cdf_runs *ref, const gpuiso_cdf_runs *got, double tol);
 
+/* Two sets of calibration curves as blocks (gpuiso_calibrate): ref (the CPU) and got, of ncurves
+ * curves whose blocks start at first[k]. */
+typedef struct {
+  double max_dev;        /* max |level - ref's level| over blocks of curves of the same shape */
+  double max_weight_dev; /* max relative difference of their weights */
+  int64_t curves_differ; /* curves with other blocks (number, first or last scores) */
+} blocks_comparison;
+
+blocks_comparison compare_blocks(int64_t ncurves, const int64_t *ref_first, const gpuiso_block *ref,
+                                 const int64_t *first, const gpuiso_block *got);
+
 #endif

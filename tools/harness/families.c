@@ -161,3 +161,26 @@ void gen_idr(int64_t n, uint64_t seed, int ties, weight_kind wk, int32_t *pos, i
   free(x);
   free(y);
 }
+
+void gen_calibration(int64_t n, int64_t ngroups, uint64_t seed, int ties, weight_kind wk,
+                     double *score, double *label, double *w, int *g) {
+  double *cum = malloc((size_t)ngroups * sizeof *cum), total = 0;
+  uint8_t *seen = calloc((size_t)ngroups, 1);
+  for (int64_t k = 0; k < ngroups; k++) cum[k] = total += pow((double)(k + 1), -1.1);
+  for (int64_t i = 0; i < n; i++) {
+    double u = unif(seed, i, 0) * total;
+    int64_t lo = 0, hi = ngroups - 1; /* the first group whose cumulative size passes u */
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if (cum[mid] < u) lo = mid + 1; else hi = mid;
+    }
+    double s = unif(seed, i, 1);
+    g[i] = (int)lo;
+    score[i] = ties ? round(100 * s) / 100 : s;
+    label[i] = unif(seed, i, 2) < 0.06 * s * (0.5 + (double)((lo + 1) % 3) / 2);
+    if (wk != W_NONE) w[i] = weight(wk, seed, i, !seen[lo]);
+    seen[lo] = 1;
+  }
+  free(cum);
+  free(seen);
+}

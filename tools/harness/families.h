@@ -43,4 +43,11 @@ void gen_x_ties(int64_t n, uint64_t seed, double *x);
 void gen_idr(int64_t n, uint64_t seed, int ties, weight_kind wk, int32_t *pos, int32_t *thr,
              double *w, int64_t *npos, int64_t *nthr);
 
+/* Click traffic as in tools/bench/calibrate.R: n scores ~ U(0, 1) in random order (ties: rounded
+ * to 1/100) in ngroups groups g of Zipf-like sizes (group k about (k + 1)^-1.1 of the traffic),
+ * labels 0/1 with click rate 0.06 * score * (0.5 + ((k + 1) % 3) / 2), about 3% overall; w as
+ * gen_rows's weightings (W_ZEROS keeps each group's first weight positive). */
+void gen_calibration(int64_t n, int64_t ngroups, uint64_t seed, int ties, weight_kind wk,
+                     double *score, double *label, double *w, int *g);
+
 #endif

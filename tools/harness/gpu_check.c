@@ -1,6 +1,7 @@
 /* tools/gpu-check's harness: every CUDA kernel against the CPU hull engine (its twin) on the data
  * families, shapes, precisions, weightings and directions of the paper, then one timing table,
- * then IDR on the GPU against the CPU engine and its time at n = 1e5.
+ * then IDR on the GPU against the CPU engine and its time at n = 1e5, then calibration
+ * (calibrate_isotonic()'s pipeline) against the CPU path and its time at n = 1e7 in 300 groups.
  * Prints a PASS/FAIL line per check and exits 1 on any accuracy failure (2 without a device).
  *
  *   gpu_check [small]   small: a few small cases, for compute-sanitizer
@@ -17,6 +18,7 @@
 #include "compare.h"
 #include "families.h"
 #include "gpuiso.h"
+#include "internal.h" /* calibrate_check, to time the calibration's input check alone */
 
 static int accuracy_failed, accuracy_passed, skipped;
 static double deadline = INFINITY;
@@ -334,6 +336,83 @@ static void check_idr_all(void) {
   if (!late(60) && best < 10) check_idr(100000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0);
 }
 
+/* ---- Calibration ---- */
+
+/* calibrate_isotonic()'s pipeline on the GPU (gpuiso_cuda_calibrate) against the CPU path
+ * (gpuiso_calibrate) on every thread, on the traffic of gen_calibration, with groups and without;
+ * same blocks, probabilities within 1e-10. timed: medians of 3 wall-clock runs of each, host
+ * arrays to blocks on the host, and the parts of the GPU's time: the host's input check and the
+ * copy of the input to the device (CUDA events). */
+static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk, int timed) {
+  double *score = xmalloc(n * sizeof *score), *label = xmalloc(n * sizeof *label);
+  double *w = xmalloc(n * sizeof *w);
+  int *g = xmalloc(n * sizeof *g);
+  int64_t *ref_first = xmalloc((ngroups + 2) * sizeof *ref_first), *first = xmalloc((ngroups + 2) * sizeof *first);
+  gen_calibration(n, ngroups, 95 + n, ties, wk, score, label, w, g);
+  const double *wp = wk == W_NONE ? NULL : w;
+  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  o.nthreads = omp_get_max_threads();
+  for (int grouped = 1; grouped >= 0; grouped--) {
+    const int *gp = grouped ? g : NULL;
+    int64_t ncurves = grouped ? ngroups + 1 : 1;
+    gpuiso_block *ref = NULL, *got = NULL;
+    gpuiso_error e;
+    double cpu[3], gpu[3];
+    int reps = timed ? 3 : 1;
+    gpuiso_status s = GPUISO_OK;
+    if (timed) s = gpuiso_cuda_calibrate(n, score, label, wp, gp, ngroups, &o, &got, first, &e); /* warm-up */
+    for (int k = 0; k < reps && s == GPUISO_OK; k++) {
+      free(ref);
+      free(got);
+      ref = got = NULL;
+      double t0 = now();
+      s = gpuiso_calibrate(n, score, label, wp, gp, ngroups, &o, &ref, ref_first, &e);
+      cpu[k] = 1e3 * (now() - t0);
+      t0 = now();
+      if (s == GPUISO_OK) s = gpuiso_cuda_calibrate(n, score, label, wp, gp, ngroups, &o, &got, first, &e);
+      gpu[k] = 1e3 * (now() - t0);
+    }
+    blocks_comparison c = {NAN, NAN, -1};
+    if (s == GPUISO_OK) c = compare_blocks(ncurves, ref_first, ref, first, got);
+    int ok = s == GPUISO_OK && c.curves_differ == 0 && c.max_dev <= 1e-10 && c.max_weight_dev <= 1e-12;
+    ok ? accuracy_passed++ : accuracy_failed++;
+    printf("%s accuracy calibrate n %lld, %lld curves%s %-8s: %lld blocks; level dev %.2e, weight "
+           "dev %.2e, curves differ %lld%s%s\n",
+           ok ? "PASS" : "FAIL", (long long)n, (long long)ncurves, ties ? " ties" : "", weight_names[wk],
+           s == GPUISO_OK ? (long long)first[ncurves] : -1LL, c.max_dev, c.max_weight_dev,
+           (long long)c.curves_differ, s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : e.message);
+    if (ok && timed) {
+      /* the parts: the input check on the host, the copy of score, label, weights and groups to
+       * the device (CUDA events); the rest is the device's stages and the blocks' copy back */
+      size_t bytes = n * (2 * sizeof(double) + (wp ? sizeof(double) : 0) + (gp ? sizeof(int) : 0));
+      int64_t *count = xmalloc((ngroups + 1) * sizeof *count);
+      double check[3];
+      void *dev;
+      CUDA_OK(cudaMalloc(&dev, bytes));
+      double h2d = time_copy(dev, score, n * sizeof(double), cudaMemcpyHostToDevice, 3) +
+                   time_copy(dev, label, n * sizeof(double), cudaMemcpyHostToDevice, 3) +
+                   (wp ? time_copy(dev, w, n * sizeof(double), cudaMemcpyHostToDevice, 3) : 0) +
+                   (gp ? time_copy(dev, g, n * sizeof(int), cudaMemcpyHostToDevice, 3) : 0);
+      CUDA_OK(cudaFree(dev));
+      for (int k = 0; k < 3; k++) {
+        double t0 = now();
+        calibrate_check(n, score, label, wp, gp, ngroups, &o, count, &e);
+        check[k] = 1e3 * (now() - t0);
+      }
+      double tg = median(gpu, reps), tc = median(cpu, reps), tk = median(check, 3);
+      printf("timing calibrate n %lld, %lld curves%s: GPU host-to-host %.1f ms (input check on the "
+             "host %.1f, input copy %.1f, device stages and blocks back %.1f), CPU path on %d "
+             "threads %.1f ms; CPU / GPU %.1f\n",
+             (long long)n, (long long)ncurves, wp ? ", weighted" : "", tg, tk, h2d, tg - tk - h2d,
+             omp_get_max_threads(), tc, tc / tg);
+      free(count);
+    }
+    free(ref);
+    free(got);
+  }
+  free(score); free(label); free(w); free(g); free(ref_first); free(first);
+}
+
 /* One table row: float32 unweighted decreasing (the paper's Table 1), on device data. */
 static void time_row(shape sh, family_kind f, int with_control, double *solver_ms, double *control_ms) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
@@ -450,6 +529,7 @@ int main(int argc, char **argv) {
     check_unsorted_x(20000);
     check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32);
     check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64);
+    check_calibrate(5000, 50, 1, W_ZEROS, 0);
   } else {
     shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e3x1e4", 1000, 10000},
                       {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000}, {"ragged", 16000000, 0}};
@@ -462,6 +542,14 @@ int main(int argc, char **argv) {
     check_unsorted_x(1000000);
     timing_table();
     check_idr_all();
+    check_calibrate(100000, 300, 1, W_ZEROS, 0);
+    check_calibrate(1000000, 2000, 0, W_UNIFORM, 0);
+    if (late(40)) {
+      printf("SKIP calibrate n 1e7: running late\n");
+      skipped++;
+    } else {
+      check_calibrate(10000000, 300, 0, W_NONE, 1); /* tools/bench/calibrate.R's traffic */
+    }
     shape big = {"1x1e8", 1, 100000000};
     if (late(40)) {
       printf("SKIP accuracy 1x1e8: running late\n");

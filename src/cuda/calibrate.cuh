@@ -1,0 +1,393 @@
+/* calibrate_isotonic() on the device (gpuiso_cuda_calibrate), written over an executor
+ * (pipeline.cuh) so that the C tests run it on the CPU (tools/ctest). The input is checked on the
+ * host first (calibrate_check), so the device sees only valid data. Then:
+ *   1. the scores go up with the labels, weights and groups; a radix sort by the scores'
+ *      order-preserving keys orders the elements by score, and with groups a second, stable
+ *      radix sort of those positions by group orders them by group, then score;
+ *   2. the elements are laid out as one stream: in score order (the pooled curve), then in group
+ *      order (the groups' curves one after another). A knot starts where the score changes, at
+ *      the start of the groups' part, or where the group changes; a scan numbers the knots;
+ *   3. each knot's elements' w * y and w are summed in stream order, the CPU's order (a knot
+ *      within one tile of run_sums: the same doubles as the CPU's);
+ *   4. the knots of every curve are a row of one batch of the CUDA solver, with block flags;
+ *   5. a scan numbers the blocks, their knots' weights are summed (run_sums), and a thread per
+ *      block writes its first and last score, level and weight: only the blocks, and where each
+ *      curve's start, come back.
+ * Device memory: about 130 bytes per element at the peak (while the stream, twice the input with
+ * groups, is made from the sorted orders), plus the radix sort's scratch; buffers are released
+ * as soon as their stage is over.
+ */
+#ifndef GPUISO_CUDA_CALIBRATE_CUH
+#define GPUISO_CUDA_CALIBRATE_CUH
+
+#include "pipeline.cuh"
+
+/* Runs of len items where item i starts a run when starts(i): an exclusive scan of the flags
+ * gives each item's run (at, len + 1, the number of runs last), and first (runs + 1) where each
+ * run starts, then len. */
+template <class Starts>
+struct run_flag_step {
+  Starts starts;
+  int64_t len;
+  int64_t *at;
+  GPUISO_HD void operator()(int64_t i) const { at[i] = i < len && starts(i); }
+};
+
+template <class Starts>
+struct run_first_step {
+  Starts starts;
+  int64_t len;
+  const int64_t *at;
+  int64_t *first;
+  GPUISO_HD void operator()(int64_t i) const {
+    if (i == len) first[at[len]] = len;
+    else if (starts(i)) first[at[i]] = i;
+  }
+};
+
+/* Allocates *at and *first (released by the caller, on failure too) and sets *nruns. */
+template <class Exec, class Starts>
+static gpuiso_status find_runs(Exec &ex, Starts starts, int64_t len, int64_t **at, int64_t **first,
+                               int64_t *nruns) {
+  gpuiso_status s = ex.alloc((void **)at, (size_t)(len + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.each(run_flag_step<Starts>{starts, len, *at}, len + 1);
+  if (s == GPUISO_OK) s = ex.exclusive_sum(*at, len + 1);
+  if (s == GPUISO_OK) s = ex.get(nruns, *at + len, sizeof *nruns);
+  if (s == GPUISO_OK) s = ex.alloc((void **)first, (size_t)(*nruns + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.each(run_first_step<Starts>{starts, len, *at, *first}, len + 1);
+  return s;
+}
+
+/* Sums of K values per item over the runs of find_runs, in tiles of RUN_SUM_TILE items so that
+ * no thread walks a long run (a knot of many tied scores, a long block) alone: a thread per tile
+ * sums each run's part in the tile, into the run's sum when the run starts there and into the
+ * tile's head otherwise; then a thread per run adds the heads of the tiles it reaches into. A run
+ * within one tile is summed in item order, as the CPU does. */
+#define RUN_SUM_TILE 256
+
+template <int K>
+struct item_values {
+  double v[K];
+};
+
+template <int K, class Value>
+struct tile_sums_step {
+  Value value; /* item_values<K> value(i) */
+  int64_t len;
+  const int64_t *at, *first;
+  double *sum, *head; /* runs x K, tiles x K */
+  GPUISO_HD void operator()(int64_t t) const {
+    int64_t from = t * RUN_SUM_TILE, to = from + RUN_SUM_TILE < len ? from + RUN_SUM_TILE : len;
+    int64_t r = at[from + 1] - 1; /* the run of item i is at[i + 1] - 1 */
+    double acc[K];
+    for (int j = 0; j < K; j++) head[t * K + j] = acc[j] = 0;
+    for (int64_t i = from; i <= to; i++) {
+      int64_t ri = i < to ? at[i + 1] - 1 : -1;
+      if (ri != r) {
+        double *part = first[r] >= from ? sum + r * K : head + t * K;
+        for (int j = 0; j < K; j++) part[j] = acc[j], acc[j] = 0;
+        r = ri;
+      }
+      if (i == to) break;
+      item_values<K> x = value(i);
+      for (int j = 0; j < K; j++) acc[j] += x.v[j];
+    }
+  }
+};
+
+template <int K>
+struct run_sums_step {
+  const int64_t *first;
+  double *sum;
+  const double *head;
+  GPUISO_HD void operator()(int64_t r) const {
+    for (int64_t t = first[r] / RUN_SUM_TILE + 1; t <= (first[r + 1] - 1) / RUN_SUM_TILE; t++)
+      for (int j = 0; j < K; j++) sum[r * K + j] += head[t * K + j];
+  }
+};
+
+/* sum (nruns x K) gets the sums of value over the runs of find_runs (at, first). */
+template <int K, class Exec, class Value>
+static gpuiso_status run_sums(Exec &ex, Value value, int64_t len, const int64_t *at,
+                              const int64_t *first, int64_t nruns, double *sum) {
+  int64_t tiles = (len + RUN_SUM_TILE - 1) / RUN_SUM_TILE;
+  double *head = NULL;
+  gpuiso_status s = ex.alloc((void **)&head, (size_t)(tiles * K) * sizeof(double));
+  if (s == GPUISO_OK) s = ex.each(tile_sums_step<K, Value>{value, len, at, first, sum, head}, tiles);
+  if (s == GPUISO_OK) s = ex.each(run_sums_step<K>{first, sum, head}, nruns);
+  ex.release(head);
+  return s;
+}
+
+struct calib_view {
+  int64_t n, len, nrows;           /* elements; stream: n, or 2n with groups; curves */
+  const double *score, *label, *w; /* input order; w NULL: 1 */
+  const int *g;                    /* NULL: no groups */
+  uint64_t *key, *key_sorted;      /* n: the scores' keys in input order, then sorted */
+  int64_t *index, *by_score;       /* n: 0..n-1; the input indices in score order */
+  uint32_t *group, *group_sorted;  /* n: the groups in score order, then sorted */
+  int64_t *by_group;               /* n: positions in score order, by group then score */
+  uint64_t *skey;                  /* len: the stream's keys, labels and weights (NULL: 1) */
+  double *sy, *sw;
+  int64_t *knot_at, *knot_first;   /* the knots of the stream (find_runs) */
+  double *ksum;                    /* the knots' sums of w * y and w, interleaved */
+  double *kx, *ky, *kw, *kfit;     /* the knots: score, mean label, weight, fit */
+  uint8_t *kstart;                 /* 1 where a block starts */
+  const int64_t *bound;            /* nrows + 1: where each curve starts in the stream */
+  int64_t *row_knots;              /* nrows + 1: where each curve's knots start */
+  int64_t *block_at, *block_first; /* the blocks of the knots (find_runs) */
+  double *bw;                      /* the blocks' weights */
+  gpuiso_block *blocks;
+  int64_t *row_blocks;             /* nrows + 1: where each curve's blocks start */
+};
+
+struct calib_key_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t i) const {
+    v.key[i] = double_key(v.score[i]);
+    v.index[i] = i;
+  }
+};
+
+struct calib_group_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t p) const { v.group[p] = (uint32_t)v.g[v.by_score[p]]; }
+};
+
+struct calib_stream_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t s) const {
+    int64_t p = s < v.n ? s : v.by_group[s - v.n], i = v.by_score[p];
+    v.skey[s] = v.key_sorted[p];
+    v.sy[s] = v.label[i];
+    if (v.sw) v.sw[s] = v.w[i];
+  }
+};
+
+/* A knot starts at stream position s. */
+struct knot_starts {
+  int64_t n;
+  const uint64_t *key;
+  const uint32_t *group; /* of the groups' part; NULL without groups */
+  GPUISO_HD int operator()(int64_t s) const {
+    if (s == 0 || s == n || key[s] != key[s - 1]) return 1;
+    return s > n && group[s - n] != group[s - n - 1];
+  }
+};
+
+struct block_starts {
+  const uint8_t *start;
+  GPUISO_HD int operator()(int64_t d) const { return start[d]; }
+};
+
+/* An element of the stream: w * y and w. */
+struct stream_values {
+  const double *y, *w; /* w NULL: 1 */
+  GPUISO_HD item_values<2> operator()(int64_t s) const {
+    double ws = w ? w[s] : 1.0;
+    return item_values<2>{{ws * y[s], ws}};
+  }
+};
+
+struct knot_weights {
+  const double *w;
+  GPUISO_HD item_values<1> operator()(int64_t d) const { return item_values<1>{{w[d]}}; }
+};
+
+/* Per knot: its score, weighted mean label and weight. */
+struct calib_knot_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t d) const {
+    double sum = v.ksum[2 * d], weight = v.ksum[2 * d + 1];
+    v.kx[d] = key_double(v.skey[v.knot_first[d]]);
+    v.ky[d] = weight > 0 ? sum / weight : 0;
+    v.kw[d] = weight;
+  }
+};
+
+struct calib_row_knots_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t r) const { v.row_knots[r] = v.knot_at[v.bound[r]]; }
+};
+
+/* Per block: its first and last score, level and weight (knots of weight 0 included). */
+struct calib_block_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t b) const {
+    int64_t from = v.block_first[b], to = v.block_first[b + 1];
+    v.blocks[b].lower = v.kx[from];
+    v.blocks[b].upper = v.kx[to - 1];
+    v.blocks[b].level = v.kfit[from];
+    v.blocks[b].weight = v.bw[b];
+  }
+};
+
+struct calib_row_blocks_step {
+  calib_view v;
+  GPUISO_HD void operator()(int64_t r) const { v.row_blocks[r] = v.block_at[v.row_knots[r]]; }
+};
+
+/* Releases *p and clears it. */
+template <class Exec, typename T>
+static void drop(Exec &ex, T **p) {
+  ex.release((void *)*p);
+  *p = NULL;
+}
+
+template <class Exec>
+static void calib_release(Exec &ex, calib_view *v) {
+  drop(ex, &v->score), drop(ex, &v->label), drop(ex, &v->w), drop(ex, &v->g);
+  drop(ex, &v->key), drop(ex, &v->key_sorted), drop(ex, &v->index), drop(ex, &v->by_score);
+  drop(ex, &v->group), drop(ex, &v->group_sorted), drop(ex, &v->by_group);
+  drop(ex, &v->skey), drop(ex, &v->sy), drop(ex, &v->sw);
+  drop(ex, &v->knot_at), drop(ex, &v->knot_first), drop(ex, &v->ksum);
+  drop(ex, &v->kx), drop(ex, &v->ky), drop(ex, &v->kw), drop(ex, &v->kfit), drop(ex, &v->kstart);
+  drop(ex, &v->bound), drop(ex, &v->row_knots), drop(ex, &v->block_at), drop(ex, &v->block_first);
+  drop(ex, &v->bw), drop(ex, &v->blocks), drop(ex, &v->row_blocks);
+}
+
+template <class Exec, typename T>
+static gpuiso_status upload(Exec &ex, const T **dev, const T *host, int64_t count) {
+  if (!host) return GPUISO_OK;
+  size_t bytes = (size_t)count * sizeof(T);
+  gpuiso_status s = ex.alloc((void **)dev, bytes);
+  return s == GPUISO_OK ? ex.put((void *)*dev, host, bytes) : s;
+}
+
+template <class Exec, typename T>
+static gpuiso_status make(Exec &ex, T **dev, int64_t count) {
+  return ex.alloc((void **)dev, (size_t)count * sizeof(T));
+}
+
+/* Steps 1 and 2: the stream in v.skey, v.sy, v.sw. */
+template <class Exec>
+static gpuiso_status calib_stream(Exec &ex, calib_view &v, int64_t ngroups, const gpuiso_opts *opt,
+                                  gpuiso_error *err) {
+  int64_t n = v.n;
+  gpuiso_status s = make(ex, &v.key, n);
+  if (s == GPUISO_OK) s = make(ex, &v.key_sorted, n);
+  if (s == GPUISO_OK) s = make(ex, &v.index, n);
+  if (s == GPUISO_OK) s = make(ex, &v.by_score, n);
+  if (s == GPUISO_OK) s = ex.each(calib_key_step{v}, n);
+  if (s == GPUISO_OK) s = ex.sort_pairs(v.key, v.key_sorted, v.index, v.by_score, n, 64);
+  if (v.g) {
+    int bits = 1;
+    while (bits < 32 && ((int64_t)1 << bits) < ngroups) bits++;
+    if (s == GPUISO_OK) s = make(ex, &v.group, n);
+    if (s == GPUISO_OK) s = make(ex, &v.group_sorted, n);
+    if (s == GPUISO_OK) s = make(ex, &v.by_group, n);
+    if (s == GPUISO_OK) s = ex.each(calib_group_step{v}, n);
+    if (s == GPUISO_OK) s = ex.sort_pairs(v.group, v.group_sorted, v.index, v.by_group, n, bits);
+  }
+  if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
+  if (s == GPUISO_OK) s = make(ex, &v.skey, v.len);
+  if (s == GPUISO_OK) s = make(ex, &v.sy, v.len);
+  if (s == GPUISO_OK && v.w) s = make(ex, &v.sw, v.len);
+  if (s == GPUISO_OK) s = ex.each(calib_stream_step{v}, v.len);
+  drop(ex, &v.key), drop(ex, &v.key_sorted), drop(ex, &v.index), drop(ex, &v.by_score);
+  drop(ex, &v.group), drop(ex, &v.by_group);
+  return s;
+}
+
+/* gpuiso_cuda_calibrate over an executor. */
+template <class Exec>
+static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, const double *label,
+                                      const double *w, const int *g, int64_t ngroups,
+                                      const gpuiso_opts *opt, gpuiso_block **blocks,
+                                      int64_t *first, gpuiso_error *err) {
+  *blocks = NULL;
+  if (!g) ngroups = 0;
+  calib_view v;
+  memset(&v, 0, sizeof v);
+  v.n = n;
+  v.nrows = 1 + ngroups;
+  v.len = g ? 2 * n : n;
+  int64_t nrows = v.nrows, nknots = 0, nblocks = 0;
+  /* bound: 0, n, then n plus the elements of the groups before each */
+  int64_t *bound = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *bound);
+  int64_t *row_knots = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *row_knots);
+  if (!bound || !row_knots) {
+    free(bound);
+    free(row_knots);
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  gpuiso_status s = calibrate_check(n, score, label, w, g, ngroups, opt, bound + 2, err);
+  bound[0] = 0;
+  bound[1] = n;
+  for (int64_t r = 2; s == GPUISO_OK && r <= nrows; r++) bound[r] += bound[r - 1];
+  gpuiso_cuda_plan plan;
+  int planned = 0;
+  gpuiso_block *out = NULL;
+
+  if (s == GPUISO_OK) s = upload(ex, &v.score, score, n);
+  if (s == GPUISO_OK) s = upload(ex, &v.label, label, n);
+  if (s == GPUISO_OK) s = upload(ex, &v.w, w, n);
+  if (s == GPUISO_OK) s = upload(ex, &v.g, g, n);
+  if (s == GPUISO_OK) s = calib_stream(ex, v, ngroups, opt, err);
+  drop(ex, &v.score), drop(ex, &v.label), drop(ex, &v.w), drop(ex, &v.g);
+
+  /* step 3: the knots, and where each curve's start */
+  if (s == GPUISO_OK)
+    s = find_runs(ex, knot_starts{n, v.skey, v.group_sorted}, v.len, &v.knot_at, &v.knot_first, &nknots);
+  if (s == GPUISO_OK) s = upload(ex, &v.bound, bound, nrows + 1);
+  if (s == GPUISO_OK) s = make(ex, &v.row_knots, nrows + 1);
+  if (s == GPUISO_OK) s = ex.each(calib_row_knots_step{v}, nrows + 1);
+  if (s == GPUISO_OK) s = ex.get(row_knots, v.row_knots, ((size_t)nrows + 1) * sizeof *row_knots);
+  if (s == GPUISO_OK) s = make(ex, &v.kx, nknots);
+  if (s == GPUISO_OK) s = make(ex, &v.ky, nknots);
+  if (s == GPUISO_OK) s = make(ex, &v.kw, nknots);
+  if (s == GPUISO_OK) s = make(ex, &v.ksum, 2 * nknots);
+  if (s == GPUISO_OK)
+    s = run_sums<2>(ex, stream_values{v.sy, v.sw}, v.len, v.knot_at, v.knot_first, nknots, v.ksum);
+  if (s == GPUISO_OK) s = ex.each(calib_knot_step{v}, nknots);
+  drop(ex, &v.skey), drop(ex, &v.sy), drop(ex, &v.sw), drop(ex, &v.group_sorted);
+  drop(ex, &v.knot_at), drop(ex, &v.knot_first), drop(ex, &v.ksum);
+  if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
+
+  /* step 4: one batch of the solver */
+  if (s == GPUISO_OK) s = plan_init(ex, &plan, nrows, row_knots, GPUISO_DOUBLE, opt, err);
+  planned = s == GPUISO_OK;
+  if (s == GPUISO_OK) s = make(ex, &v.kfit, nknots);
+  if (s == GPUISO_OK) s = make(ex, &v.kstart, nknots);
+  if (s == GPUISO_OK) {
+    s = plan_fit(ex, &plan, (const double *)v.ky, (const double *)v.kw, v.kfit, v.kstart, err);
+    if (s != GPUISO_OK && err && err->row >= 0) {
+      err->index = -1; /* a knot, not an element */
+      err->row -= 1;   /* row 0 is the pooled curve (-1), row k + 1 group k */
+    }
+  }
+  if (planned) plan_release(ex, &plan);
+  drop(ex, &v.ky);
+
+  /* step 5: the blocks */
+  if (s == GPUISO_OK)
+    s = find_runs(ex, block_starts{v.kstart}, nknots, &v.block_at, &v.block_first, &nblocks);
+  if (s == GPUISO_OK) s = make(ex, &v.bw, nblocks);
+  if (s == GPUISO_OK)
+    s = run_sums<1>(ex, knot_weights{v.kw}, nknots, v.block_at, v.block_first, nblocks, v.bw);
+  if (s == GPUISO_OK) s = make(ex, &v.blocks, nblocks);
+  if (s == GPUISO_OK) s = make(ex, &v.row_blocks, nrows + 1);
+  if (s == GPUISO_OK) s = ex.each(calib_block_step{v}, nblocks);
+  if (s == GPUISO_OK) s = ex.each(calib_row_blocks_step{v}, nrows + 1);
+  if (s == GPUISO_OK) {
+    out = (gpuiso_block *)malloc((size_t)(nblocks > 0 ? nblocks : 1) * sizeof *out);
+    if (!out) {
+      s = GPUISO_E_NOMEM;
+      set_error(err, s, -1, -1);
+    }
+  }
+  if (s == GPUISO_OK) s = ex.get(out, v.blocks, (size_t)nblocks * sizeof *out);
+  if (s == GPUISO_OK) s = ex.get(first, v.row_blocks, ((size_t)nrows + 1) * sizeof *first);
+  calib_release(ex, &v);
+  free(bound);
+  free(row_knots);
+  if (s != GPUISO_OK) {
+    free(out);
+    return s;
+  }
+  *blocks = out;
+  return GPUISO_OK;
+}
+
+#endif
