@@ -66,13 +66,14 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   y <- check_finite(check_vector(y, "y"), "y")
   cov <- idr_covariate(X, length(y))
   w <- idr_weights(weights, length(y))
-  keep <- if (is.null(w)) rep(TRUE, length(y)) else w > 0
+  w_fit <- if (!is.null(w)) scale_weights(w)
+  keep <- if (is.null(w)) rep(TRUE, length(y)) else w_fit > 0
   xk <- cov$value[keep]
   yk <- y[keep]
   xs <- sort(unique(xk))
   thresholds <- sort(unique(yk))
   pos <- match(xk, xs) - 1L
-  runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w[keep],
+  runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w_fit[keep],
                 length(xs), length(thresholds), backend == "gpu")
   X_out <- data.frame(cov$restore(xs))
   names(X_out) <- cov$name
@@ -93,6 +94,10 @@ idr_device <- function(device) {
   device <- match.arg(device, c("auto", "cpu", "gpu"))
   if (device == "auto") "cpu" else resolve_device(device, 0)
 }
+
+# Weights times a power of two (exact) that puts the largest in [1, 2): the fit does not depend on
+# their scale, and their sums then cannot overflow.
+scale_weights <- function(w) w * 2^-floor(log2(max(w)))
 
 check_idr_options <- function(groups, orders, stoch, pars) {
   if (!is.null(groups) || !is.null(pars)) {

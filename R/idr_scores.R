@@ -64,13 +64,14 @@ qpred.idr <- function(predictions, quantiles) {
   }
   k <- .Call(C_cdf_quantile, pred_part(predictions, "runs"), pred_part(predictions, "pos"),
              pred_part(predictions, "lambda"), quantiles)
-  out <- matrix(pred_part(predictions, "thresholds")[k + 1], nrow = nrow(k))
+  out <- matrix(pred_part(predictions, "thresholds")[k + 1], nrow = nrow(k), ncol = ncol(k))
   colnames(out) <- format(quantiles, digits = 6)
   out
 }
 
 # Observations: finite, one per prediction or one for all (when `single` is allowed).
 check_observations <- function(y, n, single = TRUE) {
+  if (n == 0L && is.numeric(y) && length(y) == 0L) return(as.double(y))
   y <- check_finite(check_vector(y, "y"), "y")
   if (length(y) == n) return(y)
   if (single && length(y) == 1L) return(rep(y, n))

@@ -7,15 +7,17 @@
 #' When the package future.apply is installed, the subsamples run on the workers of the current
 #' [future::plan()]: `plan(multisession)` on the cores of one machine, `plan(cluster)` or a
 #' batchtools plan across machines; without a plan they run one after the other. The subsamples
-#' are drawn in the calling session before any work is sent out, so the result depends on the
-#' seed only, not on the plan or the number of workers.
+#' are drawn in the calling session before any work is sent out, so they depend on the seed only,
+#' not on the plan or the number of workers (the averaged CDFs then agree up to the rounding of
+#' the sums, which workers add in their own order).
 #'
 #' @inheritParams idr
 #' @param newdata Covariate values to predict at (as `data` in [predict.idrfit()]).
 #' @param b Number of subsamples.
 #' @param p Size of each subsample, relative to the data: a number in (0, 1).
 #' @param replace Draw with replacement (bagging) instead of without (subagging)?
-#' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`.
+#' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`. A grid
+#'   that ends below `max(y)` gets that point added, where every CDF reaches 1.
 #' @param progress Show a progress bar (default: in interactive sessions)?
 #' @return An `"idr"` object: the averaged predictive distributions, one per row of `newdata`.
 #' @seealso [idr()], [predict.idrfit()].
@@ -41,7 +43,9 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   }
   replace <- check_flag(replace, "replace")
   progress <- check_flag(progress, "progress")
-  grid <- if (is.null(grid)) sort(unique(y)) else sort(check_finite(check_vector(grid, "grid"), "grid"))
+  grid <- if (is.null(grid)) y else check_finite(check_vector(grid, "grid"), "grid")
+  # Every CDF reaches 1 at max(y): a grid that stops below it gets that point too.
+  grid <- sort(unique(c(grid, if (max(grid) < max(y)) max(y))))
   if (missing(newdata)) stop_arg("newdata", "is missing: give the covariate values to predict at")
   covariate_values(cov[c("name", "levels")], newdata)
   X_df <- stats::setNames(data.frame(cov$restore(cov$value)), cov$name)
@@ -49,6 +53,9 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   size <- ceiling(p * n)
   samples <- lapply(seq_len(b), function(i) sample.int(n, size, replace = replace))
   one_bag <- function(s) {
+    if (!is.null(w) && !any(w[s] > 0)) {
+      stop_arg("weights", "are all zero in one of the subsamples; use a larger `p` or fewer zero weights")
+    }
     fit <- idr(y[s], X_df[s, , drop = FALSE], weights = if (is.null(w)) NULL else w[s])
     cdf(stats::predict(fit, newdata), grid)
   }
@@ -63,7 +70,9 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
 # future.apply is installed, and returns the sum; the progress bar moves after each round.
 bag_rounds <- function(samples, sum_bags, progress) {
   use_future <- requireNamespace("future.apply", quietly = TRUE)
-  workers <- if (use_future) max(1L, as.integer(future::nbrOfWorkers())) else 1L
+  workers <- if (use_future) future::nbrOfWorkers() else 1
+  # A plan may report infinitely many workers: then one chunk per sample.
+  workers <- as.integer(max(1, min(workers, length(samples))))
   b <- length(samples)
   rounds <- split(seq_len(b), ceiling(seq_len(b) / max(workers, ceiling(b / 20))))
   if (progress) {

@@ -5,9 +5,13 @@
 
 #include "r_glue.h"
 
+/* The runs are malloc'ed, the struct too: the finalizer may run after the call has ended. */
 static void free_runs(SEXP holder) {
   gpuiso_cdf_runs *r = R_ExternalPtrAddr(holder);
-  if (r) gpuiso_cdf_runs_free(r);
+  if (r) {
+    gpuiso_cdf_runs_free(r);
+    free(r);
+  }
   R_ClearExternalPtr(holder);
 }
 
@@ -61,8 +65,17 @@ static void stop_on_error(const gpuiso_error *err) {
   r_stop_on_error(err, &ctx);
 }
 
+static gpuiso_cdf_runs *new_runs(void) {
+  gpuiso_cdf_runs *r = malloc(sizeof *r);
+  if (!r) Rf_errorcall(R_NilValue, "gpuiso: out of memory");
+  return r;
+}
+
 static SEXP fitted_runs(gpuiso_status st, gpuiso_cdf_runs *r, const gpuiso_error *err) {
-  if (st != GPUISO_OK) stop_on_error(err);
+  if (st != GPUISO_OK) {
+    free(r); /* the core has released the runs */
+    stop_on_error(err);
+  }
   return runs_to_r(r);
 }
 
@@ -70,7 +83,7 @@ static SEXP fitted_runs(gpuiso_status st, gpuiso_cdf_runs *r, const gpuiso_error
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
-  gpuiso_cdf_runs *r = (gpuiso_cdf_runs *)R_alloc(1, sizeof *r);
+  gpuiso_cdf_runs *r = new_runs();
   gpuiso_status (*fit)(int64_t, const int32_t *, const int32_t *, const double *, int64_t,
                        int64_t, const gpuiso_opts *, gpuiso_cdf_runs *, gpuiso_error *) =
       Rf_asLogical(gpu) == 1 ? gpuiso_cuda_idr_fit : gpuiso_idr_fit;
@@ -81,7 +94,7 @@ SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu) {
 
 SEXP C_cdf_dense(SEXP cdf) {
   gpuiso_error err;
-  gpuiso_cdf_runs *r = (gpuiso_cdf_runs *)R_alloc(1, sizeof *r);
+  gpuiso_cdf_runs *r = new_runs();
   gpuiso_status st = gpuiso_cdf_runs_dense(Rf_nrows(cdf), Rf_ncols(cdf), REAL(cdf), r, &err);
   return fitted_runs(st, r, &err);
 }

@@ -3,7 +3,7 @@
  * with F = 0 below the first threshold, constant between thresholds, and taken as 1 after the
  * last one (only [t_last, y) counts there).
  *
- * Few queries: each looks its value up at every threshold. Many queries: a sweep over the
+ * Few queries: each looks its value up at every threshold. More queries: a sweep over the
  * thresholds follows the values of all positions, which change only where the runs of a
  * threshold differ from those of the one before; while a query's value stays the same its
  * integral is a closed form, added when the value changes. That costs about what the IDR fit
@@ -228,8 +228,13 @@ gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
                               double *out, gpuiso_error *err) {
   gpuiso_status st = GPUISO_OK;
   if (q->n > 0) {
-    st = q->n * 8 < r->npos ? crps_lookup(r, thr, q, y, opt, out)
-                            : crps_sweep(r, thr, q, y, opt, out);
+    /* Costs measured on one core: a look-up per query and threshold takes about as long as
+     * log2 of the runs per threshold units; the sweep about 3 units per threshold for each of
+     * the npos^(2/3) positions a step typically changes, whatever the number of queries. */
+    double runs = (double)r->offset[r->nthr] / (double)r->nthr;
+    double lookup = (double)q->n * log2(runs + 2.0);
+    double sweep = 3.0 * cbrt((double)r->npos * (double)r->npos);
+    st = lookup < sweep ? crps_lookup(r, thr, q, y, opt, out) : crps_sweep(r, thr, q, y, opt, out);
   }
   set_error(err, st, -1, -1);
   return st;

@@ -60,7 +60,7 @@ typedef struct {
   const int64_t *first; /* nthr + 1: observations of threshold k are order[first[k] .. first[k+1]), */
   const int64_t *order; /* by increasing position */
   const double *total;  /* weight of each position */
-  const double *below;  /* npos + 1: summed weight of the positions before each */
+  const double *tree;   /* 2 npos: the positions' weights summed over a segment tree */
 } idr_input;
 
 /* One slice of thresholds [k0, k1) and the sweep's state. */
@@ -143,9 +143,25 @@ static void push_unit(idr_block *stack, int64_t *n, idr_block unit) {
   }
 }
 
+/* A segment tree of the positions' weights (leaves at npos + p): the weight of any range adds up
+ * a few node sums. Differences of prefix sums would cancel when weights span many magnitudes. */
+static void weight_tree(const double *total, int64_t npos, double *tree) {
+  for (int64_t p = 0; p < npos; p++) tree[npos + p] = total[p];
+  for (int64_t i = npos - 1; i > 0; i--) tree[i] = tree[2 * i] + tree[2 * i + 1];
+}
+
+static double range_weight(const double *tree, int64_t npos, int64_t from, int64_t end) {
+  double sum = 0.0;
+  for (from += npos, end += npos; from < end; from >>= 1, end >>= 1) {
+    if (from & 1) sum += tree[from++];
+    if (end & 1) sum += tree[--end];
+  }
+  return sum;
+}
+
 /* Positions [from, end) of a block of zeros, as one unit. */
 static idr_block zero_unit(const idr_input *in, int32_t from, int32_t end) {
-  idr_block unit = {0.0, in->below[end] - in->below[from], 0.0, 0.0, from, 0};
+  idr_block unit = {0.0, range_weight(in->tree, in->npos, from, end), 0.0, 0.0, from, 0};
   return unit;
 }
 
@@ -216,6 +232,7 @@ static int slice_step(idr_slice *s, const idr_input *in) {
       e->value = v < e->before ? e->before : (v > 1.0 ? 1.0 : v);
       e->fresh = 0;
     }
+    e->before = e->value; /* for the next threshold, should the block be pooled then */
     if (!runs_push(&s->out, e->start, e->value)) return 0;
   }
   s->nruns[k - s->k0] = n;
@@ -250,6 +267,20 @@ int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *mi
   return 1;
 }
 
+/* The value at position p of the runs [start, start + n). */
+static double value_at(const int32_t *start, const double *value, int64_t n, int32_t p) {
+  int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (start[mid] <= p) lo = mid; else hi = mid - 1;
+  }
+  return value[lo];
+}
+
+/* Joins the slices' runs threshold by threshold. Each run is raised to the previous threshold's
+ * value at its start (the largest over the run, as that CDF is non-increasing in x) and runs
+ * made equal are joined: a slice's first threshold comes from a fresh PAV, and pooling in another
+ * order may round a value one unit in the last place below the one before. */
 static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_runs *out) {
   int64_t total = 0;
   for (int t = 0; t < nsl; t++) total += sl[t].out.n;
@@ -260,10 +291,22 @@ static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_ru
   int64_t at = 0;
   out->offset[0] = 0;
   for (int t = 0; t < nsl; t++) {
-    for (int64_t k = sl[t].k0; k < sl[t].k1; k++) out->offset[k + 1] = out->offset[k] + sl[t].nruns[k - sl[t].k0];
-    memcpy(out->start + at, sl[t].out.start, (size_t)sl[t].out.n * sizeof *out->start);
-    memcpy(out->value + at, sl[t].out.value, (size_t)sl[t].out.n * sizeof *out->value);
-    at += sl[t].out.n;
+    const int32_t *start = sl[t].out.start;
+    const double *value = sl[t].out.value;
+    for (int64_t k = sl[t].k0; k < sl[t].k1; k++) {
+      int64_t prev = k > 0 ? out->offset[k - 1] : 0, nprev = out->offset[k] - prev;
+      for (int64_t j = 0; j < sl[t].nruns[k - sl[t].k0]; j++, start++, value++) {
+        double v = *value;
+        if (nprev > 0) {
+          double below = value_at(out->start + prev, out->value + prev, nprev, *start);
+          if (v < below) v = below;
+        }
+        if (at > out->offset[k] && out->value[at - 1] == v) continue;
+        out->start[at] = *start;
+        out->value[at++] = v;
+      }
+      out->offset[k + 1] = at;
+    }
   }
   return GPUISO_OK;
 }
@@ -283,19 +326,18 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *total = calloc((size_t)npos, sizeof *total);
-  double *below = malloc((size_t)(npos + 1) * sizeof *below);
+  double *tree = malloc((size_t)(2 * npos) * sizeof *tree);
   /* Slices: one per thread; a slice's full PAV at its start costs O(n), so each needs many
    * thresholds to pay for it. */
   int nsl = resolve_threads(opt, nthr * 64);
   if (nthr < 256 * (int64_t)nsl) nsl = 1;
   idr_slice *sl = calloc((size_t)nsl, sizeof *sl);
-  int ok = first && order && total && below && sl && idr_order(n, thr, nthr, pos, npos, first, order);
+  int ok = first && order && total && tree && sl && idr_order(n, thr, nthr, pos, npos, first, order);
   if (ok) {
     for (int64_t i = 0; i < n; i++) total[pos[i]] += w ? w[i] : 1.0;
-    below[0] = 0.0;
-    for (int64_t p = 0; p < npos; p++) below[p + 1] = below[p] + total[p];
+    weight_tree(total, npos, tree);
   }
-  idr_input in = {npos, nthr, pos, w, first, order, total, below};
+  idr_input in = {npos, nthr, pos, w, first, order, total, tree};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
   if (!ok) e.status = GPUISO_E_NOMEM;
@@ -322,7 +364,7 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   free(first);
   free(order);
   free(total);
-  free(below);
+  free(tree);
   if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
   if (err) *err = e;
   return e.status;

@@ -136,3 +136,13 @@ test_that("in-sample CRPS over many thresholds, split over threads, matches the 
                }, 0),
                tolerance = 1e-10)
 })
+
+test_that("no predictions give empty results", {
+  f <- fixture()
+  none <- predict(f$fit, numeric(0))
+  expect_length(none, 0L)
+  expect_equal(dim(qpred(none, c(0.1, 0.5))), c(0L, 2L))
+  expect_equal(dim(cdf(none, c(1, 2))), c(0L, 2L))
+  expect_identical(crps(none, numeric(0)), numeric(0))
+  expect_identical(pit(none, numeric(0), randomize = FALSE), numeric(0))
+})

@@ -84,3 +84,37 @@ test_that("ordered factors are covariates in the order of their levels", {
   pred <- predict(fit, data.frame(level = factor("mid", lev, ordered = TRUE)))
   expect_equal(cdf(pred, fit$thresholds), cdf(predict(fit)[3], fit$thresholds))
 })
+
+test_that("weights over many orders of magnitude, and huge ones, fit as the reference does", {
+  y <- c(1, 5, 6, 2, 7, 8)
+  w <- c(1e20, 1, 1, 1, 1, 1)
+  expect_equal(unname(as.matrix(idr(y, 1:6, weights = w))), ref_idr(y, 1:6, w), tolerance = tol)
+  w <- c(1e8, rep(1e-8, 5))
+  expect_equal(unname(as.matrix(idr(y, 1:6, weights = w))), ref_idr(y, 1:6, w), tolerance = tol)
+  fit <- idr(c(1, 2, 3, 4), c(1, 1, 2, 2), weights = c(1e308, 1e308, 1, 1))
+  expect_true(all(is.finite(as.matrix(fit))))
+  expect_equal(unname(as.matrix(fit)), ref_idr(c(1, 2, 3, 4), c(1, 1, 2, 2), c(1, 1, 1e-308, 1e-308)),
+               tolerance = tol)
+  set.seed(16)
+  x <- runif(40)
+  y <- rnorm(40)
+  w <- c(rep(1e9, 5), runif(35, 0.1, 3))
+  expect_equal(unname(as.matrix(idr(y, x, weights = w))), ref_idr(y, x, w), tolerance = tol)
+})
+
+test_that("the CDFs never step down in the threshold, not even by rounding", {
+  for (seed in 1:6) {
+    set.seed(seed)
+    n <- 2500
+    x <- sample(200, n, TRUE)
+    y <- round(rgamma(n, shape = 2 + x / 40), 2)
+    w <- runif(n)^3 * 10
+    for (threads in 1:2) {
+      old <- gpuiso_threads(threads)
+      cdf <- as.matrix(idr(y, x, weights = w))
+      gpuiso_threads(old)
+      expect_true(all(cdf[, -1] >= cdf[, -ncol(cdf)]), info = sprintf("seed %d threads %d", seed, threads))
+      expect_true(all(cdf[-1, ] <= cdf[-nrow(cdf), ]), info = sprintf("seed %d threads %d", seed, threads))
+    }
+  }
+})

@@ -35,6 +35,17 @@ test_that("idrbag averages the predictions of the subsample fits", {
   expect_equal(unname(cdf(small, c(2, 4, 8))),
                ref_idrbag(d$y, d$x, newx, 5, 0.3, FALSE, c(2, 4, 8), 7), tolerance = tol)
   expect_true(all(qpred(pred, c(0.1, 0.9)) %in% grid))
+  # a grid that stops below max(y) gets max(y), where every CDF is 1
+  set.seed(7)
+  short <- idrbag(d$y, d$x, newx, b = 4, p = 0.5, grid = c(4, 2, 2), progress = FALSE)
+  expect_equal(unname(cdf(short, c(2, 4, max(d$y)))),
+               ref_idrbag(d$y, d$x, newx, 4, 0.5, FALSE, c(2, 4, max(d$y)), 7), tolerance = tol)
+  expect_true(all(cdf(short, max(d$y)) == 1))
+})
+
+test_that("a subsample with only zero weights is a clear error", {
+  expect_error(idrbag(1:6 + 0, 1:6, 3.5, b = 2, p = 0.2, weights = c(0, 0, 0, 0, 0, 1), progress = FALSE),
+               "`weights` are all zero in one of the subsamples")
 })
 
 test_that("idrbag shows a progress bar when asked", {
