@@ -16,19 +16,7 @@ extern "C" {
 #include "families.h"
 }
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (cond) {                                   \
-      passed++;                                   \
-    } else {                                      \
-      failed++;                                   \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
+#include "check.h"
 
 static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
   gpuiso_opts o;
