@@ -61,7 +61,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
   score <- check_vector(score, "score")
   n <- length(score)
   label <- check_label(label, n)
-  if (!is.null(weights)) weights <- check_vector(weights, "weights", n, "score")
+  if (!is.null(weights)) weights <- check_weights(weights, n, "score")
   groups <- if (!is.null(group)) check_group(group, n)
   backend <- resolve_device(device, n)
   run <- run_on(backend, device, "pav", function(engine) {
@@ -91,17 +91,15 @@ calibrator_curve <- function(object, k) {
   object$curves[seq.int(object$first[k], length.out = object$first[k + 1L] - object$first[k]), -1L]
 }
 
-# A curve at scores s: the step function of the blocks (right-continuous, the probability of the
-# last block starting at or below s), or linear interpolation between the blocks' ends; clipped
-# to the curve's first and last probability outside its range.
-curve_at <- function(curve, s, type) {
-  if (type == "step" || nrow(curve) == 1L) {
-    return(curve$prob[pmax(findInterval(s, curve$lower), 1L)])
-  }
-  x <- as.vector(rbind(curve$lower, curve$upper))
+# A curve (its blocks' lower and upper scores and probabilities) at scores s: the step function
+# of the blocks (right-continuous, the probability of the last block starting at or below s), or
+# linear interpolation between the blocks' ends; clipped to the curve's first and last
+# probability outside its range.
+curve_at <- function(lower, upper, prob, s, type) {
+  if (type == "step" || length(lower) == 1L) return(prob[pmax(findInterval(s, lower), 1L)])
+  x <- as.vector(rbind(lower, upper))
   keep <- c(TRUE, diff(x) > 0) # a block of one score has lower == upper
-  stats::approx(x[keep], rep(curve$prob, each = 2L)[keep], xout = s, rule = 2,
-                ties = "ordered")$y
+  stats::approx(x[keep], rep(prob, each = 2L)[keep], xout = s, rule = 2, ties = "ordered")$y
 }
 
 #' Calibrated probabilities
@@ -137,7 +135,8 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   if (!is.numeric(score) || length(dim(score)) > 1L) {
     stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))
   }
-  if (is.null(group)) return(curve_at(object$pooled, score, type))
+  pooled <- object$pooled
+  if (is.null(group)) return(curve_at(pooled$lower, pooled$upper, pooled$prob, score, type))
   if (is.null(object$groups)) {
     stop_arg("group", "must be NULL: the calibrator was fitted without groups")
   }
@@ -153,11 +152,17 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
     warning(sprintf("`group` %s; they get the pooled curve", problem), call. = FALSE)
     code[unseen] <- 0L
   }
+  # The blocks as plain vectors, each group's a slice: no data frame subset per group.
+  lower <- c(pooled$lower, object$curves$lower)
+  upper <- c(pooled$upper, object$curves$upper)
+  prob <- c(pooled$prob, object$curves$prob)
+  first <- c(1L, nrow(pooled) + object$first)
   out <- numeric(length(score))
   by_group <- split(seq_along(score), code)
   for (k in names(by_group)) {
     i <- by_group[[k]]
-    out[i] <- curve_at(calibrator_curve(object, as.integer(k)), score[i], type)
+    b <- seq.int(first[as.integer(k) + 1L], first[as.integer(k) + 2L] - 1L)
+    out[i] <- curve_at(lower[b], upper[b], prob[b], score[i], type)
   }
   out
 }

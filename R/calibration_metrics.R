@@ -23,8 +23,10 @@
 #' @param bins Number of bins, a positive whole number.
 #' @param weights Optional non-negative weights, the length of `prob`, at least one positive.
 #' @param binning `"width"` (equal-width bins) or `"mass"` (equal-mass bins).
-#' @param eps `log_loss()` clips `prob` to `[eps, 1 - eps]`, so that a probability of exactly 0 or
-#'   1 (which isotonic calibration can give) costs a large but finite loss.
+#' @param eps `log_loss()` takes the probability given to the observed label as at least `eps`,
+#'   so that a probability of exactly 0 or 1 (which isotonic calibration can give) costs a large
+#'   but finite loss, `-log(eps)`; `eps = 0` gives `Inf` for such a prediction. Predictions of
+#'   weight zero add nothing.
 #' @return `calibration_bins()`: a data frame with one row per bin with weight, columns `bin`
 #'   (its number), `lower` and `upper` (its edges), `n` (probabilities in it), `weight`,
 #'   `mean_prob` and `rate`. The others: a single number.
@@ -54,9 +56,10 @@ bins_error <- function(b) sum(b$weight * abs(b$mean_prob - b$rate)) / sum(b$weig
 calibration_bins <- function(prob, label, bins = 10, weights = NULL, binning = c("width", "mass")) {
   binning <- match.arg(binning)
   d <- check_scored(prob, label, weights)
-  if (!is.numeric(bins) || length(bins) != 1L || is.na(bins) || bins < 1 || bins != round(bins)) {
+  if (!is.numeric(bins) || length(bins) != 1L || !is.finite(bins) || bins < 1 || bins != round(bins)) {
     stop_arg("bins", "must be a single positive whole number")
   }
+  if (bins > 1e6) stop_arg("bins", sprintf("must be at most 1e6, not %g", bins))
   edges <- if (binning == "width") seq_len(bins - 1L) / bins else mass_edges(d$prob, d$weights, bins)
   bin <- findInterval(d$prob, edges, left.open = binning == "mass") + 1L
   weight <- tabulate_weight(d$weights, bin, bins)
@@ -77,8 +80,10 @@ log_loss <- function(prob, label, weights = NULL, eps = 1e-15) {
   if (!is.numeric(eps) || length(eps) != 1L || is.na(eps) || eps < 0 || eps >= 0.5) {
     stop_arg("eps", "must be a single number in [0, 0.5)")
   }
-  p <- pmin(pmax(d$prob, eps), 1 - eps)
-  -sum(d$weights * ifelse(d$label == 1, log(p), log1p(-p))) / sum(d$weights)
+  use <- d$weights > 0 # a prediction of weight zero adds nothing, not 0 * Inf
+  p <- d$prob[use]
+  loss <- ifelse(d$label[use] == 1, log(pmax(p, eps)), log(pmax(1 - p, eps)))
+  -sum(d$weights[use] * loss) / sum(d$weights)
 }
 
 #' @rdname calibration_error
@@ -93,18 +98,15 @@ check_scored <- function(prob, label, weights) {
   prob <- check_vector(prob, "prob")
   if (anyNA(prob) || any(prob < 0 | prob > 1)) {
     bad <- which(is.na(prob) | prob < 0 | prob > 1)[1L]
-    stop_arg("prob", sprintf("must be probabilities in [0, 1], but has %s at element %d", prob[bad], bad))
+    stop_arg("prob", sprintf("must be probabilities in [0, 1], but has %s at element %d",
+                             format(prob[bad], digits = 17L), bad))
   }
   n <- length(prob)
   label <- check_label(label, n, "prob")
   if (is.null(weights)) {
     weights <- rep(1, n)
   } else {
-    weights <- check_vector(weights, "weights", n, "prob")
-    if (anyNA(weights) || any(!is.finite(weights) | weights < 0)) {
-      stop_arg("weights", "must be finite and non-negative")
-    }
-    if (!any(weights > 0)) stop_arg("weights", "must have at least one positive weight")
+    weights <- check_weights(weights, n, "prob")
   }
   list(prob = prob, label = label, weights = weights)
 }

@@ -28,6 +28,9 @@ plot.gpuiso_calibrator <- function(x, groups = NULL, max_groups = 6, pooled = TR
                                    main = "Isotonic calibration", ...) {
   type <- match.arg(type)
   pooled <- check_flag(pooled, "pooled")
+  if (!is.numeric(max_groups) || length(max_groups) != 1L || is.na(max_groups) || max_groups < 0) {
+    stop_arg("max_groups", "must be a single non-negative number")
+  }
   if (is.null(groups) && !is.null(x$groups)) {
     weight <- rowsum(x$curves$weight, rep(seq_along(x$groups), diff(x$first)))
     groups <- x$groups[utils::head(order(weight, decreasing = TRUE), max_groups)]
@@ -43,7 +46,9 @@ plot.gpuiso_calibrator <- function(x, groups = NULL, max_groups = 6, pooled = TR
                  ylab = ylab, main = main, ...)
   if (min(all$lower) >= 0 && max(all$upper) <= 1) graphics::abline(0, 1, lty = 3, col = "grey50")
   draw <- function(curve, col, lwd) {
-    if (type == "step") {
+    if (curve$lower[1L] == curve$upper[nrow(curve)]) { # one score: a point, not an empty line
+      graphics::points(curve$lower, curve$prob, col = col, pch = 19)
+    } else if (type == "step") {
       last <- nrow(curve)
       graphics::lines(c(curve$lower, curve$upper[last]), c(curve$prob, curve$prob[last]),
                       type = "s", col = col, lwd = lwd)
@@ -91,7 +96,9 @@ reliability_diagram <- function(prob, label, bins = 10, weights = NULL,
                                 ylab = "observed rate", main = "Reliability diagram", ...) {
   binning <- match.arg(binning)
   sets <- if (is.list(prob)) prob else list(prob)
-  if (is.null(names(sets))) names(sets) <- if (length(sets) == 1L) "prediction" else paste("set", seq_along(sets))
+  if (length(sets) == 0L) stop_arg("prob", "must hold at least one set of probabilities")
+  unnamed <- if (is.null(names(sets))) rep(TRUE, length(sets)) else names(sets) == ""
+  names(sets)[unnamed] <- if (length(sets) == 1L) "prediction" else paste("set", which(unnamed))
   table <- lapply(sets, calibration_bins, label = label, bins = bins, weights = weights, binning = binning)
   ece <- vapply(table, bins_error, 0)
   if (is.null(col)) col <- grDevices::hcl.colors(max(length(sets), 2L), "Dark 3")

@@ -38,6 +38,19 @@ check_bounds <- function(y_min, y_max) {
   c(y_min, y_max)
 }
 
+# Weights: finite, non-negative, at least one positive; the first bad one named in input order.
+check_weights <- function(weights, n, ref = "y") {
+  w <- check_vector(weights, "weights", n, ref)
+  bad <- which(!is.finite(w) | w < 0)
+  if (length(bad)) {
+    i <- bad[1L]
+    stop_arg("weights", sprintf("must be finite and non-negative, but has %s at element %d",
+                                format(w[i], digits = 17L), i))
+  }
+  if (!any(w > 0)) stop_arg("weights", "must have at least one positive weight")
+  w
+}
+
 describe <- function(v) {
   if (is.null(v)) return("NULL")
   if (is.factor(v)) return("a factor")
@@ -135,11 +148,11 @@ check_group <- function(group, n, ref = "score") {
       stop_arg("group", sprintf("has level(s) without any score: %s; drop them with droplevels()",
                                 quoted_list(levels[counts == 0L])))
     }
-  } else if (is.integer(group) && diff(span <- range(group)) < n) {
+  } else if (is.integer(group) && diff(as.double(span <- range(group))) < n) {
     # small integer ids (the common case): a table of the ids in range instead of hashing
-    shifted <- if (span[1] == 1L) group else group - (span[1] - 1L)
+    shifted <- if (span[1] == 1L) group else group - span[1] + 1L
     counts <- tabulate(shifted, span[2] - span[1] + 1L)
-    levels <- which(counts > 0L) + (span[1] - 1L)
+    levels <- which(counts > 0L) - 1L + span[1]
     codes <- if (all(counts > 0L)) shifted else cumsum(counts > 0L)[shifted]
     counts <- counts[counts > 0L]
   } else {

@@ -65,7 +65,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   backend <- idr_device(device)
   y <- check_finite(check_vector(y, "y"), "y")
   cov <- idr_covariate(X, length(y))
-  w <- idr_weights(weights, length(y))
+  w <- if (!is.null(weights)) check_weights(weights, length(y))
   w_fit <- if (!is.null(w)) scale_weights(w)
   keep <- if (is.null(w)) rep(TRUE, length(y)) else w_fit > 0
   xk <- cov$value[keep]
@@ -122,14 +122,6 @@ check_finite <- function(v, name) {
   v
 }
 
-idr_weights <- function(weights, n) {
-  if (is.null(weights)) return(NULL)
-  w <- check_finite(check_vector(weights, "weights", n), "weights")
-  if (any(w < 0)) stop_arg("weights", sprintf("must be non-negative, but has %g at element %d",
-                                              w[w < 0][1L], which(w < 0)[1L]))
-  if (!any(w > 0)) stop_arg("weights", "must have at least one positive weight")
-  w
-}
 
 # The covariate as numbers (ordered factors as their codes), with what is needed to map new data
 # and to show the distinct values: list(value, name, levels, restore).

@@ -34,7 +34,7 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   y <- check_finite(check_vector(y, "y"), "y")
   n <- length(y)
   cov <- idr_covariate(X, n)
-  w <- idr_weights(weights, n)
+  w <- if (!is.null(weights)) check_weights(weights, n)
   if (!is.numeric(b) || length(b) != 1L || is.na(b) || b < 1 || b != round(b)) {
     stop_arg("b", "must be a positive whole number")
   }

@@ -193,6 +193,11 @@ gpuiso_status gpuiso_curve_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
       st[n - 2].weight += st[n - 1].weight;
       st[n - 2].upper = st[n - 1].upper;
       n--;
+      if (!(isfinite(st[n - 1].level) && isfinite(st[n - 1].weight))) {
+        free(st);
+        set_error(err, GPUISO_E_OVERFLOW, tag_index(r[p - 1].tag, s->gbits), -1);
+        return GPUISO_E_OVERFLOW;
+      }
     }
   }
   if (n == 0) {

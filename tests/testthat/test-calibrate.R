@@ -158,7 +158,8 @@ test_that("bad input: clear errors naming the argument", {
   expect_error(calibrate_isotonic(c(0.1, Inf, 0.9, 0.3), y), "`score`.*Inf")
   expect_error(calibrate_isotonic(numeric(0), numeric(0)), "`score` must have at least one element")
   expect_error(calibrate_isotonic(matrix(s, 2), y), "`score`")
-  expect_error(calibrate_isotonic(s, y, weights = c(1, -1, 1, 1)), "`weights` must be non-negative")
+  expect_error(calibrate_isotonic(s, y, weights = c(1, -1, 1, 1)), "`weights` must be finite and non-negative, but has -1 at element 2")
+  expect_error(calibrate_isotonic(c(3, 2, 1), c(0, 1, 0), weights = c(1, NA, -2)), "but has NA at element 2")
   expect_error(calibrate_isotonic(s, y, weights = c(1, NA, 1, 1)), "`weights` must be finite")
   expect_error(calibrate_isotonic(s, y, weights = 1:3), "`weights` must have the same length as `score`")
   expect_error(calibrate_isotonic(s, y, weights = c(0, 0, 1, 1), group = c("a", "a", "b", "b")),
@@ -201,4 +202,28 @@ test_that("scores of weight zero join the block before them (the first block whe
   }
   expect_equal(cal$pooled$lower[1], min(d$score))
   expect_equal(cal$pooled$upper[nrow(cal$pooled)], max(d$score))
+})
+
+test_that("sums that overflow and group ids at the ends of the integer range", {
+  expect_error(calibrate_isotonic(c(1, 2, 3), c(1, 1, 0), weights = c(1e308, 1e308, 1e308)),
+               "overflow")
+  cal <- calibrate_isotonic(1:2 + 0, c(0, 1), group = c(-2000000000L, 2000000000L))
+  expect_identical(cal$groups, c(-2000000000L, 2000000000L))
+  cal <- calibrate_isotonic(1:3 + 0, c(0, 1, 1), group = c(-2147483647L, -2147483646L, -2147483647L))
+  expect_identical(cal$groups, c(-2147483647L, -2147483646L))
+  expect_equal(cal$curves$prob, c(0, 1, 1)) # scores 1, 3 (labels 0, 1) and score 2 (label 1)
+})
+
+test_that("plots and metrics check their arguments", {
+  cal <- calibrate_isotonic(c(0.1, 0.4, 0.7), c(0, 1, 1), group = c("a", "b", "b"))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_error(plot(cal, max_groups = NA), "`max_groups` must be a single non-negative number")
+  expect_invisible(plot(cal)) # group "a" has one score: drawn as a point
+  expect_error(reliability_diagram(list(), c(0, 1)), "`prob` must hold at least one set")
+  expect_error(calibration_error(c(0.2, 0.8), c(0, 1), bins = Inf), "`bins` must be a single positive")
+  expect_error(calibration_error(c(0.2, 0.8), c(0, 1), bins = 2^31), "`bins` must be at most 1e6")
+  expect_error(calibration_error(c(0.5, 1 + 2^-52), c(0, 1)), "1.0000000000000002 at element 2")
+  expect_equal(log_loss(c(0, 1, 0.5), c(1, 0, 1), weights = c(0, 0, 1), eps = 0), log(2))
+  expect_equal(log_loss(c(0, 0.5), c(1, 1), eps = 1e-17), (-log(1e-17) + log(2)) / 2)
 })

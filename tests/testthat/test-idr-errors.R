@@ -14,7 +14,7 @@ test_that("idr() rejects bad input with clear errors", {
                "`X` must have one covariate, not 2: .*partial orders.* not support")
   expect_error(idr(1:3, cbind(1:3, 3:1)), "`X` must have one column, not 2: .*partial orders")
   expect_error(idr(1:3, factor(c("a", "b", "c"))), "`X` must be numeric or an ordered factor")
-  expect_error(idr(1:3, x, weights = c(1, -1, 1)), "`weights` must be non-negative, but has -1 at element 2")
+  expect_error(idr(1:3, x, weights = c(1, -1, 1)), "`weights` must be finite and non-negative, but has -1 at element 2")
   expect_error(idr(1:3, x, weights = c(1, NA, 1)), "`weights` must be finite")
   expect_error(idr(1:3, x, weights = 1:2), "`weights` must have the same length as `y`")
   expect_error(idr(1:3, x, weights = c(0, 0, 0)), "`weights` must have at least one positive weight")
