@@ -91,15 +91,58 @@ calibrator_curve <- function(object, k) {
   object$curves[seq.int(object$first[k], length.out = object$first[k + 1L] - object$first[k]), -1L]
 }
 
-# A curve (its blocks' lower and upper scores and probabilities) at scores s: the step function
-# of the blocks (right-continuous, the probability of the last block starting at or below s), or
-# linear interpolation between the blocks' ends; clipped to the curve's first and last
-# probability outside its range.
-curve_at <- function(lower, upper, prob, s, type) {
-  if (type == "step" || length(lower) == 1L) return(prob[pmax(findInterval(s, lower), 1L)])
-  x <- as.vector(rbind(lower, upper))
-  keep <- c(TRUE, diff(x) > 0) # a block of one score has lower == upper
-  stats::approx(x[keep], rep(prob, each = 2L)[keep], xout = s, rule = 2, ties = "ordered")$y
+# The curves at scores s of groups code (0: the pooled curve), all at once. "step": the
+# probability of the last block of the score's curve that starts at or below it (the first
+# block's below the curve); "linear": linear interpolation between the blocks' first and last
+# scores, constant within blocks; outside a curve, the probability at its nearest end.
+curves_at <- function(object, code, s, type) {
+  pooled <- object$pooled
+  block_group <- c(rep(0L, nrow(pooled)), rep(seq_along(object$groups), diff(object$first)))
+  used <- block_group %in% code # only the curves asked for
+  group <- block_group[used]
+  lower <- c(pooled$lower, object$curves$lower)[used]
+  upper <- c(pooled$upper, object$curves$upper)[used]
+  prob <- c(pooled$prob, object$curves$prob)[used]
+  out <- rep(NA_real_, length(s))
+  ok <- !is.na(s)
+  code <- code[ok]
+  s <- s[ok]
+  first <- match(code, group) # the first block of each score's curve
+  if (type == "step") {
+    j <- locate(group, lower, code, s)
+    out[ok] <- prob[ifelse(j > 0L, j, first)]
+    return(out)
+  }
+  # the curves as points (lower, prob), (upper, prob) of each block, repeated scores dropped
+  pg <- rep(group, each = 2L)
+  px <- as.vector(rbind(lower, upper))
+  py <- rep(prob, each = 2L)
+  keep <- c(TRUE, pg[-1L] != pg[-length(pg)] | px[-1L] != px[-length(px)])
+  pg <- pg[keep]
+  px <- px[keep]
+  py <- py[keep]
+  j <- locate(pg, px, code, s)
+  last <- length(pg) - match(code, rev(pg)) + 1L
+  inside <- j > 0L & j < last
+  v <- py[ifelse(j > 0L, j, match(code, pg))]
+  a <- j[inside]
+  # halves, so that scores spanning the whole double range do not overflow
+  frac <- (s[inside] / 2 - px[a] / 2) / (px[a + 1L] / 2 - px[a] / 2)
+  v[inside] <- py[a] + frac * (py[a + 1L] - py[a])
+  out[ok] <- v
+  out
+}
+
+# For each query (group qg, value qv): the index of the last point of its group at or below qv,
+# or 0 when qv is below them all; points sorted by group, then value. One findInterval over keys
+# that keep the groups apart: group * (count + 1) + the value's rank among all the values.
+locate <- function(pg, pv, qg, qv) {
+  r <- rank(c(pv, qv), ties.method = "min")
+  m <- length(r) + 1
+  j <- findInterval(qg * m + r[-seq_along(pv)], pg * m + r[seq_along(pv)])
+  hit <- j > 0L
+  hit[hit] <- pg[j[hit]] == qg[hit]
+  ifelse(hit, j, 0L)
 }
 
 #' Calibrated probabilities
@@ -135,8 +178,7 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   if (!is.numeric(score) || length(dim(score)) > 1L) {
     stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))
   }
-  pooled <- object$pooled
-  if (is.null(group)) return(curve_at(pooled$lower, pooled$upper, pooled$prob, score, type))
+  if (is.null(group)) return(curves_at(object, rep(0L, length(score)), score, type))
   if (is.null(object$groups)) {
     stop_arg("group", "must be NULL: the calibrator was fitted without groups")
   }
@@ -152,19 +194,7 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
     warning(sprintf("`group` %s; they get the pooled curve", problem), call. = FALSE)
     code[unseen] <- 0L
   }
-  # The blocks as plain vectors, each group's a slice: no data frame subset per group.
-  lower <- c(pooled$lower, object$curves$lower)
-  upper <- c(pooled$upper, object$curves$upper)
-  prob <- c(pooled$prob, object$curves$prob)
-  first <- c(1L, nrow(pooled) + object$first)
-  out <- numeric(length(score))
-  by_group <- split(seq_along(score), code)
-  for (k in names(by_group)) {
-    i <- by_group[[k]]
-    b <- seq.int(first[as.integer(k) + 1L], first[as.integer(k) + 2L] - 1L)
-    out[i] <- curve_at(lower[b], upper[b], prob[b], score[i], type)
-  }
-  out
+  curves_at(object, code, score, type)
 }
 
 #' @export

@@ -227,3 +227,29 @@ test_that("plots and metrics check their arguments", {
   expect_equal(log_loss(c(0, 1, 0.5), c(1, 0, 1), weights = c(0, 0, 1), eps = 0), log(2))
   expect_equal(log_loss(c(0, 0.5), c(1, 1), eps = 1e-17), (-log(1e-17) + log(2)) / 2)
 })
+
+test_that("predict matches step functions and interpolation of the reference curves", {
+  set.seed(23)
+  d <- sim_traffic(6000, 1:60, ties = TRUE, weighted = TRUE)
+  cal <- calibrate_isotonic(d$score, d$label, weights = d$w, group = d$group)
+  q_group <- sample(1:60, 3000, TRUE)
+  q_score <- c(sample(c(cal$curves$lower, cal$curves$upper), 1500, TRUE), runif(1400, -0.1, 1.1),
+               rep(c(-5, 5), 50))
+  ref <- function(g, s, type) {
+    i <- d$group == g
+    curve <- ref_curve(d$score[i], d$label[i], d$w[i])
+    if (type == "step") return(stats::stepfun(curve$lower[-1], curve$prob)(s))
+    x <- as.vector(rbind(curve$lower, curve$upper))
+    keep <- c(TRUE, diff(x) > 0)
+    stats::approx(x[keep], rep(curve$prob, each = 2L)[keep], xout = s, rule = 2, ties = "ordered")$y
+  }
+  for (type in c("step", "linear")) {
+    want <- numeric(length(q_score))
+    for (g in unique(q_group)) {
+      i <- q_group == g
+      want[i] <- ref(g, q_score[i], type)
+    }
+    expect_equal(predict(cal, q_score, group = q_group, type = type), want, tolerance = 1e-12,
+                 info = type)
+  }
+})
