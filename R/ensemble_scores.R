@@ -1,0 +1,78 @@
+#' Scores of raw ensemble forecasts
+#'
+#' Methods of [cdf()], [qpred()], [crps()] and [pit()] (and so of [bscore()] and [qscore()]) for a
+#' data frame whose rows are ensemble forecasts (one column per member), as in isodistrreg: each
+#' row is taken as the empirical distribution of its members. They let a study score the raw
+#' forecasts beside their IDR postprocessing with the same functions.
+#'
+#' @param predictions A data frame of numeric columns: one row per forecast, one column per
+#'   member, no `NA`.
+#' @inheritParams idr_scores
+#' @return As for IDR predictions (see [idr_scores]).
+#' @examples
+#' ens <- data.frame(m1 = c(1, 4), m2 = c(2, 5), m3 = c(3, 9))
+#' cdf(ens, c(2, 5))
+#' qpred(ens, 0.5)
+#' crps(ens, c(2, 6))
+#' pit(ens, c(2, 6), randomize = FALSE)
+#' @name ensemble_scores
+NULL
+
+# The members as a numeric matrix with a row per forecast.
+ensemble_matrix <- function(predictions) {
+  if (ncol(predictions) == 0L || !all(vapply(predictions, is.numeric, TRUE))) {
+    stop_arg("predictions", "must be a data frame of numeric columns (ensemble members)")
+  }
+  m <- data.matrix(predictions)
+  if (anyNA(m) || any(!is.finite(m))) stop_arg("predictions", "must have finite members, without NA")
+  m
+}
+
+#' @rdname ensemble_scores
+#' @export
+cdf.data.frame <- function(predictions, thresholds) {
+  m <- ensemble_matrix(predictions)
+  thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
+  out <- vapply(thresholds, function(t) rowMeans(m <= t), numeric(nrow(m)))
+  matrix(out, nrow(m), dimnames = list(NULL, format(thresholds, digits = 6)))
+}
+
+#' @rdname ensemble_scores
+#' @export
+qpred.data.frame <- function(predictions, quantiles) {
+  m <- ensemble_matrix(predictions)
+  quantiles <- check_vector(quantiles, "quantiles")
+  if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
+    stop_arg("quantiles", "must be levels between 0 and 1")
+  }
+  sorted <- t(apply(m, 1L, sort))
+  if (ncol(m) == 1L) sorted <- t(sorted)
+  # the smallest member at which the empirical CDF reaches the level
+  k <- pmax(ceiling(quantiles * ncol(m) - 1e-9), 1)
+  out <- sorted[, k, drop = FALSE]
+  dimnames(out) <- list(NULL, format(quantiles, digits = 6))
+  out
+}
+
+#' @rdname ensemble_scores
+#' @export
+crps.data.frame <- function(predictions, y) {
+  m <- ensemble_matrix(predictions)
+  y <- check_observations(y, nrow(m))
+  n_mem <- ncol(m)
+  # CRPS = E|X - y| - E|X - X'| / 2 for the members X, X' of the forecast
+  spread <- vapply(seq_len(nrow(m)), function(i) sum(abs(outer(m[i, ], m[i, ], "-"))), 0)
+  rowMeans(abs(m - y)) - spread / (2 * n_mem^2)
+}
+
+#' @rdname ensemble_scores
+#' @export
+pit.data.frame <- function(predictions, y, randomize = TRUE, seed = NULL) {
+  m <- ensemble_matrix(predictions)
+  y <- check_observations(y, nrow(m), single = FALSE)
+  randomize <- check_flag(randomize, "randomize")
+  upper <- rowMeans(m <= y)
+  if (!randomize) return(upper)
+  lower <- rowMeans(m < y)
+  lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
+}
