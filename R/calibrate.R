@@ -233,7 +233,9 @@ summary.gpuiso_calibrator <- function(object, ...) {
   size <- tabulate(curve + 1L)
   last <- cumsum(size)
   structure(data.frame(
-    group = c(NA, object$groups), n = c(object$n, object$n_group), weight = weight,
+    # NA for the pooled curve, in the class of the group ids (a Date stays a Date)
+    group = if (is.null(object$groups)) NA else c(object$groups[NA_integer_], object$groups),
+    n = c(object$n, object$n_group), weight = weight,
     rate = as.vector(rowsum(blocks$prob * blocks$weight, curve)) / weight, blocks = size,
     min_prob = blocks$prob[last - size + 1L], max_prob = blocks$prob[last],
     stringsAsFactors = FALSE

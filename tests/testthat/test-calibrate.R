@@ -253,3 +253,11 @@ test_that("predict matches step functions and interpolation of the reference cur
                  info = type)
   }
 })
+
+test_that("summary keeps the class of the group ids", {
+  days <- as.Date("2026-01-01") + c(0, 0, 1, 1)
+  s <- summary(calibrate_isotonic(c(0.1, 0.6, 0.2, 0.7), c(0, 1, 1, 1), group = days))
+  expect_s3_class(s$group, "Date")
+  expect_equal(s$group, as.Date(c(NA, "2026-01-01", "2026-01-02")))
+  expect_true(is.na(summary(calibrate_isotonic(c(0.1, 0.6), c(0, 1)))$group))
+})
