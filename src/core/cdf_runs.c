@@ -53,14 +53,18 @@ gpuiso_status gpuiso_cdf_runs_dense(int64_t nrow, int64_t nthr, const double *cd
   return st;
 }
 
-/* F_k at position p: the last run of threshold k that starts at or before p. */
-double cdf_run_value(const gpuiso_cdf_runs *r, int64_t k, int32_t p) {
-  int64_t lo = r->offset[k], hi = r->offset[k + 1] - 1;
+int64_t run_at(const int32_t *start, int64_t n, int32_t p) {
+  int64_t lo = 0, hi = n - 1;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo + 1) / 2;
-    if (r->start[mid] <= p) lo = mid; else hi = mid - 1;
+    if (start[mid] <= p) lo = mid; else hi = mid - 1;
   }
-  return r->value[lo];
+  return lo;
+}
+
+double cdf_run_value(const gpuiso_cdf_runs *r, int64_t k, int32_t p) {
+  int64_t first = r->offset[k];
+  return r->value[first + run_at(r->start + first, r->offset[k + 1] - first, p)];
 }
 
 double cdf_query_value(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *q, int64_t i, int64_t k) {

@@ -267,16 +267,6 @@ int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *mi
   return 1;
 }
 
-/* The value at position p of the runs [start, start + n). */
-static double value_at(const int32_t *start, const double *value, int64_t n, int32_t p) {
-  int64_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo + 1) / 2;
-    if (start[mid] <= p) lo = mid; else hi = mid - 1;
-  }
-  return value[lo];
-}
-
 /* Joins the slices' runs threshold by threshold. Each run is raised to the previous threshold's
  * value at its start (the largest over the run, as that CDF is non-increasing in x) and runs
  * made equal are joined: a slice's first threshold comes from a fresh PAV, and pooling in another
@@ -298,7 +288,7 @@ static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_ru
       for (int64_t j = 0; j < sl[t].nruns[k - sl[t].k0]; j++, start++, value++) {
         double v = *value;
         if (nprev > 0) {
-          double below = value_at(out->start + prev, out->value + prev, nprev, *start);
+          double below = out->value[prev + run_at(out->start + prev, nprev, *start)];
           if (v < below) v = below;
         }
         if (at > out->offset[k] && out->value[at - 1] == v) continue;

@@ -151,6 +151,9 @@ gpuiso_status calibrate_check(int64_t n, const double *score, const double *labe
                               const int *g, int64_t ngroups, const gpuiso_opts *opt, int64_t *count,
                               gpuiso_error *err);
 
+/* Of runs starting at start[0] = 0 < start[1] < ... (n of them): the one that covers position p. */
+int64_t run_at(const int32_t *start, int64_t n, int32_t p);
+
 /* The value of the step CDFs r at threshold k and position p, and that of query i of q
  * (k = -1: below the first threshold, 0). */
 double cdf_run_value(const gpuiso_cdf_runs *r, int64_t k, int32_t p);
