@@ -78,26 +78,33 @@ check: deps build
 	@echo "make check: no ERROR or WARNING"
 
 # The core is plain C: its tests need only a C compiler with OpenMP. GPUISO_DEBUG turns on the
-# invariant checks of the hull engine. Every tools/ctest/test_*.c is a C test program;
-# test_pipeline runs the CUDA engine's host side and kernel steps on the CPU (a C++ compiler), on
-# the data and comparisons of tools/gpu-check. Every tools/ctest/test_*.cpp is such a C++ test
-# (test_pipeline: the solver; test_idr_gpu: IDR; test_calibrate_gpu: calibration). Each prints
-# "ctest: N passed, N failed"; all run.
+# invariant checks of the hull engine. Every tools/ctest/test_*.c is a C test program. Every
+# tools/ctest/test_*.cpp runs CUDA code (src/cuda: the solver, IDR, calibration) on the SIMT
+# executor of tools/simt, against the CPU engines: compiled with g++'s ThreadSanitizer
+# instrumentation (-fsanitize=thread) but linked without its runtime, the executor's hooks see
+# every memory access of the kernels. tools/simt/selftest.cpp runs deliberately broken kernels
+# and their corrected twins, and prints "simt-selftest: K of K defects caught". Each test program
+# prints "ctest: N passed, N failed"; all run. GPUISO_SIMT_SEED=S runs the executor's tests under
+# the one schedule seed S (default: seeds 1, 2 and 3).
 CTEST_DIR := tools/ctest/build
 CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
+SIMT_CXXFLAGS := -std=c++17 -g $(CTEST_CFLAGS) -Isrc/cuda -Itools/simt -Itools/harness -Itools/ctest
+SIMT_INSTRUMENT := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
 ctest:
 	mkdir -p $(CTEST_DIR)
 	for f in src/core/*.c tools/harness/families.c tools/harness/compare.c; do \
 	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -c $$f -o $(CTEST_DIR)/$$(basename $$f .c).o || exit 1; \
 	done
+	$${CXX:-c++} $(SIMT_CXXFLAGS) -c tools/simt/executor.cpp -o $(CTEST_DIR)/simt_executor.ocpp
 	@status=0; for t in tools/ctest/test_*.c; do \
 	  bin=$(CTEST_DIR)/$$(basename $$t .c); \
 	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $$bin $$t $(CTEST_DIR)/*.o -lm && $$bin || status=1; \
 	done; \
-	for t in tools/ctest/test_*.cpp; do \
+	for t in tools/simt/selftest.cpp tools/ctest/test_*.cpp; do \
 	  bin=$(CTEST_DIR)/$$(basename $$t .cpp); \
-	  $${CXX:-c++} -std=c++17 $(CTEST_CFLAGS) -Isrc/cuda -Itools/harness -Itools/ctest -o $$bin $$t \
-	    $(CTEST_DIR)/*.o -lm && $$bin || status=1; \
+	  $${CXX:-c++} $(SIMT_CXXFLAGS) $(SIMT_INSTRUMENT) -c $$t -o $$bin.ocpp && \
+	  $${CXX:-c++} -fopenmp -o $$bin $$bin.ocpp $(CTEST_DIR)/simt_executor.ocpp $(CTEST_DIR)/*.o -ldl -lm && \
+	  $$bin || status=1; \
 	done; \
 	exit $$status
 

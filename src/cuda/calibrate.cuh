@@ -30,7 +30,7 @@ struct run_flag_step {
   Starts starts;
   int64_t len;
   int64_t *at;
-  GPUISO_HD void operator()(int64_t i) const { at[i] = i < len && starts(i); }
+  SIMT_DEVICE void operator()(int64_t i) const { at[i] = i < len && starts(i); }
 };
 
 template <class Starts>
@@ -39,7 +39,7 @@ struct run_first_step {
   int64_t len;
   const int64_t *at;
   int64_t *first;
-  GPUISO_HD void operator()(int64_t i) const {
+  SIMT_DEVICE void operator()(int64_t i) const {
     if (i == len) first[at[len]] = len;
     else if (starts(i)) first[at[i]] = i;
   }
@@ -50,11 +50,11 @@ template <class Exec, class Starts>
 static gpuiso_status find_runs(Exec &ex, Starts starts, int64_t len, int64_t **at, int64_t **first,
                                int64_t *nruns) {
   gpuiso_status s = ex.alloc((void **)at, (size_t)(len + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.each(run_flag_step<Starts>{starts, len, *at}, len + 1);
+  if (s == GPUISO_OK) s = each(ex, run_flag_step<Starts>{starts, len, *at}, len + 1);
   if (s == GPUISO_OK) s = ex.exclusive_sum(*at, len + 1);
   if (s == GPUISO_OK) s = ex.get(nruns, *at + len, sizeof *nruns);
   if (s == GPUISO_OK) s = ex.alloc((void **)first, (size_t)(*nruns + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.each(run_first_step<Starts>{starts, len, *at, *first}, len + 1);
+  if (s == GPUISO_OK) s = each(ex, run_first_step<Starts>{starts, len, *at, *first}, len + 1);
   return s;
 }
 
@@ -76,7 +76,7 @@ struct tile_sums_step {
   int64_t len;
   const int64_t *at, *first;
   double *sum, *head; /* runs x K, tiles x K */
-  GPUISO_HD void operator()(int64_t t) const {
+  SIMT_DEVICE void operator()(int64_t t) const {
     int64_t from = t * RUN_SUM_TILE, to = from + RUN_SUM_TILE < len ? from + RUN_SUM_TILE : len;
     int64_t r = at[from + 1] - 1; /* the run of item i is at[i + 1] - 1 */
     double acc[K];
@@ -100,7 +100,7 @@ struct run_sums_step {
   const int64_t *first;
   double *sum;
   const double *head;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     for (int64_t t = first[r] / RUN_SUM_TILE + 1; t <= (first[r + 1] - 1) / RUN_SUM_TILE; t++)
       for (int j = 0; j < K; j++) sum[r * K + j] += head[t * K + j];
   }
@@ -113,8 +113,8 @@ static gpuiso_status run_sums(Exec &ex, Value value, int64_t len, const int64_t 
   int64_t tiles = (len + RUN_SUM_TILE - 1) / RUN_SUM_TILE;
   double *head = NULL;
   gpuiso_status s = ex.alloc((void **)&head, (size_t)(tiles * K) * sizeof(double));
-  if (s == GPUISO_OK) s = ex.each(tile_sums_step<K, Value>{value, len, at, first, sum, head}, tiles);
-  if (s == GPUISO_OK) s = ex.each(run_sums_step<K>{first, sum, head}, nruns);
+  if (s == GPUISO_OK) s = each(ex, tile_sums_step<K, Value>{value, len, at, first, sum, head}, tiles);
+  if (s == GPUISO_OK) s = each(ex, run_sums_step<K>{first, sum, head}, nruns);
   ex.release(head);
   return s;
 }
@@ -143,7 +143,7 @@ struct calib_view {
 
 struct calib_key_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t i) const {
+  SIMT_DEVICE void operator()(int64_t i) const {
     v.key[i] = double_key(v.score[i]);
     v.index[i] = i;
   }
@@ -151,12 +151,12 @@ struct calib_key_step {
 
 struct calib_group_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t p) const { v.group[p] = (uint32_t)v.g[v.by_score[p]]; }
+  SIMT_DEVICE void operator()(int64_t p) const { v.group[p] = (uint32_t)v.g[v.by_score[p]]; }
 };
 
 struct calib_stream_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t s) const {
+  SIMT_DEVICE void operator()(int64_t s) const {
     int64_t p = s < v.n ? s : v.by_group[s - v.n], i = v.by_score[p];
     v.skey[s] = v.key_sorted[p];
     v.sy[s] = v.label[i];
@@ -169,7 +169,7 @@ struct knot_starts {
   int64_t n;
   const uint64_t *key;
   const uint32_t *group; /* of the groups' part; NULL without groups */
-  GPUISO_HD int operator()(int64_t s) const {
+  SIMT_DEVICE int operator()(int64_t s) const {
     if (s == 0 || s == n || key[s] != key[s - 1]) return 1;
     return s > n && group[s - n] != group[s - n - 1];
   }
@@ -177,13 +177,13 @@ struct knot_starts {
 
 struct block_starts {
   const uint8_t *start;
-  GPUISO_HD int operator()(int64_t d) const { return start[d]; }
+  SIMT_DEVICE int operator()(int64_t d) const { return start[d]; }
 };
 
 /* An element of the stream: w * y and w. */
 struct stream_values {
   const double *y, *w; /* w NULL: 1 */
-  GPUISO_HD item_values<2> operator()(int64_t s) const {
+  SIMT_DEVICE item_values<2> operator()(int64_t s) const {
     double ws = w ? w[s] : 1.0;
     return item_values<2>{{ws * y[s], ws}};
   }
@@ -191,13 +191,13 @@ struct stream_values {
 
 struct knot_weights {
   const double *w;
-  GPUISO_HD item_values<1> operator()(int64_t d) const { return item_values<1>{{w[d]}}; }
+  SIMT_DEVICE item_values<1> operator()(int64_t d) const { return item_values<1>{{w[d]}}; }
 };
 
 /* Per knot: its score, weighted mean label and weight. */
 struct calib_knot_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t d) const {
+  SIMT_DEVICE void operator()(int64_t d) const {
     double sum = v.ksum[2 * d], weight = v.ksum[2 * d + 1];
     v.kx[d] = key_double(v.skey[v.knot_first[d]]);
     v.ky[d] = weight > 0 ? sum / weight : 0;
@@ -207,13 +207,13 @@ struct calib_knot_step {
 
 struct calib_row_knots_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t r) const { v.row_knots[r] = v.knot_at[v.bound[r]]; }
+  SIMT_DEVICE void operator()(int64_t r) const { v.row_knots[r] = v.knot_at[v.bound[r]]; }
 };
 
 /* Per block: its first and last score, level and weight (knots of weight 0 included). */
 struct calib_block_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t b) const {
+  SIMT_DEVICE void operator()(int64_t b) const {
     int64_t from = v.block_first[b], to = v.block_first[b + 1];
     v.blocks[b].lower = v.kx[from];
     v.blocks[b].upper = v.kx[to - 1];
@@ -224,7 +224,7 @@ struct calib_block_step {
 
 struct calib_row_blocks_step {
   calib_view v;
-  GPUISO_HD void operator()(int64_t r) const { v.row_blocks[r] = v.block_at[v.row_knots[r]]; }
+  SIMT_DEVICE void operator()(int64_t r) const { v.row_blocks[r] = v.block_at[v.row_knots[r]]; }
 };
 
 /* Releases *p and clears it. */
@@ -268,7 +268,7 @@ static gpuiso_status calib_stream(Exec &ex, calib_view &v, int64_t ngroups, cons
   if (s == GPUISO_OK) s = make(ex, &v.key_sorted, n);
   if (s == GPUISO_OK) s = make(ex, &v.index, n);
   if (s == GPUISO_OK) s = make(ex, &v.by_score, n);
-  if (s == GPUISO_OK) s = ex.each(calib_key_step{v}, n);
+  if (s == GPUISO_OK) s = each(ex, calib_key_step{v}, n);
   if (s == GPUISO_OK) s = ex.sort_pairs(v.key, v.key_sorted, v.index, v.by_score, n, 64);
   if (v.g) {
     int bits = 1;
@@ -276,14 +276,14 @@ static gpuiso_status calib_stream(Exec &ex, calib_view &v, int64_t ngroups, cons
     if (s == GPUISO_OK) s = make(ex, &v.group, n);
     if (s == GPUISO_OK) s = make(ex, &v.group_sorted, n);
     if (s == GPUISO_OK) s = make(ex, &v.by_group, n);
-    if (s == GPUISO_OK) s = ex.each(calib_group_step{v}, n);
+    if (s == GPUISO_OK) s = each(ex, calib_group_step{v}, n);
     if (s == GPUISO_OK) s = ex.sort_pairs(v.group, v.group_sorted, v.index, v.by_group, n, bits);
   }
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
   if (s == GPUISO_OK) s = make(ex, &v.skey, v.len);
   if (s == GPUISO_OK) s = make(ex, &v.sy, v.len);
   if (s == GPUISO_OK && v.w) s = make(ex, &v.sw, v.len);
-  if (s == GPUISO_OK) s = ex.each(calib_stream_step{v}, v.len);
+  if (s == GPUISO_OK) s = each(ex, calib_stream_step{v}, v.len);
   drop(ex, &v.key), drop(ex, &v.key_sorted), drop(ex, &v.index), drop(ex, &v.by_score);
   drop(ex, &v.group), drop(ex, &v.by_group);
   return s;
@@ -332,7 +332,7 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
     s = find_runs(ex, knot_starts{n, v.skey, v.group_sorted}, v.len, &v.knot_at, &v.knot_first, &nknots);
   if (s == GPUISO_OK) s = upload(ex, &v.bound, bound, nrows + 1);
   if (s == GPUISO_OK) s = make(ex, &v.row_knots, nrows + 1);
-  if (s == GPUISO_OK) s = ex.each(calib_row_knots_step{v}, nrows + 1);
+  if (s == GPUISO_OK) s = each(ex, calib_row_knots_step{v}, nrows + 1);
   if (s == GPUISO_OK) s = ex.get(row_knots, v.row_knots, ((size_t)nrows + 1) * sizeof *row_knots);
   if (s == GPUISO_OK) s = make(ex, &v.kx, nknots);
   if (s == GPUISO_OK) s = make(ex, &v.ky, nknots);
@@ -340,7 +340,7 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   if (s == GPUISO_OK) s = make(ex, &v.ksum, 2 * nknots);
   if (s == GPUISO_OK)
     s = run_sums<2>(ex, stream_values{v.sy, v.sw}, v.len, v.knot_at, v.knot_first, nknots, v.ksum);
-  if (s == GPUISO_OK) s = ex.each(calib_knot_step{v}, nknots);
+  if (s == GPUISO_OK) s = each(ex, calib_knot_step{v}, nknots);
   drop(ex, &v.skey), drop(ex, &v.sy), drop(ex, &v.sw), drop(ex, &v.group_sorted);
   drop(ex, &v.knot_at), drop(ex, &v.knot_first), drop(ex, &v.ksum);
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
@@ -368,8 +368,8 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
     s = run_sums<1>(ex, knot_weights{v.kw}, nknots, v.block_at, v.block_first, nblocks, v.bw);
   if (s == GPUISO_OK) s = make(ex, &v.blocks, nblocks);
   if (s == GPUISO_OK) s = make(ex, &v.row_blocks, nrows + 1);
-  if (s == GPUISO_OK) s = ex.each(calib_block_step{v}, nblocks);
-  if (s == GPUISO_OK) s = ex.each(calib_row_blocks_step{v}, nrows + 1);
+  if (s == GPUISO_OK) s = each(ex, calib_block_step{v}, nblocks);
+  if (s == GPUISO_OK) s = each(ex, calib_row_blocks_step{v}, nrows + 1);
   if (s == GPUISO_OK) {
     out = (gpuiso_block *)malloc((size_t)(nblocks > 0 ? nblocks : 1) * sizeof *out);
     if (!out) {

@@ -26,7 +26,7 @@ static inline GPUISO_HD chunk_total chunk_total_of(const solver_view<T> &v, int6
 template <typename T>
 struct totals_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
     v.tot[g] = chunk_total_of(v, from, to, 1.0);
@@ -38,7 +38,7 @@ struct totals_step {
 template <typename T>
 struct row_scale_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     double max_w = 0;
     int64_t bad = -1;
     for (int64_t c = v.chunk_base[r]; c < v.chunk_base[r + 1]; c++) {
@@ -69,7 +69,7 @@ struct row_scale_step {
 template <typename T>
 struct rescale_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     row_state s = v.rows[chunk_range(v, g, &from, &to)];
     if (s.status != GPUISO_OK || s.rescale == 0) return;
@@ -89,7 +89,7 @@ struct rescale_step {
 template <typename T>
 struct row_starts_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     if (v.rows[r].status != GPUISO_OK || v.offsets[r + 1] == v.offsets[r]) return;
     double sum_abs = 0;
     hull_point run = {{0, 0}, {0, 0}};
@@ -113,7 +113,7 @@ struct row_starts_step {
 template <typename T>
 struct chunk_hull_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     double scale = v.rows[chunk_range(v, g, &from, &to)].scale;
     hull_point *vert = v.vert + g * (v.chunk + 1);

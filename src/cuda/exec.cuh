@@ -1,22 +1,12 @@
-/* The executor of the CUDA engine's host sides (pipeline.cuh, idr.cuh) on the current device and
- * its default stream: device memory, checked copies, and a thread per index for each step. Every
- * CUDA call and launch is checked; nothing here prints or exits.
+/* The executor of the CUDA engine's host sides (pipeline.cuh, idr.cuh, calibrate.cuh) on the
+ * current device and its default stream: device memory, checked copies and checked launches.
+ * Its twin for the C tests is tools/simt/sim_exec.h. Nothing here prints or exits.
  */
 #ifndef GPUISO_CUDA_EXEC_CUH
 #define GPUISO_CUDA_EXEC_CUH
 
 #include "check.cuh"
-
-#define THREADS_PER_BLOCK 256
-#define MAX_BLOCKS ((int64_t)1 << 30)
-
-/* A thread per index (a grid-stride loop past MAX_BLOCKS blocks). */
-template <class Step>
-__global__ void each_kernel(Step step, int64_t count) {
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (int64_t)gridDim.x * blockDim.x)
-    step(i);
-}
+#include "launch.cuh"
 
 struct cuda_exec {
   gpuiso_error *err;
@@ -56,12 +46,19 @@ struct cuda_exec {
     if (bytes == 0) return GPUISO_OK;
     return check(cudaMemset(dev, byte, bytes), "cudaMemset");
   }
-  template <class Step>
-  gpuiso_status each(const Step &step, int64_t count) {
-    if (count <= 0) return GPUISO_OK;
-    int64_t blocks = (count + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    each_kernel<<<(unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS), THREADS_PER_BLOCK>>>(step, count);
-    return check(cudaGetLastError(), "a kernel launch");
+  template <class... P, class... A>
+  gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
+                       A... args) {
+    kernel<<<grid, block, shared>>>(args...);
+    char what[128];
+    snprintf(what, sizeof what, "the launch of %s", name);
+    return check(cudaGetLastError(), what);
+  }
+  /* Lets the kernel take more than 48 KB of dynamic shared memory. */
+  template <class... P>
+  gpuiso_status allow_shared(void (*kernel)(P...), size_t bytes) {
+    return check(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)bytes), "cudaFuncSetAttribute (shared memory)");
   }
   gpuiso_status sync() {
     return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels");

@@ -41,7 +41,7 @@ struct idr_view {
 /* Per position: its indicator means at the slice's thresholds. */
 struct idr_rows_step {
   idr_view v;
-  GPUISO_HD void operator()(int64_t j) const {
+  SIMT_DEVICE void operator()(int64_t j) const {
     int64_t i = v.next[j], end = v.first[j + 1];
     double c = v.count[j], t = v.total[j];
     for (int64_t r = 0; r < v.rows; r++) {
@@ -59,7 +59,7 @@ struct idr_rows_step {
  * same up to rounding.) */
 struct idr_clamp_step {
   idr_view v;
-  GPUISO_HD void operator()(int64_t j) const {
+  SIMT_DEVICE void operator()(int64_t j) const {
     double c = v.cdf[j];
     for (int64_t r = 0; r < v.rows; r++) {
       double f = v.fit[r * v.npos + j];
@@ -87,7 +87,7 @@ static inline GPUISO_HD int idr_run_starts(const idr_view &v, int64_t r, int64_t
 /* Per segment: the runs that start in it. */
 struct idr_count_step {
   idr_view v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to, n = 0;
     int64_t r = idr_segment(v, g, &from, &to);
     for (int64_t j = from; j < to; j++) n += idr_run_starts(v, r, j);
@@ -98,7 +98,7 @@ struct idr_count_step {
 /* Per row: where each segment's runs go in the row, and the row's runs. */
 struct idr_scan_step {
   idr_view v;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     int64_t at = 0;
     for (int64_t g = r * v.segs; g < (r + 1) * v.segs; g++) {
       int64_t n = v.seg_runs[g];
@@ -112,7 +112,7 @@ struct idr_scan_step {
 /* Per segment: its runs, at their place in the slice's output. */
 struct idr_write_step {
   idr_view v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     int64_t r = idr_segment(v, g, &from, &to), at = v.row_runs[r] + v.seg_runs[g];
     for (int64_t j = from; j < to; j++) {
@@ -276,11 +276,11 @@ static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gp
     s = plan_init(ex, &st->plan, v.rows, st->offsets, GPUISO_DOUBLE, &st->solver, err);
     if (s == GPUISO_OK) st->plan_rows = v.rows;
   }
-  if (s == GPUISO_OK) s = ex.each(idr_rows_step{v}, v.npos);
+  if (s == GPUISO_OK) s = each(ex, idr_rows_step{v}, v.npos);
   if (s == GPUISO_OK) s = plan_fit(ex, &st->plan, (const double *)v.y, (const double *)v.w, v.fit, (uint8_t *)NULL, err);
-  if (s == GPUISO_OK) s = ex.each(idr_clamp_step{v}, v.npos);
-  if (s == GPUISO_OK) s = ex.each(idr_count_step{v}, v.rows * v.segs);
-  if (s == GPUISO_OK) s = ex.each(idr_scan_step{v}, v.rows);
+  if (s == GPUISO_OK) s = each(ex, idr_clamp_step{v}, v.npos);
+  if (s == GPUISO_OK) s = each(ex, idr_count_step{v}, v.rows * v.segs);
+  if (s == GPUISO_OK) s = each(ex, idr_scan_step{v}, v.rows);
   if (s == GPUISO_OK) s = ex.get(st->row_runs, v.row_runs, (size_t)v.rows * sizeof(int64_t));
   if (s != GPUISO_OK) return s;
   int64_t base = out->offset[v.k0], at = 0;
@@ -292,7 +292,7 @@ static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gp
   }
   s = ex.put(v.row_runs, st->row_runs, (size_t)v.rows * sizeof(int64_t));
   if (s == GPUISO_OK) s = idr_reserve(ex, st, at, out, base + at, err);
-  if (s == GPUISO_OK) s = ex.each(idr_write_step{v}, v.rows * v.segs);
+  if (s == GPUISO_OK) s = each(ex, idr_write_step{v}, v.rows * v.segs);
   if (s == GPUISO_OK) s = ex.get(out->start + base, v.run_start, (size_t)at * sizeof(int32_t));
   if (s == GPUISO_OK) s = ex.get(out->value + base, v.run_value, (size_t)at * sizeof(double));
   return s;

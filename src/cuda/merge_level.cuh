@@ -11,7 +11,7 @@ template <typename T>
 struct merge_step {
   solver_view<T> v;
   int64_t span;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], m = v.chunk_base[r + 1] - v.chunk_base[r];
     if (j % (2 * span) != 0 || j + span >= m) return;
     hull_slots slots = {v.vert, v.index, v.chunk + 1};

@@ -1,13 +1,16 @@
-/* The CUDA engine's host side, written once over an executor that either runs on the GPU
- * (solver.cu: cudaMalloc, launches, checked copies) or on the CPU (tools/ctest: malloc, loops):
- * the row layout, the scratch memory, the order of the stages, error reports and interrupts.
+/* The CUDA engine's host side, written once over an executor that runs either on the GPU
+ * (exec.cuh: cudaMalloc, checked launches and copies) or on the CPU (tools/simt/sim_exec.h: the
+ * SIMT executor): the row layout, the scratch memory, the order of the stages, error reports and
+ * interrupts.
  *
  * An executor provides, each returning a gpuiso_status and filling its error on failure:
  *   alloc(&p, bytes), release(p), available(&bytes) (device memory free now), put(device, host,
  *   bytes), get(host, device, bytes) (which waits for the work before it), fill(device, byte,
- *   bytes), each(step, count) (step(i) for i < count) and sync(). The calibration
- *   (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out, count,
- *   end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in place).
+ *   bytes), launch(name, kernel, grid, block, shared bytes, arguments...), allow_shared(kernel,
+ *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
+ *   calibration (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out,
+ *   count, end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in
+ *   place).
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 
 #include "chunks.cuh"
+#include "launch.cuh"
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
 #include "row_pav.cuh"
@@ -174,10 +178,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   int64_t M = p->nchunks, R = p->nrows;
   unsigned long long failed = NO_FAILED_ROW;
   gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
-  if (s == GPUISO_OK) s = ex.each(totals_step<T>{v}, M);
-  if (s == GPUISO_OK) s = ex.each(row_scale_step<T>{v}, R);
-  if (s == GPUISO_OK) s = ex.each(rescale_step<T>{v}, M);
-  if (s == GPUISO_OK) s = ex.each(row_starts_step<T>{v}, R);
+  if (s == GPUISO_OK) s = each(ex, totals_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, row_scale_step<T>{v}, R);
+  if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK) s = ex.get(&failed, v.failed_row, sizeof failed);
   if (s == GPUISO_OK && failed != NO_FAILED_ROW) {
     row_state bad;
@@ -190,13 +194,13 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
-  if (s == GPUISO_OK) s = ex.each(chunk_hull_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, chunk_hull_step<T>{v}, M);
   for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
-    s = ex.each(merge_step<T>{v, span}, M);
+    s = each(ex, merge_step<T>{v, span}, M);
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
-  if (s == GPUISO_OK) s = ex.each(fit_step<T>{v}, M);
-  if (s == GPUISO_OK) s = ex.each(steps_step<T>{v}, M);
-  if (s == GPUISO_OK) s = ex.each(unstep_step<T>{v}, R);
+  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, unstep_step<T>{v}, R);
   return s;
 }
 
@@ -206,9 +210,9 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                               T *fit, uint8_t *start, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
   solver_view<T> v = plan_view(p, y, w, fit, start);
-  gpuiso_status s = p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? ex.each(row_pav_step<T>{v}, p->nrows)
+  gpuiso_status s = p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
-  if (s == GPUISO_OK && start) s = ex.each(block_start_step<T>{v}, p->nchunks);
+  if (s == GPUISO_OK && start) s = each(ex, block_start_step<T>{v}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

@@ -11,7 +11,7 @@
 template <typename T>
 struct fit_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t i, end;
     int64_t r = chunk_range(v, g, &i, &end);
     const hull_segment *root = v.seg + v.chunk_base[r];
@@ -30,7 +30,7 @@ struct fit_step {
 template <typename T>
 struct steps_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     int64_t r = chunk_range(v, g, &from, &to);
     for (int64_t i = from > v.offsets[r] ? from : from + 1; i < to; i++) {
@@ -46,7 +46,7 @@ struct steps_step {
 template <typename T>
 struct unstep_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     if (!v.rows[r].stepped) return;
     for (int64_t i = v.offsets[r] + 1; i < v.offsets[r + 1]; i++)
       if (steps_against(v, v.fit[i - 1], v.fit[i])) v.fit[i] = v.fit[i - 1];
@@ -57,7 +57,7 @@ struct unstep_step {
 template <typename T>
 struct block_start_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t g) const {
+  SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     int64_t r = chunk_range(v, g, &from, &to);
     for (int64_t i = from; i < to; i++) v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];

@@ -10,7 +10,7 @@
 template <typename T>
 struct row_pav_step {
   solver_view<T> v;
-  GPUISO_HD void operator()(int64_t r) const {
+  SIMT_DEVICE void operator()(int64_t r) const {
     int64_t from = v.offsets[r], to = v.offsets[r + 1], k = from - 1;
     for (int64_t i = from; i < to; i++) {
       double wi = v.w ? (double)v.w[i] : 1.0, sum = wi * (v.sign * (double)v.y[i]), weight = wi;

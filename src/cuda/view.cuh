@@ -1,15 +1,15 @@
 /* The CUDA engine's data as each step of its kernels sees it.
  *
- * A step is a functor called once per index (a chunk, a row): on the GPU by a kernel with a
- * thread per index (solver.cu), in the C tests by a plain loop (tools/ctest/test_pipeline.cpp),
- * so that everything but the launches runs on CPU-only machines too. Pointers are device
- * pointers on the GPU. Every index is an element's position in y, over all rows.
+ * A step is a functor called once per index (a chunk, a row) by a kernel with a thread per index
+ * (launch.cuh): on the GPU, and in the C tests on the SIMT executor (tools/simt). Pointers are
+ * device pointers. Every index is an element's position in y, over all rows.
  */
 #ifndef GPUISO_CUDA_VIEW_CUH
 #define GPUISO_CUDA_VIEW_CUH
 
 #include "hull/chunk.h"
 #include "internal.h"
+#include "simt.cuh"
 
 /* What a row's first pass found, and the flag of its last. */
 typedef struct {
@@ -58,21 +58,11 @@ static inline GPUISO_HD int64_t chunk_range(const solver_view<T> &v, int64_t g, 
   return r;
 }
 
-static inline GPUISO_HD void lower_failed_row(unsigned long long *failed, int64_t r) {
-#ifdef __CUDA_ARCH__
-  atomicMin(failed, (unsigned long long)r);
-#else
-  if ((unsigned long long)r < *failed) *failed = (unsigned long long)r;
-#endif
+static SIMT_DEVICE void lower_failed_row(unsigned long long *failed, int64_t r) {
+  simt::atomic_min(failed, (unsigned long long)r);
 }
 
-static inline GPUISO_HD void raise_flag(int *flag) {
-#ifdef __CUDA_ARCH__
-  atomicExch(flag, 1);
-#else
-  *flag = 1;
-#endif
-}
+static SIMT_DEVICE void raise_flag(int *flag) { simt::atomic_exch(flag, 1); }
 
 template <typename T>
 static inline GPUISO_HD int steps_against(const solver_view<T> &v, T before, T after) {

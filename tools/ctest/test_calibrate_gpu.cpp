@@ -1,5 +1,5 @@
 /* The calibration's device steps and host side (src/cuda/calibrate.cuh), run on the CPU by the
- * executor of plain loops, against the CPU path (gpuiso_calibrate): continuous scores and ties,
+ * SIMT executor (tools/simt) under three schedule seeds, against the CPU path (gpuiso_calibrate): continuous scores and ties,
  * weights (zero weights included), many groups (empty ones too), groups of one score, no groups,
  * negative scores and -0, a decreasing clipped fit, each solver kernel; the error reports,
  * interrupts, and that every buffer is released on every path. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_exec.h"
+#include "sim_exec.h"
 #include "calibrate.cuh"
 
 extern "C" {
@@ -64,7 +64,7 @@ static void check_equal(const char *name, const traffic &t, int grouped, const g
   gpuiso_error e;
   gpuiso_status s = gpuiso_calibrate(t.n, t.score, t.label, t.w, g, t.ngroups, &o, &ref, ref_first, &e);
   CHECK(s == GPUISO_OK, "%s: the CPU path failed (%d)", name, (int)s);
-  host_exec ex = {&e, 0, 0, 0, 0};
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
   gpuiso_status sg = calibrate_device(ex, t.n, t.score, t.label, t.w, g, t.ngroups, &o, &got, first, &e);
   blocks_comparison c = {INFINITY, INFINITY, -1};
   if (s == GPUISO_OK && sg == GPUISO_OK) c = compare_blocks(ncurves, ref_first, ref, first, got);
@@ -139,7 +139,7 @@ static void check_error(const char *name, const traffic &t, gpuiso_status want, 
   int64_t first[16];
   gpuiso_block *blocks = NULL;
   gpuiso_error e, ec;
-  host_exec ex = {&e, 0, 0, 0, 0};
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
   gpuiso_status s = calibrate_device(ex, t.n, t.score, t.label, t.w, t.g, t.ngroups, &o, &blocks, first, &e);
   gpuiso_status sc = gpuiso_calibrate(t.n, t.score, t.label, t.w, t.g, t.ngroups, &o, &blocks, first, &ec);
   CHECK(s == want && e.index == index && e.row == row && ex.held == 0 && sc == want && ec.row == row,
@@ -181,21 +181,21 @@ static void test_errors(void) {
   int total = 1000, left = total;
   gpuiso_interrupt intr = {stop_now, &left};
   o.interrupt = &intr;
-  host_exec counter = {&e, 0, 0, 0, 0};
+  sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
   gpuiso_status s = calibrate_device(counter, d.n, d.score, d.label, d.w, d.g, d.ngroups, &o, &blocks, first, &e);
   int polls = total - left;
   CHECK(s == GPUISO_OK && polls >= 3, "polls: status %d, %d polls", (int)s, polls);
   if (s == GPUISO_OK) free(blocks);
   for (int p = 0; p < polls; p++) {
     left = p;
-    host_exec ix = {&e, 0, 0, 0, 0};
+    sim_exec ix = {&e, 0, 0, 0, 0, sim_seed};
     s = calibrate_device(ix, d.n, d.score, d.label, d.w, d.g, d.ngroups, &o, &blocks, first, &e);
     CHECK(s == GPUISO_E_INTERRUPT && ix.held == 0 && blocks == NULL,
           "interrupt at poll %d of %d: status %d, %lld held", p, polls, (int)s, (long long)ix.held);
   }
   o.interrupt = NULL;
   for (int64_t k = 1; k <= counter.allocs; k++) {
-    host_exec fx = {&e, 0, 0, k, 0};
+    sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
     s = calibrate_device(fx, d.n, d.score, d.label, d.w, d.g, d.ngroups, &o, &blocks, first, &e);
     CHECK(s == GPUISO_E_NOMEM && e.status == s && fx.held == 0 && blocks == NULL,
           "allocation %lld of %lld failing: status %d, %lld held", (long long)k,
@@ -205,8 +205,12 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  test_against_cpu();
-  test_errors();
+  uint64_t seeds[3];
+  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
+    sim_seed = seeds[k];
+    test_against_cpu();
+    test_errors();
+  }
   printf("ctest: %d passed, %d failed (calibration on the CUDA engine, on the CPU)\n", passed, failed);
   return failed != 0;
 }

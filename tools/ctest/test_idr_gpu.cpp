@@ -1,5 +1,5 @@
-/* IDR's device steps and host side (src/cuda/idr.cuh), run on the CPU by the executor of plain
- * loops, against the CPU engine (gpuiso_idr_fit): continuous data and ties, weights, both solver
+/* IDR's device steps and host side (src/cuda/idr.cuh), run on the CPU by the SIMT executor
+ * (tools/simt) under three schedule seeds, against the CPU engine (gpuiso_idr_fit): continuous data and ties, weights, both solver
  * kernels, slices of one row, of a few rows and of all thresholds; the error reports, interrupts,
  * and that every buffer is released on every path. */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_exec.h"
+#include "sim_exec.h"
 #include "idr.cuh"
 
 extern "C" {
@@ -62,7 +62,7 @@ static void test_against_cpu(void) {
     for (size_t m = 0; s == GPUISO_OK && m < sizeof memory / sizeof memory[0]; m++) {
       for (size_t v = 0; v < sizeof solvers / sizeof solvers[0]; v++) {
         gpuiso_opts o = options(solvers[v].kernel, solvers[v].chunk);
-        host_exec ex = {&e, 0, 0, 0, memory[m]};
+        sim_exec ex = {&e, 0, 0, 0, memory[m], sim_seed};
         gpuiso_cdf_runs got;
         gpuiso_status sg = idr_fit_device(ex, ic.n, pos, thr, wp, npos, nthr, &o, &got, &e);
         runs_comparison r = {INFINITY, -1, -1, -1};
@@ -99,7 +99,7 @@ static void test_errors(void) {
   gpuiso_opts o = options(GPUISO_GPU_SIMPLE, 0);
   gpuiso_error e;
   gpuiso_cdf_runs out;
-  host_exec bad_input = {&e, 0, 0, 0, 0};
+  sim_exec bad_input = {&e, 0, 0, 0, 0, sim_seed};
   gpuiso_status s = idr_fit_device(bad_input, n, pos, thr, w, 0, nthr, &o, &out, &e);
   CHECK(s == GPUISO_E_INTERNAL && out.offset == NULL && bad_input.held == 0,
         "no positions: status %d", (int)s);
@@ -107,7 +107,7 @@ static void test_errors(void) {
   /* three slices: interrupts at each poll between them, and a failure at each allocation */
   size_t memory = 0;
   for (;; memory += 4096) {
-    host_exec probe = {&e, 0, 0, 0, memory};
+    sim_exec probe = {&e, 0, 0, 0, memory, sim_seed};
     idr_state st;
     memset(&st, 0, sizeof st);
     st.v.npos = npos;
@@ -120,25 +120,25 @@ static void test_errors(void) {
   int total = 1000, left = total;
   gpuiso_interrupt intr = {stop_now, &left};
   o.interrupt = &intr;
-  host_exec ex = {&e, 0, 0, 0, memory};
+  sim_exec ex = {&e, 0, 0, 0, memory, sim_seed};
   s = idr_fit_device(ex, n, pos, thr, w, npos, nthr, &o, &out, &e);
   int polls = total - left;
   CHECK(s == GPUISO_OK && polls >= 2, "polls of three slices: status %d, %d polls", (int)s, polls);
   if (s == GPUISO_OK) gpuiso_cdf_runs_free(&out);
   for (int p = 0; p < polls; p++) {
     left = p;
-    host_exec ix = {&e, 0, 0, 0, memory};
+    sim_exec ix = {&e, 0, 0, 0, memory, sim_seed};
     s = idr_fit_device(ix, n, pos, thr, w, npos, nthr, &o, &out, &e);
     CHECK(s == GPUISO_E_INTERRUPT && ix.held == 0 && out.offset == NULL,
           "interrupt at poll %d of %d: status %d, %lld held", p, polls, (int)s, (long long)ix.held);
   }
   o.interrupt = NULL;
-  host_exec counter = {&e, 0, 0, 0, memory};
+  sim_exec counter = {&e, 0, 0, 0, memory, sim_seed};
   s = idr_fit_device(counter, n, pos, thr, w, npos, nthr, &o, &out, &e);
   CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
   if (s == GPUISO_OK) gpuiso_cdf_runs_free(&out);
   for (int64_t k = 1; k <= counter.allocs; k++) {
-    host_exec fx = {&e, 0, 0, k, memory};
+    sim_exec fx = {&e, 0, 0, k, memory, sim_seed};
     s = idr_fit_device(fx, n, pos, thr, w, npos, nthr, &o, &out, &e);
     CHECK(s == GPUISO_E_NOMEM && e.status == s && fx.held == 0 && out.offset == NULL,
           "allocation %lld of %lld failing: status %d, %lld held", (long long)k,
@@ -147,8 +147,12 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  test_against_cpu();
-  test_errors();
+  uint64_t seeds[3];
+  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
+    sim_seed = seeds[k];
+    test_against_cpu();
+    test_errors();
+  }
   printf("ctest: %d passed, %d failed (IDR on the CUDA engine, on the CPU)\n", passed, failed);
   return failed != 0;
 }

@@ -1,5 +1,5 @@
 /* The CUDA engine's host side and kernel steps (src/cuda/pipeline.cuh), run on the CPU by an
- * executor of plain loops: layouts of many rows, both precisions, both kernels, the error
+ * SIMT executor (tools/simt) under three schedule seeds: layouts of many rows, both precisions, both kernels, the error
  * reports, interrupts, and that every buffer is released on every path. Against the CPU hull
  * engine, on the families of tools/gpu-check (tools/harness). */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_exec.h"
+#include "sim_exec.h"
 #include "pipeline.cuh"
 
 extern "C" {
@@ -63,7 +63,7 @@ static void test_families(void) {
           for (int kernel = 0; kernel <= 1; kernel++) {
             opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
             gpuiso_error e;
-            host_exec ex = {&e, 0, 0, 0, 0};
+            sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
             gpuiso_status s =
                 single ? fit_rows_host(ex, R, o, GPUISO_SINGLE, yf, wp ? wf : NULL, &opt, zf, start, &e)
                        : fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
@@ -101,7 +101,7 @@ static void test_errors(void) {
   for (int i = 0; i < 100; i++) y[i] = sin(i), w[i] = 1;
   gpuiso_opts opt = options(1, 8, 2);
   gpuiso_error e;
-  host_exec ex = {&e, 0, 0, 0, 0};
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
   y[50] = NAN;
   y[20] = INFINITY;
   gpuiso_status s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
@@ -131,12 +131,12 @@ static void test_errors(void) {
           polls, (int)s, (long long)ex.held);
   }
   opt.interrupt = NULL;
-  host_exec counter = {&e, 0, 0, 0, 0};
+  sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
   s = fit_rows_host(counter, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
   int64_t count = counter.allocs;
   CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
   for (int64_t k = 1; k <= count; k++) {
-    host_exec fx = {&e, 0, 0, k, 0};
+    sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
     s = fit_rows_host(fx, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
     CHECK(s == GPUISO_E_NOMEM && fx.held == 0, "allocation %lld failing: status %d, %lld held",
           (long long)k, (int)s, (long long)fx.held);
@@ -144,8 +144,12 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  test_families();
-  test_errors();
+  uint64_t seeds[3];
+  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
+    sim_seed = seeds[k];
+    test_families();
+    test_errors();
+  }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);
   return failed != 0;
 }

@@ -1,0 +1,890 @@
+/* The SIMT executor: CUDA's execution model on the CPU, for the C tests of the kernels.
+ *
+ * Blocks run one after another, in a random order. Within a block every CUDA thread is a fiber
+ * (fiber.h) with its own stack; a seeded random scheduler switches fibers at barriers,
+ * collectives, atomics and, at random, at memory accesses, so that the interleavings between
+ * barriers vary with the seed. What it checks, each reported as a defect that ends the launch:
+ *   - sync_block: a barrier over the live threads of the block; threads waiting at barriers of
+ *     different places (a barrier in divergent code) and deadlocks are reported, not hung on;
+ *   - warp collectives: meeting points; every lane of the mask must arrive at the same
+ *     collective with the same mask; a lane of the mask that has exited, a caller outside its
+ *     mask and a shuffle from a lane outside the mask are reported;
+ *   - memory: device memory (sim_alloc) and the block's shared memory are arenas with a shadow
+ *     cell per 8 bytes: which bytes are addressable (red zones around each allocation, freed
+ *     memory), which were ever written (fresh allocations and shared memory are filled with a
+ *     non-zero pattern, as cudaMalloc does not zero memory; reading bytes never written is
+ *     reported), and the last write and two last reads with the thread and the ordering epoch
+ *     of each. Two threads touching one address, at least one writing, with no barrier or
+ *     sync_warp between them, are a race (atomics do not race with each other). A kernel that
+ *     touches memory that is neither device, shared, its own stack nor the program's constants
+ *     (a host pointer) is reported, and so is host code that touches device memory;
+ *   - launch limits: at most 1024 threads a block (x, y <= 1024, z <= 64), grid y and z at most
+ *     65535, static shared memory at most 48 KB, dynamic above 48 KB only for a kernel opted in
+ *     (allow_shared), up to the target's limit (227 KB, sm_90).
+ * Memory accesses reach the executor through GCC's ThreadSanitizer instrumentation: the test
+ * programs are compiled with -fsanitize=thread but linked without its runtime, and the __tsan_*
+ * hooks are defined here. This file itself is not instrumented.
+ *
+ * What it cannot show: timing, coalescing, occupancy, bank conflicts, the effect of the warp's
+ * lockstep execution on performance, or memory-model effects weaker than its
+ * sequentially consistent interleavings (a race is reported instead).
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <string>
+#include <vector>
+
+#include "fiber.h"
+#include "simt.cuh"
+
+namespace simt_cpu {
+
+/* ---- reports -------------------------------------------------------------------------------- */
+
+static std::vector<std::string> defects;
+
+/* "function at file:line" of a code address, by addr2line (only when reporting). */
+static std::string where(const void *pc) {
+  Dl_info info;
+  if (!pc || !dladdr(pc, &info) || !info.dli_fname) return "?";
+  char cmd[600], out[400] = "";
+  snprintf(cmd, sizeof cmd, "addr2line -Cfpi -e '%s' 0x%lx 2>/dev/null", info.dli_fname,
+           (unsigned long)((uintptr_t)pc - 1 - (uintptr_t)info.dli_fbase));
+  FILE *f = popen(cmd, "r");
+  if (f) {
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    pclose(f);
+  }
+  for (char *c = out; *c; c++)
+    if (*c == '\n') *c = *(c + 1) ? ';' : 0;
+  /* the innermost function, without its arguments, at file:line without the directory */
+  std::string s = out;
+  s = s.substr(0, s.find(" (inlined by)"));
+  size_t at = s.find(" at "), paren = s.find('(');
+  if (at == std::string::npos) return s.empty() ? "?" : s;
+  std::string fn = s.substr(0, paren < at ? paren : at), file = s.substr(at + 4);
+  size_t slash = file.rfind('/');
+  return fn + " at " + (slash == std::string::npos ? file : file.substr(slash + 1));
+}
+
+/* ---- memory: arenas and shadow ---------------------------------------------------------------- */
+
+/* Tokens name an access's thread and epoch. 0: never written; 1: written by the host (ordered
+ * before every kernel). Tokens from launch_base on are this launch's, in the table `tokens`. */
+enum : uint32_t { TOKEN_NONE = 0, TOKEN_HOST = 1, TOKEN_FIRST = 2 };
+
+struct token_rec {
+  uint32_t block, tid, warp, lane, epoch, clock;
+  int atomic;
+  const void *pc;
+  const char *file; /* atomics: the call */
+  int line;
+};
+
+/* A span of an arena: an allocation (device) or a shared array (shared). */
+struct region {
+  size_t off, bytes;
+  int live;
+};
+
+/* Memory with a shadow cell per 8 bytes, reserved at once and taken only as touched. Regions are
+ * carved one after another and the arena is reset when none is live. */
+struct arena {
+  char *base;
+  void *shadow;
+  size_t size, used;
+  std::vector<region> regions;
+  explicit arena(size_t bytes);
+  bool contains(const void *p) const { return (uintptr_t)p - (uintptr_t)base < size; }
+};
+
+/* The shadow of 8 bytes: bit b of a mask stands for byte b. */
+struct cell {
+  uint32_t w, r1, r2;  /* the last write, the two last reads (by different threads) */
+  uint8_t wm, m1, m2;  /* the bytes each touched */
+  uint8_t init, acc;   /* bytes written at least once; bytes addressable */
+};
+
+arena::arena(size_t bytes) : size(bytes), used(0) {
+  base = (char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  shadow = mmap(NULL, size / 8 * sizeof(cell), PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED || shadow == MAP_FAILED) {
+    fprintf(stderr, "simt: cannot reserve %zu bytes of simulated memory\n", size);
+    abort();
+  }
+}
+
+static inline cell *cell_at(arena &a, size_t off) { return (cell *)a.shadow + off / 8; }
+
+/* The bits of the bytes of [off, off + n) in each cell, whole cells at once. */
+template <class Mark>
+static void each_cell(arena &a, size_t off, size_t n, Mark mark) {
+  for (size_t i = off; i < off + n;) {
+    size_t first = i % 8, last = (off + n - 1) / 8 == i / 8 ? (off + n - 1) % 8 : 7;
+    mark(cell_at(a, i), (uint8_t)(((1u << (last - first + 1)) - 1) << first));
+    i = (i / 8 + 1) * 8;
+  }
+}
+
+/* Marks [off, off + n) addressable and fresh (never written), and fills it with the pattern. */
+static void mark_fresh(arena &a, size_t off, size_t n, int pattern) {
+  memset(a.base + off, pattern, n);
+  each_cell(a, off, n, [](cell *c, uint8_t m) { c->acc |= m, c->init &= (uint8_t)~m; });
+}
+
+static void mark_gone(arena &a, size_t off, size_t n) {
+  each_cell(a, off, n, [](cell *c, uint8_t m) { c->acc &= (uint8_t)~m; });
+}
+
+static void mark_host_written(arena &a, size_t off, size_t n) {
+  each_cell(a, off, n, [](cell *c, uint8_t m) {
+    c->init |= m;
+    c->w = TOKEN_HOST, c->r1 = c->r2 = TOKEN_NONE;
+    c->wm = 0xff, c->m1 = c->m2 = 0;
+  });
+}
+
+static void reset(arena &a) {
+  if (a.used == 0) return;
+  size_t shadow_bytes = (a.used / 8 + 1) * sizeof(cell);
+  madvise(a.base, a.used, MADV_DONTNEED);
+  madvise(a.shadow, (shadow_bytes + 4095) & ~(size_t)4095, MADV_DONTNEED);
+  a.used = 0;
+  a.regions.clear();
+}
+
+#define REDZONE 256
+
+/* A region of [used + REDZONE, ...) aligned to 256 bytes, as cudaMalloc aligns. */
+static size_t carve(arena &a, size_t bytes, size_t align) {
+  size_t off = (a.used + REDZONE + align - 1) / align * align;
+  if (off + bytes + REDZONE > a.size) return (size_t)-1;
+  a.used = off + bytes + REDZONE;
+  a.regions.push_back(region{off, bytes, 1});
+  return off;
+}
+
+static const region *region_of(const arena &a, size_t off) {
+  const region *best = NULL;
+  for (const region &r : a.regions)
+    if (r.off <= off + REDZONE && (!best || r.off > best->off)) best = &r;
+  return best;
+}
+
+static std::string describe(const arena &a, const char *kind, size_t off) {
+  const region *r = region_of(a, off);
+  char s[160];
+  if (!r) snprintf(s, sizeof s, "%s memory at offset %zu (no allocation)", kind, off);
+  else if (off < r->off) snprintf(s, sizeof s, "%zu bytes before %s allocation #%zu (%zu bytes%s)",
+                                  r->off - off, kind, (size_t)(r - a.regions.data()), r->bytes, r->live ? "" : ", freed");
+  else if (off >= r->off + r->bytes) snprintf(s, sizeof s, "%zu bytes past the end of %s allocation #%zu (%zu bytes%s)",
+                                              off - r->off - r->bytes, kind, (size_t)(r - a.regions.data()), r->bytes, r->live ? "" : ", freed");
+  else snprintf(s, sizeof s, "byte %zu of %s allocation #%zu (%zu bytes%s)", off - r->off, kind,
+                (size_t)(r - a.regions.data()), r->bytes, r->live ? "" : ", freed");
+  return s;
+}
+
+/* Device memory: 16 GiB of address space, taken only as touched; and one block's shared memory
+ * (blocks run one at a time). Made before main, so that the hooks need no check. */
+static arena device_arena((size_t)1 << 34), shared_arena((size_t)1 << 20);
+static inline arena &device() { return device_arena; }
+static inline arena &shared() { return shared_arena; }
+
+/* ---- threads, blocks and the scheduler --------------------------------------------------------- */
+
+enum thread_state { RUNNABLE, AT_BARRIER, AT_COLLECTIVE, EXITED };
+
+struct pending {
+  collective_kind kind;
+  unsigned mask;
+  uint64_t value;
+  int arg, width;
+  const char *file;
+  int line;
+};
+
+struct sim_thread {
+  fiber ctx;
+  size_t pos; /* in the block's runnable list */
+  char *stack;
+  dim3 idx;
+  unsigned tid, lane, warp;
+  thread_state state;
+  int in_kernel;
+  const char *file; /* the barrier or collective waited at */
+  int line;
+  pending coll;
+  uint64_t result;
+  uint32_t clock[SIMT_WARP]; /* the warp's vector clock as this thread knows it */
+  uint32_t token, atomic_token;
+};
+
+#define STACK_BYTES ((size_t)256 << 10)
+#define MAX_THREADS 1024
+#define STATIC_SHARED_LIMIT ((size_t)48 << 10)
+#define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
+#define OPT_IN_SHARED_LIMIT ((size_t)227 << 10)
+
+struct shared_decl {
+  const void *key;
+  size_t off;
+};
+
+struct block_state {
+  const launch_config *cfg;
+  dim3 idx;
+  uint32_t linear, epoch;
+  unsigned nthreads, live, at_barrier;
+  sim_thread threads[MAX_THREADS];
+  std::vector<unsigned> runnable;
+  std::vector<shared_decl> statics;
+  size_t static_bytes, dynamic_off;
+  int failed;
+  std::string message;
+};
+
+static block_state *blk;
+static fiber scheduler;
+static __thread sim_thread *cur;
+static uint64_t rng;
+static uint32_t launch_base = TOKEN_FIRST;
+static std::vector<token_rec> tokens;
+static char *stacks[MAX_THREADS];
+static unsigned preempt_one_in = 8;
+
+static uint64_t next_random() { /* xorshift64* */
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return rng * 2685821657736338717ull;
+}
+
+static std::string thread_name(const sim_thread *t) {
+  char s[120];
+  snprintf(s, sizeof s, "block (%u,%u,%u) thread (%u,%u,%u)", blk->idx.x, blk->idx.y, blk->idx.z,
+           t->idx.x, t->idx.y, t->idx.z);
+  return s;
+}
+
+static void make_runnable(sim_thread *t) {
+  t->state = RUNNABLE;
+  t->pos = blk->runnable.size();
+  blk->runnable.push_back(t->tid);
+}
+
+static void drop_runnable(sim_thread *t) {
+  std::vector<unsigned> &r = blk->runnable;
+  unsigned last = r.back();
+  r[t->pos] = last;
+  blk->threads[last].pos = t->pos;
+  r.pop_back();
+}
+
+/* Back to the scheduler; returns when the scheduler resumes this thread. */
+static void yield_to_scheduler() {
+  sim_thread *t = cur;
+  fiber_switch(&t->ctx, &scheduler);
+}
+
+/* Ends the launch with a defect: the scheduler abandons every fiber of the block. */
+[[noreturn]] static void fail(const std::string &what) {
+  if (!blk->failed) {
+    blk->failed = 1;
+    blk->message = what;
+  }
+  if (cur) {
+    cur->state = EXITED;
+    fiber_switch(&cur->ctx, &scheduler);
+  }
+  abort(); /* not reached: a failed block's fibers are never resumed */
+}
+
+static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void failf(const char *fmt, ...) {
+  char s[2000];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s, sizeof s, fmt, ap);
+  va_end(ap);
+  fail(s);
+}
+
+static void new_epoch(sim_thread *t) { t->token = t->atomic_token = TOKEN_NONE; }
+
+/* ---- memory checks ----------------------------------------------------------------------------- */
+
+static uint32_t token_for(sim_thread *t, int atomic, const void *pc, const char *file, int line) {
+  uint32_t &slot = atomic ? t->atomic_token : t->token;
+  if (slot != TOKEN_NONE && !atomic) return slot;
+  token_rec r = {blk->linear, t->tid, t->warp, t->lane, blk->epoch, t->clock[t->lane], atomic, pc, file, line};
+  tokens.push_back(r);
+  if ((uint64_t)launch_base + tokens.size() > UINT32_MAX) {
+    fprintf(stderr, "simt: out of access tokens\n");
+    abort();
+  }
+  return slot = launch_base + (uint32_t)tokens.size() - 1;
+}
+
+/* Whether the access of token k is ordered before the current access of t. */
+static int ordered(uint32_t k, const sim_thread *t, int atomic) {
+  if (k < launch_base) return 1;
+  const token_rec &r = tokens[k - launch_base];
+  if (r.atomic && atomic) return 1;
+  if (r.block != blk->linear) return 0;
+  if (r.tid == t->tid) return 1;
+  if (r.epoch < blk->epoch) return 1;
+  return r.warp == t->warp && t->clock[r.lane] > r.clock;
+}
+
+static std::string access_name(uint32_t k, int write) {
+  const token_rec &r = tokens[k - launch_base];
+  char s[200];
+  const char *what = r.atomic ? "an atomic" : write ? "a write" : "a read";
+  unsigned x = r.tid % blk->cfg->block.x, y = r.tid / blk->cfg->block.x % blk->cfg->block.y,
+           z = r.tid / (blk->cfg->block.x * blk->cfg->block.y);
+  if (r.block == blk->linear) snprintf(s, sizeof s, "%s by thread (%u,%u,%u) of the same block", what, x, y, z);
+  else snprintf(s, sizeof s, "%s by thread (%u,%u,%u) of block #%u", what, x, y, z, r.block);
+  std::string out = s;
+  out += r.atomic ? std::string(" at ") + r.file + ":" + std::to_string(r.line) : " at " + where(r.pc);
+  return out;
+}
+
+static void report_access(const char *problem, arena &a, const char *kind, size_t off, size_t n,
+                          int write, const void *pc, const std::string &other) {
+  failf("%s: %s of %zu bytes at %s, by %s, in kernel %s at %s%s%s", problem, write ? "write" : "read", n,
+        describe(a, kind, off).c_str(), thread_name(cur).c_str(), blk->cfg->name, where(pc).c_str(),
+        other.empty() ? "" : ", racing with ", other.c_str());
+}
+
+/* Checks and records an access of n bytes at offset off of arena a. */
+static void check_access(arena &a, const char *kind, size_t off, size_t n, int write, int atomic,
+                         const void *pc, const char *file, int line) {
+  sim_thread *t = cur;
+  uint32_t tok = token_for(t, atomic, pc, file, line);
+  int any_init = 0;
+  for (size_t i = off; i < off + n;) {
+    size_t word = i / 8, first = i % 8, last = (off + n - 1) / 8 == word ? (off + n - 1) % 8 : 7;
+    uint8_t m = (uint8_t)(((1u << (last - first + 1)) - 1) << first);
+    cell *c = (cell *)a.shadow + word;
+    if ((c->acc & m) != m) report_access("out of bounds", a, kind, i, n, write, pc, "");
+    any_init |= (c->init & m) != 0;
+    if (c->w != TOKEN_NONE && (c->wm & m) && !ordered(c->w, t, atomic))
+      report_access("race", a, kind, i, n, write, pc, access_name(c->w, 1));
+    if (write) {
+      if ((c->m1 & m) && c->r1 != TOKEN_NONE && !ordered(c->r1, t, atomic))
+        report_access("race", a, kind, i, n, write, pc, access_name(c->r1, 0));
+      if ((c->m2 & m) && c->r2 != TOKEN_NONE && !ordered(c->r2, t, atomic))
+        report_access("race", a, kind, i, n, write, pc, access_name(c->r2, 0));
+      c->w = tok, c->wm = m, c->r1 = c->r2 = TOKEN_NONE, c->m1 = c->m2 = 0;
+      c->init |= m;
+    } else if (c->r1 == tok) {
+      c->m1 |= m;
+    } else {
+      if (c->r1 >= launch_base && tokens[c->r1 - launch_base].tid != t->tid) c->r2 = c->r1, c->m2 = c->m1;
+      c->r1 = tok, c->m1 = m;
+    }
+    i = (word + 1) * 8;
+  }
+  /* bytes partly written are taken as a value with padding; none written is a fresh read */
+  if (!write && !atomic && !any_init) report_access("uninitialised read", a, kind, off, n, 0, pc, "");
+}
+
+extern "C" char __executable_start, _end;
+
+static void kernel_access(const void *p, size_t n, int write, int atomic, const void *pc,
+                          const char *file, int line) {
+  sim_thread *t = cur;
+  arena &d = device(), &s = shared();
+  uintptr_t u = (uintptr_t)p;
+  if (d.contains(p)) check_access(d, "device", u - (uintptr_t)d.base, n, write, atomic, pc, file, line);
+  else if (s.contains(p)) check_access(s, "shared", u - (uintptr_t)s.base, n, write, atomic, pc, file, line);
+  else if (u >= (uintptr_t)t->stack && u + n <= (uintptr_t)t->stack + STACK_BYTES) return;
+  else if (!write && u >= (uintptr_t)&__executable_start && u + n <= (uintptr_t)&_end) return;
+  else
+    failf("a %s of %zu bytes at %p, which is not device memory (a host pointer?), by %s, in kernel "
+          "%s at %s", write ? "write" : "read", n, p, thread_name(t).c_str(), blk->cfg->name,
+          where(pc).c_str());
+  if (next_random() % preempt_one_in == 0) {
+    blk->runnable.size() > 1 ? yield_to_scheduler() : (void)0;
+  }
+}
+
+static void host_access(const void *p, size_t n, int write, const void *pc) {
+  arena &d = device();
+  if (!d.contains(p)) return;
+  char s[600];
+  snprintf(s, sizeof s, "host code %s %zu bytes of device memory (%s) at %s: use the executor's copies",
+           write ? "wrote" : "read", n, describe(d, "device", (uintptr_t)p - (uintptr_t)d.base).c_str(),
+           where(pc).c_str());
+  defects.push_back(s);
+}
+
+static inline void on_access(const void *p, size_t n, int write, const void *pc) {
+  sim_thread *t = cur;
+  if (!t) host_access(p, n, write, pc);
+  else if (t->in_kernel) kernel_access(p, n, write, 0, pc, NULL, 0);
+}
+
+/* ---- the layer's calls ------------------------------------------------------------------------- */
+
+static sim_thread *me(const char *what) {
+  if (!cur || !cur->in_kernel) {
+    fprintf(stderr, "simt: %s called outside a kernel\n", what);
+    abort();
+  }
+  return cur;
+}
+
+dim3 thread_idx() { return me("threadIdx")->idx; }
+dim3 block_idx() { return me("blockIdx"), blk->idx; }
+dim3 block_dim() { return me("blockDim"), blk->cfg->block; }
+dim3 grid_dim() { return me("gridDim"), blk->cfg->grid; }
+unsigned thread_rank() { return me("thread_rank")->tid; }
+
+static void try_barrier() {
+  block_state *b = blk;
+  if (b->at_barrier == 0 || b->at_barrier < b->live) return;
+  const sim_thread *first = NULL;
+  for (unsigned i = 0; i < b->nthreads; i++) {
+    const sim_thread *t = &b->threads[i];
+    if (t->state != AT_BARRIER) continue;
+    if (!first) first = t;
+    else if (t->line != first->line || strcmp(t->file, first->file) != 0)
+      failf("divergent barrier in kernel %s: %s waits at the barrier at %s:%d, %s at the one at %s:%d",
+            b->cfg->name, thread_name(first).c_str(), first->file, first->line, thread_name(t).c_str(),
+            t->file, t->line);
+  }
+  b->epoch++;
+  b->at_barrier = 0;
+  for (unsigned i = 0; i < b->nthreads; i++) {
+    sim_thread *t = &b->threads[i];
+    if (t->state == AT_BARRIER) make_runnable(t), new_epoch(t);
+  }
+}
+
+void barrier(const char *file, int line) {
+  sim_thread *t = me("sync_block");
+  t->state = AT_BARRIER;
+  t->file = file, t->line = line;
+  drop_runnable(t);
+  blk->at_barrier++;
+  try_barrier();
+  yield_to_scheduler();
+}
+
+static const char *collective_names[] = {"sync_warp", "shfl", "shfl_up", "shfl_down",
+                                         "shfl_xor",  "ballot", "any",   "all"};
+
+static int same_collective(const pending &a, const pending &b) {
+  return a.kind == b.kind && a.mask == b.mask && a.width == b.width &&
+         (a.kind == C_SYNC_WARP || (a.line == b.line && strcmp(a.file, b.file) == 0));
+}
+
+static sim_thread *lane_thread(unsigned warp, unsigned lane) {
+  unsigned tid = warp * SIMT_WARP + lane;
+  return tid < blk->nthreads ? &blk->threads[tid] : NULL;
+}
+
+/* The source lane of lane l's shuffle, or l itself where CUDA returns the caller's value. */
+static unsigned shuffle_source(const pending &p, unsigned l) {
+  unsigned w = (unsigned)p.width, base = l & ~(w - 1), in = l & (w - 1);
+  switch (p.kind) {
+  case C_SHFL: return base + ((unsigned)p.arg & (w - 1));
+  case C_SHFL_UP: return in >= (unsigned)p.arg ? l - (unsigned)p.arg : l;
+  case C_SHFL_DOWN: return in + (unsigned)p.arg < w ? l + (unsigned)p.arg : l;
+  default: { unsigned s = l ^ (unsigned)p.arg; return s < base + w ? s : l; } /* xor */
+  }
+}
+
+static void complete_collective(unsigned warp, const pending &p) {
+  uint64_t ballot = 0;
+  for (unsigned l = 0; l < SIMT_WARP; l++)
+    if (p.mask >> l & 1u) ballot |= (uint64_t)(lane_thread(warp, l)->coll.value != 0) << l;
+  uint32_t joined[SIMT_WARP] = {0};
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    if (!(p.mask >> l & 1u)) continue;
+    sim_thread *t = lane_thread(warp, l);
+    switch (p.kind) {
+    case C_SYNC_WARP:
+      t->clock[l]++;
+      for (unsigned k = 0; k < SIMT_WARP; k++) joined[k] = joined[k] > t->clock[k] ? joined[k] : t->clock[k];
+      break;
+    case C_BALLOT: t->result = ballot; break;
+    case C_ANY: t->result = ballot != 0; break;
+    case C_ALL: t->result = ballot == p.mask; break;
+    default: {
+      unsigned src = shuffle_source(t->coll, l);
+      if (!(p.mask >> src & 1u))
+        failf("%s at %s:%d in kernel %s: %s reads lane %u, which is not in the mask 0x%08x",
+              collective_names[p.kind], p.file, p.line, blk->cfg->name, thread_name(t).c_str(), src, p.mask);
+      t->result = lane_thread(warp, src)->coll.value;
+    }
+    }
+  }
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    if (!(p.mask >> l & 1u)) continue;
+    sim_thread *t = lane_thread(warp, l);
+    if (p.kind == C_SYNC_WARP) memcpy(t->clock, joined, sizeof joined), new_epoch(t);
+    make_runnable(t);
+  }
+}
+
+/* Lane t arrived at its collective: a defect, the collective complete, or a wait. */
+static void meet(sim_thread *t) {
+  const pending &p = t->coll;
+  int all_here = 1;
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    sim_thread *o = lane_thread(t->warp, l);
+    int in_mask = p.mask >> l & 1u;
+    if (!o || o == t) {
+      if (in_mask && !o)
+        failf("%s at %s:%d in kernel %s: mask 0x%08x names lane %u, which the block does not have",
+              collective_names[p.kind], p.file, p.line, blk->cfg->name, p.mask, l);
+      continue;
+    }
+    if (in_mask && o->state == EXITED)
+      failf("%s at %s:%d in kernel %s: %s waits for lane %u of its mask 0x%08x, which has exited",
+            collective_names[p.kind], p.file, p.line, blk->cfg->name, thread_name(t).c_str(), l, p.mask);
+    if (o->state != AT_COLLECTIVE) {
+      all_here &= !in_mask;
+      continue;
+    }
+    int meets = in_mask || (o->coll.mask >> t->lane & 1u);
+    if (meets && !same_collective(p, o->coll))
+      failf("lanes at different collectives in kernel %s: %s at %s (%s:%d, mask 0x%08x), lane %u at %s "
+            "(%s:%d, mask 0x%08x)", blk->cfg->name, thread_name(t).c_str(), collective_names[p.kind],
+            p.file, p.line, p.mask, l, collective_names[o->coll.kind], o->coll.file, o->coll.line,
+            o->coll.mask);
+  }
+  if (all_here) complete_collective(t->warp, p);
+}
+
+uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg, int width,
+                    const char *file, int line) {
+  sim_thread *t = me(collective_names[kind]);
+  if (!(mask >> t->lane & 1u))
+    failf("%s at %s:%d in kernel %s: %s calls it with mask 0x%08x, which leaves out its own lane %u",
+          collective_names[kind], file, line, blk->cfg->name, thread_name(t).c_str(), mask, t->lane);
+  if (width < 1 || width > SIMT_WARP || (width & (width - 1)))
+    failf("%s at %s:%d in kernel %s: width %d is not a power of two up to 32", collective_names[kind],
+          file, line, blk->cfg->name, width);
+  t->coll = pending{kind, mask, value, arg, width, file, line};
+  t->state = AT_COLLECTIVE;
+  t->file = file, t->line = line;
+  drop_runnable(t);
+  meet(t);
+  yield_to_scheduler();
+  return t->result;
+}
+
+unsigned active_mask() {
+  sim_thread *t = me("active_mask");
+  unsigned m = 0;
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    sim_thread *o = lane_thread(t->warp, l);
+    if (o && o->state != EXITED) m |= 1u << l;
+  }
+  return m;
+}
+
+void atomic_access(void *p, size_t size, const char *file, int line) {
+  sim_thread *t = me("an atomic");
+  if (!device().contains(p) && !shared().contains(p))
+    failf("atomic at %s:%d in kernel %s on %p, which is neither device nor shared memory, by %s", file,
+          line, blk->cfg->name, p, thread_name(t).c_str());
+  kernel_access(p, size, 1, 1, __builtin_return_address(0), file, line);
+}
+
+void *shared_static(const void *key, size_t bytes, size_t align) {
+  sim_thread *t = me("a shared array");
+  for (const shared_decl &d : blk->statics)
+    if (d.key == key) return shared().base + d.off;
+  blk->static_bytes += bytes;
+  if (blk->static_bytes > STATIC_SHARED_LIMIT)
+    failf("kernel %s declares %zu bytes of static shared memory, over CUDA's 48 KB, by %s",
+          blk->cfg->name, blk->static_bytes, thread_name(t).c_str());
+  size_t off = carve(shared(), bytes, align < 16 ? 16 : align);
+  if (off == (size_t)-1) failf("kernel %s: out of simulated shared memory", blk->cfg->name);
+  mark_fresh(shared(), off, bytes, 0xa5);
+  blk->statics.push_back(shared_decl{key, off});
+  return shared().base + off;
+}
+
+void *shared_dynamic() { return me("dynamic shared memory"), shared().base + blk->dynamic_off; }
+
+void enter_kernel() { cur->in_kernel = 1; }
+
+/* ---- launches ---------------------------------------------------------------------------------- */
+
+struct opt_in {
+  const void *kernel;
+  size_t bytes;
+};
+static std::vector<opt_in> opt_ins;
+
+int allow_shared(const void *kernel, size_t bytes, char *message, size_t size) {
+  if (bytes > OPT_IN_SHARED_LIMIT) {
+    snprintf(message, size, "simt: %zu bytes of shared memory are over the target's opt-in limit (%zu)",
+             bytes, OPT_IN_SHARED_LIMIT);
+    return 1;
+  }
+  for (opt_in &o : opt_ins)
+    if (o.kernel == kernel) return o.bytes = bytes, 0;
+  opt_ins.push_back(opt_in{kernel, bytes});
+  return 0;
+}
+
+static size_t shared_limit(const void *kernel) {
+  for (const opt_in &o : opt_ins)
+    if (o.kernel == kernel) return o.bytes > DEFAULT_SHARED_LIMIT ? o.bytes : DEFAULT_SHARED_LIMIT;
+  return DEFAULT_SHARED_LIMIT;
+}
+
+static void fiber_main(void *arg) {
+  sim_thread *t = (sim_thread *)arg;
+  blk->cfg->entry(blk->cfg->args);
+  t->in_kernel = 0;
+  t->state = EXITED;
+  drop_runnable(t);
+  blk->live--;
+  for (unsigned l = 0; l < SIMT_WARP; l++) { /* lanes waiting for this one fail */
+    sim_thread *o = lane_thread(t->warp, l);
+    if (o && o->state == AT_COLLECTIVE && (o->coll.mask >> t->lane & 1u))
+      failf("%s at %s:%d in kernel %s: %s waits for lane %u of its mask 0x%08x, which has exited",
+            collective_names[o->coll.kind], o->coll.file, o->coll.line, blk->cfg->name,
+            thread_name(o).c_str(), t->lane, o->coll.mask);
+  }
+  try_barrier();
+  fiber_switch(&t->ctx, &scheduler);
+  abort(); /* an exited fiber is never resumed */
+}
+
+static std::string deadlock(const block_state *b) {
+  std::string s = "deadlock in kernel " + std::string(b->cfg->name) + ":";
+  int shown = 0;
+  for (unsigned i = 0; i < b->nthreads && shown < 8; i++) {
+    const sim_thread *t = &b->threads[i];
+    if (t->state == EXITED) continue;
+    char line[300];
+    if (t->state == AT_BARRIER) snprintf(line, sizeof line, " %s waits at the barrier at %s:%d;", thread_name(t).c_str(), t->file, t->line);
+    else snprintf(line, sizeof line, " %s waits at %s at %s:%d (mask 0x%08x);", thread_name(t).c_str(),
+                  collective_names[t->coll.kind], t->file, t->line, t->coll.mask);
+    s += line;
+    shown++;
+  }
+  return s;
+}
+
+static int run_block(block_state *b) {
+  arena &sh = shared();
+  reset(sh);
+  b->statics.clear();
+  b->static_bytes = 0;
+  b->dynamic_off = 0;
+  if (b->cfg->shared) {
+    b->dynamic_off = carve(sh, b->cfg->shared, 16);
+    mark_fresh(sh, b->dynamic_off, b->cfg->shared, 0xa5);
+  }
+  b->epoch = 0;
+  b->at_barrier = 0;
+  b->live = b->nthreads;
+  b->runnable.clear();
+  for (unsigned i = 0; i < b->nthreads; i++) {
+    sim_thread *t = &b->threads[i];
+    memset(t->clock, 0, sizeof t->clock);
+    t->tid = i;
+    t->lane = i % SIMT_WARP;
+    t->warp = i / SIMT_WARP;
+    t->idx = dim3(i % b->cfg->block.x, i / b->cfg->block.x % b->cfg->block.y,
+                  i / (b->cfg->block.x * b->cfg->block.y));
+    t->in_kernel = 0;
+    t->token = t->atomic_token = TOKEN_NONE;
+    t->stack = stacks[i];
+    fiber_init(&t->ctx, t->stack, STACK_BYTES, fiber_main, t);
+    make_runnable(t);
+  }
+  while (!b->failed) {
+    if (b->runnable.empty()) {
+      if (b->live == 0) break;
+      b->failed = 1;
+      b->message = deadlock(b);
+      break;
+    }
+    sim_thread *t = &b->threads[b->runnable[next_random() % b->runnable.size()]];
+    cur = t;
+    fiber_switch(&scheduler, &t->ctx);
+    cur = NULL;
+  }
+  return b->failed;
+}
+
+static std::string limits(const launch_config &c) {
+  const dim3 &g = c.grid, &k = c.block;
+  char s[300] = "";
+  uint64_t threads = (uint64_t)k.x * k.y * k.z;
+  if (!g.x || !g.y || !g.z || !k.x || !k.y || !k.z) snprintf(s, sizeof s, "an empty grid or block");
+  else if (threads > MAX_THREADS || k.x > 1024 || k.y > 1024 || k.z > 64)
+    snprintf(s, sizeof s, "a block of %u x %u x %u threads (at most 1024 in all, z at most 64)", k.x, k.y, k.z);
+  else if (g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535)
+    snprintf(s, sizeof s, "a grid of %u x %u x %u blocks (y and z at most 65535)", g.x, g.y, g.z);
+  else if (c.shared > shared_limit(c.kernel))
+    snprintf(s, sizeof s, "%zu bytes of dynamic shared memory (%zu allowed: opt in with allow_shared)",
+             c.shared, shared_limit(c.kernel));
+  return s;
+}
+
+int run(const launch_config &c, uint64_t seed, uint64_t launch, char *message, size_t size) {
+  static block_state state;
+  std::string bad = limits(c);
+  if (!bad.empty()) {
+    snprintf(message, size, "simt: kernel %s launched with %s", c.name, bad.c_str());
+    return 1;
+  }
+  if (!stacks[0]) {
+    for (unsigned i = 0; i < MAX_THREADS; i++) {
+      stacks[i] = (char *)mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (stacks[i] == MAP_FAILED) abort();
+      mprotect(stacks[i], 4096, PROT_NONE); /* a guard page against stack overflows */
+    }
+  }
+  rng = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (launch + 1) * 0xd1b54a32d192ed03ull;
+  if (!rng) rng = 1;
+  launch_base += (uint32_t)tokens.size() + 1;
+  tokens.clear();
+  uint64_t nblocks = (uint64_t)c.grid.x * c.grid.y * c.grid.z;
+  std::vector<uint64_t> order(nblocks);
+  for (uint64_t i = 0; i < nblocks; i++) order[i] = i;
+  for (uint64_t i = nblocks; i > 1; i--) std::swap(order[i - 1], order[next_random() % i]);
+  block_state *b = &state;
+  blk = b;
+  b->cfg = &c;
+  b->failed = 0;
+  b->nthreads = c.block.x * c.block.y * c.block.z;
+  int failed = 0;
+  for (uint64_t k = 0; k < nblocks && !failed; k++) {
+    uint64_t i = order[k];
+    b->linear = (uint32_t)i;
+    b->idx = dim3((unsigned)(i % c.grid.x), (unsigned)(i / c.grid.x % c.grid.y),
+                  (unsigned)(i / ((uint64_t)c.grid.x * c.grid.y)));
+    failed = run_block(b);
+  }
+  blk = NULL;
+  if (failed) {
+    char head[80];
+    snprintf(head, sizeof head, "simt (GPUISO_SIMT_SEED=%llu, launch %llu): ", (unsigned long long)seed,
+             (unsigned long long)launch);
+    defects.push_back(head + b->message);
+    snprintf(message, size, "%s", defects.back().c_str());
+  }
+  return failed;
+}
+
+} // namespace simt_cpu
+
+/* ---- the host side: device memory ---------------------------------------------------------------- */
+
+using namespace simt_cpu;
+
+void *sim_alloc(size_t bytes) {
+  arena &d = device();
+  size_t off = carve(d, bytes, 256);
+  if (off == (size_t)-1) return NULL;
+  mark_fresh(d, off, bytes, 0xa5);
+  return d.base + off;
+}
+
+int sim_free(void *p) {
+  arena &d = device();
+  if (!p) return 0;
+  size_t off = (uintptr_t)p - (uintptr_t)d.base;
+  int live = 0, found = 0;
+  for (region &r : d.regions) {
+    if (r.off == off && r.live) {
+      r.live = 0, found = 1;
+      mark_gone(d, r.off, r.bytes);
+    }
+    live += r.live;
+  }
+  if (!found) {
+    defects.push_back("simt: a free of a pointer that is not a live device allocation");
+    return 1;
+  }
+  if (live == 0) reset(d);
+  return 0;
+}
+
+/* Checks that [p, p + n) lies in live device memory; 0 if so, else a defect. */
+static int device_range(const void *p, size_t n, const char *what) {
+  arena &d = device();
+  if (!d.contains(p) || !d.contains((const char *)p + (n ? n - 1 : 0))) {
+    defects.push_back(std::string("simt: ") + what + " of a pointer that is not device memory");
+    return 1;
+  }
+  size_t off = (uintptr_t)p - (uintptr_t)d.base, bad = (size_t)-1;
+  each_cell(d, off, n, [&](cell *c, uint8_t m) {
+    if ((c->acc & m) != m && bad == (size_t)-1)
+      bad = (size_t)(c - (cell *)d.shadow) * 8 + (size_t)__builtin_ctz((unsigned)(m & ~c->acc));
+  });
+  if (bad == (size_t)-1) return 0;
+  defects.push_back(std::string("simt: ") + what + " of " + std::to_string(n) + " bytes reaches " +
+                    describe(d, "device", bad));
+  return 1;
+}
+
+int sim_put(void *dev, const void *host, size_t n) {
+  if (!n) return 0;
+  if (device_range(dev, n, "a copy to the device")) return 1;
+  memcpy(dev, host, n);
+  mark_host_written(device(), (uintptr_t)dev - (uintptr_t)device().base, n);
+  return 0;
+}
+
+int sim_get(void *host, const void *dev, size_t n) {
+  if (!n) return 0;
+  if (device_range(dev, n, "a copy from the device")) return 1;
+  memcpy(host, dev, n);
+  return 0;
+}
+
+int sim_fill(void *dev, int byte, size_t n) {
+  if (!n) return 0;
+  if (device_range(dev, n, "a memset")) return 1;
+  memset(dev, byte, n);
+  mark_host_written(device(), (uintptr_t)dev - (uintptr_t)device().base, n);
+  return 0;
+}
+
+size_t sim_defects(void) { return defects.size(); }
+const char *sim_defect(size_t i) { return i < defects.size() ? defects[i].c_str() : ""; }
+
+/* ---- ThreadSanitizer's hooks ------------------------------------------------------------------------ */
+
+#define PC __builtin_return_address(0)
+#define HOOKS(N)                                                                           \
+  extern "C" void __tsan_read##N(void *p) { on_access(p, N, 0, PC); }                         \
+  extern "C" void __tsan_write##N(void *p) { on_access(p, N, 1, PC); }                        \
+  extern "C" void __tsan_unaligned_read##N(void *p) { on_access(p, N, 0, PC); }               \
+  extern "C" void __tsan_unaligned_write##N(void *p) { on_access(p, N, 1, PC); }              \
+  extern "C" void __tsan_volatile_read##N(void *p) { on_access(p, N, 0, PC); }                \
+  extern "C" void __tsan_volatile_write##N(void *p) { on_access(p, N, 1, PC); }
+HOOKS(1)
+HOOKS(2)
+HOOKS(4)
+HOOKS(8)
+HOOKS(16)
+extern "C" void __tsan_read_range(void *p, unsigned long n) { if (n) on_access(p, n, 0, PC); }
+extern "C" void __tsan_write_range(void *p, unsigned long n) { if (n) on_access(p, n, 1, PC); }
+extern "C" void __tsan_init(void) {}
+extern "C" void __tsan_func_entry(void *) {}
+extern "C" void __tsan_func_exit(void) {}
+extern "C" void __tsan_vptr_update(void **, void *) {}
+extern "C" void __tsan_vptr_read(void **) {}
