@@ -1,12 +1,25 @@
 #' The compute backends gpuiso can use
 #'
-#' Reports whether the package was built with CUDA and which devices the CUDA runtime sees. The
-#' runtime is linked statically, so this works on machines without an NVIDIA driver: it then
-#' reports no devices and the runtime's error text.
+#' Reports whether the package was built with CUDA, which devices the CUDA runtime sees, and
+#' whether the GPU is still usable in this R session. The runtime is linked statically, so this
+#' works on machines without an NVIDIA driver: it then reports no devices and the runtime's error
+#' text.
+#'
+#' **A GPU lost for the session.** Some CUDA errors leave the runtime unable to use the GPU
+#' again in the process that met them, such as an illegal or misaligned memory access, an illegal
+#' instruction, a failed or timed-out kernel launch, a device-side assert or an uncorrectable ECC
+#' error (the "sticky" errors of the CUDA documentation). The fit that meets one stops with an
+#' error that says so (with `device = "auto"`, a message, and the CPU redoes the fit), and gpuiso
+#' then does not use the GPU for the rest of the R session: `device = "auto"` runs on the CPU, and
+#' `device = "gpu"` is an error at once, without calling the CUDA runtime; `unusable` and
+#' `reason` report it. Restart R to use the GPU again. Other CUDA errors, out of memory among
+#' them, leave the GPU usable.
 #'
 #' @return An object of class `"gpuiso_backend"`, a list with `cuda_built` (logical),
-#'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`)
-#'   and `error` (the runtime's error text, `NA` when it reported none).
+#'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`),
+#'   `error` (the runtime's error text, `NA` when it reported none), `unusable` (`TRUE` once a
+#'   sticky CUDA error has made the GPU unusable for the rest of the session) and `reason` (the
+#'   text of that error, `NA` while the GPU is usable).
 #' @examples
 #' gpuiso_backend()
 #' @export
@@ -14,8 +27,11 @@ gpuiso_backend <- function() {
   info <- .Call(C_backend_info)
   devices <- data.frame(name = info[[3]], compute_capability = sprintf("%d.%d", info[[4]], info[[5]]),
                         memory_gb = info[[6]] / 2^30, stringsAsFactors = FALSE)
+  lost <- gpu_lost()
   structure(list(cuda_built = info[[1]], device_count = info[[2]], devices = devices,
-                 error = info[[7]]), class = "gpuiso_backend")
+                 error = info[[7]], unusable = !is.null(lost),
+                 reason = if (is.null(lost)) NA_character_ else lost),
+            class = "gpuiso_backend")
 }
 
 #' @export
@@ -32,8 +48,20 @@ print.gpuiso_backend <- function(x, ...) {
     }
   }
   if (!is.na(x$error)) cat(sprintf("  note: %s\n", x$error))
+  if (x$unusable) {
+    cat(sprintf("  GPU unusable for the rest of this R session (restart R to use it again): %s\n",
+                x$reason))
+  }
   invisible(x)
 }
+
+# For tests only (a lost GPU without a GPU): reports a failed CUDA call of runtime code `code`
+# with text `message` as the CUDA engine does, hence an R error, and a lost GPU when the code is
+# sticky; test_cuda_lost_reset() forgets that.
+test_cuda_failure <- function(code, message) {
+  invisible(.Call(C_test_cuda_failure, as.integer(code), as.character(message)))
+}
+test_cuda_lost_reset <- function() invisible(.Call(C_test_cuda_lost_reset))
 
 #' Number of CPU threads
 #'

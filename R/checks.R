@@ -59,9 +59,10 @@ describe <- function(v) {
 }
 
 # The backend that runs a fit of n elements: "gpu" when requested (an error naming the reason
-# when the package has no CUDA or the runtime sees no device), "cpu" when requested, and for
-# "auto" the CPU unless the option gpuiso.gpu_min_n is set, n reaches it and a device is present.
-# (The size from which the GPU, transfers included, is faster has not been measured yet.)
+# when the package has no CUDA, the runtime sees no device or the GPU was lost), "cpu" when
+# requested, and for "auto" the CPU unless the option gpuiso.gpu_min_n is set, n reaches it and a
+# usable device is present. (The size from which the GPU, transfers included, is faster has not
+# been measured yet.)
 resolve_device <- function(device, n) {
   device <- match.arg(device, c("auto", "cpu", "gpu"))
   if (device == "cpu") return("cpu")
@@ -77,8 +78,14 @@ resolve_device <- function(device, n) {
   if (is.null(min_n) || n < min_n || !is.null(gpu_unavailable())) "cpu" else "gpu"
 }
 
-# NULL when a CUDA device can be used, else why not.
+# NULL when a CUDA device can be used, else why not. A lost GPU is told without a call to the
+# CUDA runtime, whose every call would fail again.
 gpu_unavailable <- function() {
+  lost <- gpu_lost()
+  if (!is.null(lost)) {
+    return(sprintf("the GPU failed earlier in this R session and is not used again until R is restarted: %s",
+                   lost))
+  }
   info <- .Call(C_backend_info)
   if (!info[[1]]) return("gpuiso was built without CUDA")
   if (info[[2]] == 0L) {
@@ -86,6 +93,10 @@ gpu_unavailable <- function() {
   }
   NULL
 }
+
+# NULL while the GPU is usable; once a sticky CUDA error (an illegal address, a failed launch, see
+# src/core/cuda_lost.c) has made it unusable for the rest of the process, that error's text.
+gpu_lost <- function() .Call(C_cuda_lost)
 
 check_precision <- function(precision) match.arg(precision, c("double", "single"))
 
@@ -95,13 +106,16 @@ engine_code <- function(backend, method) {
 }
 
 # Runs fit(engine code) on the backend; returns list(value, backend that ran). A GPU that "auto"
-# chose and that fails with a CUDA error hands the fit to the CPU, with a message; a GPU asked
-# for by name reports the error.
+# chose and that fails with a CUDA error hands the fit to the CPU, with a message (the error of a
+# GPU lost in the fit, which was usable when "auto" chose it, says so itself); a GPU asked for by
+# name reports the error.
 run_on <- function(backend, device, method, fit) {
   if (backend == "gpu" && match.arg(device, c("auto", "cpu", "gpu")) == "auto") {
     return(tryCatch(list(value = fit(engine_code("gpu", method)), backend = "gpu"), error = function(e) {
-      if (!startsWith(conditionMessage(e), "CUDA error")) stop(e)
-      message("gpuiso: the GPU failed (", conditionMessage(e), "); fitting on the CPU")
+      why <- conditionMessage(e)
+      lost <- !is.null(gpu_lost())
+      if (!lost && !startsWith(why, "CUDA error")) stop(e)
+      message("gpuiso: ", if (lost) why else sprintf("the GPU failed (%s)", why), "; fitting on the CPU")
       list(value = fit(engine_code("cpu", method)), backend = "cpu")
     }))
   }

@@ -37,7 +37,10 @@
 #' knots are fitted on the GPU. `device = "auto"` uses the CPU: the size from which the GPU,
 #' transfers included, is faster has not been measured yet. Set `options(gpuiso.gpu_min_n = n)`
 #' to let `"auto"` use a GPU, when present, from `n` elements on; a CUDA error then falls back to
-#' the CPU with a message.
+#' the CPU with a message. After a CUDA error that leaves the GPU unusable (an illegal memory
+#' access, a failed kernel launch, ...), the GPU is not used for the rest of the R session:
+#' `"auto"` runs on the CPU and `"gpu"` is an error (see [gpuiso_backend()]); restart R to use it
+#' again.
 #'
 #' **Precision on the GPU.** `precision = "double"` fits the data as they are. With `"single"`,
 #' `y` and `w` are rounded to float32 before they are sent, which halves the bytes moved; sums,

@@ -17,6 +17,9 @@ SEXP C_cdf_crps(SEXP runs, SEXP thr, SEXP pos, SEXP lambda, SEXP y);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
 SEXP C_check_labels(SEXP label);
 SEXP C_backend_info(void);
+SEXP C_cuda_lost(void);
+SEXP C_test_cuda_failure(SEXP code, SEXP message);
+SEXP C_test_cuda_lost_reset(void);
 SEXP C_threads(SEXP threads);
 
 static const R_CallMethodDef call_methods[] = {
@@ -31,6 +34,9 @@ static const R_CallMethodDef call_methods[] = {
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
+  {"C_cuda_lost", (DL_FUNC)&C_cuda_lost, 0},
+  {"C_test_cuda_failure", (DL_FUNC)&C_test_cuda_failure, 2},
+  {"C_test_cuda_lost_reset", (DL_FUNC)&C_test_cuda_lost_reset, 0},
   {"C_threads", (DL_FUNC)&C_threads, 1},
   {NULL, NULL, 0}
 };

@@ -1,4 +1,4 @@
-/* .Call entry points for the backend report and the thread setting. */
+/* .Call entry points for the backend report, the lost-GPU state and the thread setting. */
 #include "r_glue.h"
 
 #define MAX_DEVICES 64
@@ -30,6 +30,29 @@ SEXP C_backend_info(void) {
   SET_VECTOR_ELT(out, 6, s == GPUISO_OK ? Rf_ScalarString(NA_STRING) : Rf_mkString(err.message));
   UNPROTECT(5);
   return out;
+}
+
+/* NULL while the GPU is usable, else the runtime's text of the sticky error that lost it. */
+SEXP C_cuda_lost(void) {
+  const char *lost = gpuiso_cuda_lost();
+  return lost ? Rf_mkString(lost) : R_NilValue;
+}
+
+/* For tests only, so that a lost GPU can be tested without one: reports a failed CUDA call with
+ * runtime code `code` and text `message` as the CUDA engine does (classified, recorded when
+ * sticky), as the R error of a fit. */
+SEXP C_test_cuda_failure(SEXP code, SEXP message) {
+  gpuiso_error err = {GPUISO_OK, -1, -1, ""};
+  r_error_context ctx = {"vector", 0, R_NilValue, R_NilValue, R_NilValue, {NULL, NULL, NULL}, R_NilValue};
+  gpuiso_cuda_failure(Rf_asInteger(code), Rf_translateChar(STRING_ELT(message, 0)), &err);
+  r_stop_on_error(&err, &ctx);
+  return R_NilValue;
+}
+
+/* For tests only: forgets the lost state that C_test_cuda_failure recorded. */
+SEXP C_test_cuda_lost_reset(void) {
+  gpuiso_cuda_lost_reset();
+  return R_NilValue;
 }
 
 /* threads: NULL to read; otherwise sets. Returns c(current or previous, maximum). */

@@ -124,6 +124,10 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
              y, w, where, y, w);
   case GPUISO_E_CUDA:
     Rf_errorcall(R_NilValue, "CUDA error: %s", err->message);
+  case GPUISO_E_CUDA_LOST:
+    Rf_errorcall(R_NilValue, "the GPU failed: %s; after this CUDA error the GPU cannot be used again "
+                 "in this process, so gpuiso does not use it for the rest of the R session "
+                 "(device = \"auto\" runs on the CPU); restart R to use the GPU again", err->message);
   case GPUISO_E_NO_CUDA:
     Rf_errorcall(R_NilValue, "gpuiso was built without CUDA");
   default:

@@ -23,9 +23,12 @@ typedef enum {
   GPUISO_E_W_ALLZERO,    /* every weight of a row (error.row) is zero */
   GPUISO_E_OVERFLOW,     /* sum of w * |y| (or of w) of a row is not finite in double */
   GPUISO_E_INTERRUPT,    /* the interrupt callback asked to stop */
-  GPUISO_E_CUDA,         /* a CUDA call failed; error.message has the runtime's text */
+  GPUISO_E_CUDA,         /* a CUDA call failed, the device is still usable; error.message has
+                            the runtime's text */
   GPUISO_E_NO_CUDA,      /* the package was built without CUDA */
-  GPUISO_E_INTERNAL      /* a debug build found a broken invariant */
+  GPUISO_E_INTERNAL,     /* a debug build found a broken invariant */
+  GPUISO_E_CUDA_LOST     /* a CUDA error after which the device is unusable in this process
+                            (gpuiso_cuda_lost); error.message has the runtime's text */
 } gpuiso_status;
 
 typedef struct {
@@ -267,8 +270,47 @@ typedef struct {
 int gpuiso_cuda_built(void);
 /* Fills up to max entries of info and sets *count to the number of devices the runtime sees.
  * Without CUDA returns GPUISO_E_NO_CUDA; when the runtime reports an error (no driver, no device)
- * returns GPUISO_E_CUDA with the runtime's text in err->message and *count = 0. */
+ * returns its status (gpuiso_cuda_failure) with the runtime's text in err->message and
+ * *count = 0. */
 gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err);
+
+/* ---- A lost device ----------------------------------------------------------------------
+ * After some CUDA errors (the sticky ones: a kernel's illegal address, failed launch or assert,
+ * ...) the CUDA context of the process is unusable: every later CUDA call fails the same way
+ * until the process ends. Every CUDA error of the engine goes through gpuiso_cuda_failure, which
+ * records the first sticky one, process-wide, so that callers stop using the device instead of
+ * failing on it again. The record is a plain static: CUDA errors are reported from the thread
+ * that called the engine, and callers are expected to use the engine from one thread. */
+
+/* The sticky errors as X(code, name of the cudaError_t): by number, so that the core compiles
+ * without CUDA headers (src/cuda/check.cuh checks the numbers against the names). See
+ * src/core/cuda_lost.c for why these. */
+#define GPUISO_CUDA_STICKY_ERRORS(X)                                                           \
+  X(214, cudaErrorECCUncorrectable)                                                          \
+  X(226, cudaErrorContained)                                                                 \
+  X(700, cudaErrorIllegalAddress)                                                            \
+  X(702, cudaErrorLaunchTimeout)                                                             \
+  X(710, cudaErrorAssert)                                                                    \
+  X(714, cudaErrorHardwareStackError)                                                        \
+  X(715, cudaErrorIllegalInstruction)                                                        \
+  X(716, cudaErrorMisalignedAddress)                                                         \
+  X(717, cudaErrorInvalidAddressSpace)                                                       \
+  X(718, cudaErrorInvalidPc)                                                                 \
+  X(719, cudaErrorLaunchFailure)                                                             \
+  X(721, cudaErrorTensorMemoryLeak)                                                          \
+  X(810, cudaErrorMpsClientTerminated)                                                       \
+  X(911, cudaErrorExternalDevice)
+
+/* Reports a failed CUDA call: code is its cudaError_t, message the text for err->message.
+ * Returns (and sets in err, which may be NULL) GPUISO_E_CUDA_LOST for a sticky code, recording
+ * the device as lost with message unless it already is, and GPUISO_E_CUDA for any other code
+ * (out of memory, a bad launch configuration: the device stays usable). */
+gpuiso_status gpuiso_cuda_failure(int code, const char *message, gpuiso_error *err);
+/* NULL while the device is usable; once lost, the message of the first sticky error. Never
+ * lost in a build without CUDA, unless a test calls gpuiso_cuda_failure. */
+const char *gpuiso_cuda_lost(void);
+/* For tests only: forgets the lost state. It does not repair the CUDA context. */
+void gpuiso_cuda_lost_reset(void);
 
 /* ---- The CUDA engine ------------------------------------------------------------------------
  * Rows of a batch lie one after another in y: row r is elements offsets[r] .. offsets[r + 1] - 1
@@ -278,8 +320,8 @@ gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, g
  * precision the data are float32, every sum and slope is computed in double or double-double as
  * in double precision, and each fitted value is rounded to float32 once, so the output never
  * steps against its direction. On failure err->row is the first row that failed and err->index
- * the element (an index into y), or -1; GPUISO_E_CUDA carries the CUDA runtime's message, with
- * the size asked for when an allocation failed. Device memory is freed on every path. The
+ * the element (an index into y), or -1; GPUISO_E_CUDA and GPUISO_E_CUDA_LOST carry the CUDA
+ * runtime's message, with the size asked for when an allocation failed. Device memory is freed on every path. The
  * interrupt of opt is polled between stages. */
 gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
                                    const void *y, const void *w, const gpuiso_opts *opt,

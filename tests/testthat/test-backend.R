@@ -3,7 +3,7 @@
 test_that("gpuiso_backend() has the documented structure", {
   b <- gpuiso_backend()
   expect_s3_class(b, "gpuiso_backend")
-  expect_true(all(c("cuda_built", "device_count", "devices", "error") %in% names(b)))
+  expect_true(all(c("cuda_built", "device_count", "devices", "error", "unusable", "reason") %in% names(b)))
   expect_type(b$cuda_built, "logical")
   expect_length(b$cuda_built, 1L)
   expect_false(is.na(b$cuda_built))
@@ -15,6 +15,8 @@ test_that("gpuiso_backend() has the documented structure", {
   expect_equal(nrow(b$devices), b$device_count)
   expect_type(b$error, "character")
   expect_length(b$error, 1L)
+  expect_identical(b$unusable, FALSE)  # a lost GPU: test-gpu-lost.R
+  expect_identical(b$reason, NA_character_)
   if (!b$cuda_built) {
     expect_equal(b$device_count, 0L)
   }
