@@ -36,11 +36,12 @@
 #' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device; an error naming the
 #'   reason when the package was built without CUDA or no device is found). `"auto"` stays on the
 #'   CPU until the size from which the GPU is faster has been measured.
-#' @return An object of class `"idrfit"`: a list with `X` (a data frame of the distinct
-#'   covariate values, increasing), `thresholds` (the distinct `y`, increasing), `weights` (the
-#'   summed weight of each distinct `x`), `runs` (the compact CDFs), `nobs`, `x` (the covariate
-#'   of each observation, for in-sample predictions), `backend` (`"cpu"` or `"gpu"`: where the
-#'   fit ran) and, with `dense = TRUE`, `cdf`.
+#' @return An object of class `"gpuiso_idrfit"` (gpuiso's own class, so that isodistrreg's
+#'   `"idrfit"` objects and their methods are left alone when both packages are loaded): a list
+#'   with `X` (a data frame of the distinct covariate values, increasing), `thresholds` (the
+#'   distinct `y`, increasing), `weights` (the summed weight of each distinct `x`), `runs` (the
+#'   compact CDFs), `nobs`, `x` (the covariate of each observation, for in-sample predictions),
+#'   `backend` (`"cpu"` or `"gpu"`: where the fit ran) and, with `dense = TRUE`, `cdf`.
 #' @references
 #' Henzi, A., Ziegel, J. F. and Gneiting, T. (2021). Isotonic distributional regression. Journal
 #' of the Royal Statistical Society: Series B, 83(5), 963-993.
@@ -48,7 +49,7 @@
 #' Henzi, A., Moesching, A. and Duembgen, L. (2022). Accelerating the pool-adjacent-violators
 #' algorithm for isotonic distributional regression. Methodology and Computing in Applied
 #' Probability, 24, 2633-2645.
-#' @seealso [predict.idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
+#' @seealso [predict.gpuiso_idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
 #'   [pit()], [bscore()], [qscore()] to use and score them, [idrbag()] for subagging.
 #' @examples
 #' aq <- na.omit(airquality[, c("Ozone", "Temp")])
@@ -83,7 +84,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
       as.vector(rowsum(w[keep], pos, reorder = TRUE)),
     runs = runs, nobs = length(y), x = cov$value,
     covariate = cov[c("name", "levels")], backend = backend
-  ), class = "idrfit")
+  ), class = "gpuiso_idrfit")
   if (dense) fit$cdf <- as.matrix(fit)
   fit
 }
@@ -161,7 +162,7 @@ idr_covariate <- function(X, n, name = "X") {
 }
 
 #' @export
-print.idrfit <- function(x, ...) {
+print.gpuiso_idrfit <- function(x, ...) {
   runs <- x$runs
   cat("Isotonic distributional regression (gpuiso)\n")
   cat(sprintf("  %d observations, %d distinct values of %s, %d thresholds\n",
@@ -173,7 +174,7 @@ print.idrfit <- function(x, ...) {
 
 #' Dense matrix of fitted IDR CDFs
 #'
-#' @param x An `"idrfit"` object.
+#' @param x A `"gpuiso_idrfit"` object from [idr()].
 #' @param ... Not used.
 #' @return A matrix with one row per distinct covariate value and one column per threshold:
 #'   the fitted CDFs at the thresholds (the layout of isodistrreg's `fit$cdf`).
@@ -181,7 +182,7 @@ print.idrfit <- function(x, ...) {
 #' fit <- idr(c(1, 3, 2, 4), data.frame(x = 1:4))
 #' as.matrix(fit)
 #' @export
-as.matrix.idrfit <- function(x, ...) {
+as.matrix.gpuiso_idrfit <- function(x, ...) {
   nx <- nrow(x$X)
   m <- length(x$thresholds)
   if (as.double(nx) * m > 2^31 - 1) {

@@ -11,20 +11,21 @@
 #' CDF jumps and the `cdf` there (plus `lower` and `upper`, the CDFs at the neighbouring fitted
 #' covariate values, for out-of-sample predictions); `length()`, `[` and `as.list()` work too.
 #'
-#' @param object An `"idrfit"` object from [idr()].
+#' @param object A `"gpuiso_idrfit"` object from [idr()].
 #' @param data New covariate values, in the form `X` had in [idr()] (a data frame with the same
 #'   column, or a numeric vector). `NULL` (the default) gives the in-sample predictions: one per
 #'   observation of the fit, in its order.
 #' @param ... Not used.
-#' @return An object of class `"idr"`: predictive distributions, one per row of `data`.
-#' @seealso [idr()], [cdf()], [plot.idr()].
+#' @return An object of class `"gpuiso_idr"` (gpuiso's own class; isodistrreg's `"idr"`
+#'   predictions are left alone): predictive distributions, one per row of `data`.
+#' @seealso [idr()], [cdf()], [plot.gpuiso_idr()].
 #' @examples
 #' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))
 #' pred <- predict(fit, data.frame(x = c(5, 9, 12)))
 #' pred[[2]]
 #' cdf(pred, c(3, 5))
 #' @export
-predict.idrfit <- function(object, data = NULL, ...) {
+predict.gpuiso_idrfit <- function(object, data = NULL, ...) {
   xs <- object$X[[1L]]
   x <- if (is.null(data)) object$x else covariate_values(object$covariate, data)
   factor_levels <- !is.null(object$covariate$levels)
@@ -56,16 +57,16 @@ covariate_values <- function(covariate, data) {
 new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
   structure(list(runs = runs, thresholds = thresholds, pos = as.integer(pos),
                  lambda = as.double(lambda), bounds = bounds),
-            class = "idr")
+            class = "gpuiso_idr")
 }
 
 pred_part <- function(x, name) .subset2(x, name)
 
 #' @export
-length.idr <- function(x) length(pred_part(x, "pos"))
+length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 
 #' @export
-`[.idr` <- function(x, i) {
+`[.gpuiso_idr` <- function(x, i) {
   idx <- seq_len(length(x))[i]
   if (anyNA(idx)) stop_arg("i", "selects predictions that do not exist")
   new_idr_predictions(pred_part(x, "runs"), pred_part(x, "thresholds"), pred_part(x, "pos")[idx],
@@ -73,7 +74,7 @@ length.idr <- function(x) length(pred_part(x, "pos"))
 }
 
 #' @export
-`[[.idr` <- function(x, i) {
+`[[.gpuiso_idr` <- function(x, i) {
   if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
     stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
   }
@@ -97,7 +98,7 @@ length.idr <- function(x) length(pred_part(x, "pos"))
 }
 
 #' @export
-as.list.idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
+as.list.gpuiso_idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
 
 # CDF values of the predictions at 0-based threshold indices k (-1: below the first): a matrix
 # with a row per prediction, or with paired = TRUE one value per prediction.
@@ -107,7 +108,7 @@ eval_runs <- function(pred, k, paired = FALSE) {
 }
 
 #' @export
-print.idr <- function(x, ...) {
+print.gpuiso_idr <- function(x, ...) {
   n <- length(x)
   cat(sprintf("IDR predictions: %d predictive distribution%s on %d thresholds\n", n,
               if (n == 1L) "" else "s", length(pred_part(x, "thresholds"))))
@@ -124,7 +125,7 @@ print.idr <- function(x, ...) {
 #' Draws the predictive CDF of one prediction as a step function (base graphics), with the CDFs
 #' at the neighbouring fitted covariate values as bounds for out-of-sample predictions.
 #'
-#' @param x An `"idr"` object from [predict.idrfit()] or [idrbag()].
+#' @param x A `"gpuiso_idr"` object from [predict.gpuiso_idrfit()] or [idrbag()].
 #' @param index Which prediction to draw.
 #' @param bounds Draw the bounds (out-of-sample predictions only)?
 #' @param col.cdf,col.bounds Colours of the CDF and of the bounds.
@@ -136,8 +137,8 @@ print.idr <- function(x, ...) {
 #' fit <- idr(aq$Ozone, aq[, "Temp", drop = FALSE])
 #' plot(predict(fit, data.frame(Temp = 85)))
 #' @export
-plot.idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
-                     xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
+plot.gpuiso_idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
+                            xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
   one <- x[[index]]
   bounds <- check_flag(bounds, "bounds") && !is.null(one$lower)
   step <- function(v) stats::stepfun(one$points, c(0, v))

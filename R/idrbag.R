@@ -12,15 +12,16 @@
 #' the sums, which workers add in their own order).
 #'
 #' @inheritParams idr
-#' @param newdata Covariate values to predict at (as `data` in [predict.idrfit()]).
+#' @param newdata Covariate values to predict at (as `data` in [predict.gpuiso_idrfit()]).
 #' @param b Number of subsamples.
 #' @param p Size of each subsample, relative to the data: a number in (0, 1).
 #' @param replace Draw with replacement (bagging) instead of without (subagging)?
 #' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`. A grid
 #'   that ends below `max(y)` gets that point added, where every CDF reaches 1.
 #' @param progress Show a progress bar (default: in interactive sessions)?
-#' @return An `"idr"` object: the averaged predictive distributions, one per row of `newdata`.
-#' @seealso [idr()], [predict.idrfit()].
+#' @return A `"gpuiso_idr"` object: the averaged predictive distributions, one per row of
+#'   `newdata`.
+#' @seealso [idr()], [predict.gpuiso_idrfit()].
 #' @examples
 #' aq <- na.omit(airquality[, c("Ozone", "Temp")])
 #' set.seed(1)
