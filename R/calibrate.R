@@ -161,7 +161,7 @@ locate <- function(pg, pv, qg, qv) {
 #'   a continuous curve that is constant within blocks.
 #' @param strict What to do with a group not seen in training: `FALSE` gives it the pooled curve
 #'   with a warning that names it, `TRUE` is an error.
-#' @param ... Unused.
+#' @param ... Nothing: an argument that is not one of the above is an error.
 #' @return A numeric vector of probabilities in `[0, 1]`, the length of `score`.
 #' @examples
 #' cal <- calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4, 0.5, 0.6), c(0, 1, 0, 0, 1, 1),
@@ -172,6 +172,7 @@ locate <- function(pg, pv, qg, qv) {
 #' @export
 predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
                                       strict = FALSE, ...) {
+  check_no_dots(...)
   type <- match.arg(type)
   strict <- check_flag(strict, "strict")
   if (missing(score)) stop_arg("score", "is missing")

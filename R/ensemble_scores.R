@@ -33,7 +33,8 @@ ensemble_matrix <- function(predictions) {
 cdf.data.frame <- function(predictions, thresholds) {
   m <- ensemble_matrix(predictions)
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
-  out <- vapply(thresholds, function(t) rowMeans(m <= t), numeric(nrow(m)))
+  # counts over n in one division (rowMeans divides in long double, then rounds again)
+  out <- vapply(thresholds, function(t) rowSums(m <= t) / ncol(m), numeric(nrow(m)))
   matrix(out, nrow(m), dimnames = list(NULL, format(thresholds, digits = 6)))
 }
 
@@ -47,8 +48,12 @@ qpred.data.frame <- function(predictions, quantiles) {
   }
   sorted <- t(apply(m, 1L, sort))
   if (ncol(m) == 1L) sorted <- t(sorted)
-  # the smallest member at which the empirical CDF reaches the level
-  k <- pmax(ceiling(quantiles * ncol(m) - 1e-9), 1)
+  # The k-th smallest member for the smallest k with k / n >= level, k / n divided as in cdf(),
+  # so that a level equal to a CDF value gives that member. ceiling(level * n) - 1 is rounded:
+  # never above that k and at most two below it.
+  n <- ncol(m)
+  k <- pmin(pmax(ceiling(quantiles * n) - 1, 1), n)
+  for (step in 1:2) k <- k + (k / n < quantiles)
   out <- sorted[, k, drop = FALSE]
   dimnames(out) <- list(NULL, format(quantiles, digits = 6))
   out
@@ -71,8 +76,8 @@ pit.data.frame <- function(predictions, y, randomize = TRUE, seed = NULL) {
   m <- ensemble_matrix(predictions)
   y <- check_observations(y, nrow(m), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
-  upper <- rowMeans(m <= y)
+  upper <- rowSums(m <= y) / ncol(m)
   if (!randomize) return(upper)
-  lower <- rowMeans(m < y)
+  lower <- rowSums(m < y) / ncol(m)
   lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
 }

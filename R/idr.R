@@ -36,11 +36,13 @@
 #' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device; an error naming the
 #'   reason when the package was built without CUDA or no device is found). `"auto"` stays on the
 #'   CPU until the size from which the GPU is faster has been measured.
-#' @return An object of class `"idrfit"`: a list with `X` (a data frame of the distinct
-#'   covariate values, increasing), `thresholds` (the distinct `y`, increasing), `weights` (the
-#'   summed weight of each distinct `x`), `runs` (the compact CDFs), `nobs`, `x` (the covariate
-#'   of each observation, for in-sample predictions), `backend` (`"cpu"` or `"gpu"`: where the
-#'   fit ran) and, with `dense = TRUE`, `cdf`.
+#' @return An object of class `"gpuiso_idrfit"` (gpuiso's own class, so that isodistrreg's
+#'   `"idrfit"` objects and their methods are left alone when both packages are loaded): a list
+#'   with `X` (a data frame of the distinct covariate values, increasing), `thresholds` (the
+#'   distinct `y`, increasing), `weights` (the summed weight of each distinct `x`), `runs` (the
+#'   compact CDFs), `nobs`, `x` (the covariate of each observation, for in-sample predictions),
+#'   `covariate` (its name, `NULL` when `X` had none, and its levels), `backend` (`"cpu"` or
+#'   `"gpu"`: where the fit ran) and, with `dense = TRUE`, `cdf`.
 #' @references
 #' Henzi, A., Ziegel, J. F. and Gneiting, T. (2021). Isotonic distributional regression. Journal
 #' of the Royal Statistical Society: Series B, 83(5), 963-993.
@@ -48,7 +50,7 @@
 #' Henzi, A., Moesching, A. and Duembgen, L. (2022). Accelerating the pool-adjacent-violators
 #' algorithm for isotonic distributional regression. Methodology and Computing in Applied
 #' Probability, 24, 2633-2645.
-#' @seealso [predict.idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
+#' @seealso [predict.gpuiso_idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
 #'   [pit()], [bscore()], [qscore()] to use and score them, [idrbag()] for subagging.
 #' @examples
 #' aq <- na.omit(airquality[, c("Ozone", "Temp")])
@@ -75,15 +77,14 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   pos <- match(xk, xs) - 1L
   runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w_fit[keep],
                 length(xs), length(thresholds), backend == "gpu")
-  X_out <- data.frame(cov$restore(xs))
-  names(X_out) <- cov$name
+  X_out <- stats::setNames(data.frame(cov$restore(xs)), covariate_label(cov))
   fit <- structure(list(
     X = X_out, thresholds = thresholds,
     weights = if (is.null(w)) tabulate(pos + 1L, length(xs)) else
       as.vector(rowsum(w[keep], pos, reorder = TRUE)),
     runs = runs, nobs = length(y), x = cov$value,
     covariate = cov[c("name", "levels")], backend = backend
-  ), class = "idrfit")
+  ), class = "gpuiso_idrfit")
   if (dense) fit$cdf <- as.matrix(fit)
   fit
 }
@@ -124,9 +125,10 @@ check_finite <- function(v, name) {
 
 
 # The covariate as numbers (ordered factors as their codes), with what is needed to map new data
-# and to show the distinct values: list(value, name, levels, restore).
+# and to show the distinct values: list(value, name, levels, restore). name is the column name of
+# a data frame or matrix, NULL for a vector (new data are then matched by position only).
 idr_covariate <- function(X, n, name = "X") {
-  col_name <- "x"
+  col_name <- NULL
   if (is.data.frame(X)) {
     if (ncol(X) != 1L) {
       stop_arg(name, sprintf(paste0("must have one covariate, not %d: IDR with several covariates ",
@@ -139,7 +141,7 @@ idr_covariate <- function(X, n, name = "X") {
       stop_arg(name, sprintf(paste0("must have one column, not %d: IDR with several covariates ",
                                     "needs partial orders, which gpuiso does not support"), ncol(X)))
     }
-    if (!is.null(colnames(X))) col_name <- colnames(X)[1L]
+    col_name <- colnames(X)[1L]
     X <- X[, 1L]
   }
   levels <- NULL
@@ -160,12 +162,15 @@ idr_covariate <- function(X, n, name = "X") {
   list(value = value, name = col_name, levels = levels, restore = restore)
 }
 
+# The covariate's name to show: "x" for one that came without a name.
+covariate_label <- function(covariate) if (is.null(covariate$name)) "x" else covariate$name
+
 #' @export
-print.idrfit <- function(x, ...) {
+print.gpuiso_idrfit <- function(x, ...) {
   runs <- x$runs
   cat("Isotonic distributional regression (gpuiso)\n")
   cat(sprintf("  %d observations, %d distinct values of %s, %d thresholds\n",
-              x$nobs, nrow(x$X), x$covariate$name, length(x$thresholds)))
+              x$nobs, nrow(x$X), covariate_label(x$covariate), length(x$thresholds)))
   cat(sprintf("  CDFs stored as %.0f blocks (%.1f per threshold)\n",
               length(runs$value), length(runs$value) / length(x$thresholds)))
   invisible(x)
@@ -173,7 +178,7 @@ print.idrfit <- function(x, ...) {
 
 #' Dense matrix of fitted IDR CDFs
 #'
-#' @param x An `"idrfit"` object.
+#' @param x A `"gpuiso_idrfit"` object from [idr()].
 #' @param ... Not used.
 #' @return A matrix with one row per distinct covariate value and one column per threshold:
 #'   the fitted CDFs at the thresholds (the layout of isodistrreg's `fit$cdf`).
@@ -181,7 +186,7 @@ print.idrfit <- function(x, ...) {
 #' fit <- idr(c(1, 3, 2, 4), data.frame(x = 1:4))
 #' as.matrix(fit)
 #' @export
-as.matrix.idrfit <- function(x, ...) {
+as.matrix.gpuiso_idrfit <- function(x, ...) {
   nx <- nrow(x$X)
   m <- length(x$thresholds)
   if (as.double(nx) * m > 2^31 - 1) {

@@ -2,8 +2,8 @@
 #'
 #' The predictive CDF at a new covariate value is interpolated linearly between the fitted CDFs at
 #' the neighbouring distinct covariate values of the fit, and is the CDF at the nearest one
-#' outside their range (as isodistrreg does; for an ordered factor between two fitted levels, the
-#' mean of the two CDFs).
+#' outside their range (as isodistrreg does; for an ordered factor, or with
+#' `interpolation = "none"`, between two fitted values the mean of their two CDFs).
 #'
 #' The predictions are held compactly (they refer to the fit's CDFs) and are evaluated with
 #' [cdf()], [qpred()], [crps()], [pit()], [bscore()] and [qscore()]. For compatibility with
@@ -11,23 +11,47 @@
 #' CDF jumps and the `cdf` there (plus `lower` and `upper`, the CDFs at the neighbouring fitted
 #' covariate values, for out-of-sample predictions); `length()`, `[` and `as.list()` work too.
 #'
-#' @param object An `"idrfit"` object from [idr()].
-#' @param data New covariate values, in the form `X` had in [idr()] (a data frame with the same
-#'   column, or a numeric vector). `NULL` (the default) gives the in-sample predictions: one per
-#'   observation of the fit, in its order.
-#' @param ... Not used.
-#' @return An object of class `"idr"`: predictive distributions, one per row of `data`.
-#' @seealso [idr()], [cdf()], [plot.idr()].
+#' @param object A `"gpuiso_idrfit"` object from [idr()].
+#' @param data New covariate values, in the form `X` had in [idr()]: a data frame (or matrix
+#'   with column names) that has the fit's covariate column, found by its name (other columns
+#'   are ignored), or a numeric vector or ordered factor. When `X` had no name (a vector), a
+#'   one-column data frame or matrix of any name is taken. `NULL` (the default) gives the
+#'   in-sample predictions: one per observation of the fit, in its order.
+#' @param digits Accepted for compatibility with isodistrreg, which rounds its CDFs (computed by
+#'   a numerical solver) to `digits` decimal places. gpuiso's CDFs are exact and are not rounded:
+#'   `digits` must be left `NULL`; round the values of [cdf()] where a rounded table is wanted.
+#' @param interpolation Between two fitted covariate values: `"linear"` interpolation of their
+#'   CDFs (the default), or `"none"`: the mean of the two CDFs, whatever the distance (what
+#'   isodistrreg does for any value other than `"linear"`). Ordered factors always take the mean.
+#' @param ... Nothing: an argument that is not one of the above is an error (for example
+#'   `newdata`; new covariate values go in `data`).
+#' @return An object of class `"gpuiso_idr"` (gpuiso's own class; isodistrreg's `"idr"`
+#'   predictions are left alone): predictive distributions, one per row of `data`.
+#' @seealso [idr()], [cdf()], [plot.gpuiso_idr()].
 #' @examples
 #' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))
 #' pred <- predict(fit, data.frame(x = c(5, 9, 12)))
 #' pred[[2]]
 #' cdf(pred, c(3, 5))
+#' # the mean of the CDFs at x = 7 and x = 11, not weighted by distance
+#' cdf(predict(fit, data.frame(x = 8), interpolation = "none"), c(3, 5))
 #' @export
-predict.idrfit <- function(object, data = NULL, ...) {
+predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolation = "linear",
+                                  ...) {
+  check_no_dots(..., hint = "new covariate values go in `data`")
+  if (!is.null(digits)) {
+    stop_arg("digits", paste0("is not supported: gpuiso's CDFs are exact, so they are not rounded; ",
+                              "leave `digits` NULL (and round the values of cdf() for a rounded table)"))
+  }
+  if (!is.character(interpolation) || length(interpolation) != 1L ||
+      !interpolation %in% c("linear", "none")) {
+    stop_arg("interpolation", paste0("must be \"linear\" or \"none\" (between two fitted covariate ",
+                                     "values, the mean of their CDFs)"))
+  }
   xs <- object$X[[1L]]
   x <- if (is.null(data)) object$x else covariate_values(object$covariate, data)
   factor_levels <- !is.null(object$covariate$levels)
+  midpoint <- factor_levels || interpolation == "none"
   grid <- if (factor_levels) as.double(as.integer(xs)) else xs
   at <- findInterval(x, grid)
   nx <- length(grid)
@@ -36,17 +60,26 @@ predict.idrfit <- function(object, data = NULL, ...) {
   inside <- at >= 1L & at < nx & x > grid[pmax(at, 1L)]
   if (any(inside)) {
     i <- at[inside]
-    lambda[inside] <- if (factor_levels) 0.5 else (x[inside] - grid[i]) / (grid[i + 1L] - grid[i])
+    lambda[inside] <- if (midpoint) 0.5 else (x[inside] - grid[i]) / (grid[i + 1L] - grid[i])
   }
   new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda, bounds = !is.null(data))
 }
 
-# The covariate of new data as numbers, checked against the covariate of a fit (list(name, levels)).
-covariate_values <- function(covariate, data) {
-  if (is.data.frame(data) && covariate$name %in% names(data)) data <- data[, covariate$name, drop = FALSE]
-  cov <- idr_covariate(data, NROW(data), "data")
+# The covariate of new data (the argument called arg) as numbers, checked against the covariate
+# of a fit (list(name, levels)). A fit whose covariate has a name takes that column of a data
+# frame or named matrix, never another one in its place.
+covariate_values <- function(covariate, data, arg = "data") {
+  cols <- if (is.data.frame(data)) names(data) else if (is.matrix(data)) colnames(data)
+  if (!is.null(covariate$name) && !is.null(cols)) {
+    if (!covariate$name %in% cols) {
+      stop_arg(arg, sprintf("must have the column \"%s\" (the covariate of the fit), but has %s",
+                            covariate$name, if (length(cols)) quoted_list(cols) else "no columns"))
+    }
+    data <- if (is.data.frame(data)) data[covariate$name] else data[, covariate$name, drop = FALSE]
+  }
+  cov <- idr_covariate(data, NROW(data), arg)
   if (!identical(cov$levels, covariate$levels)) {
-    stop_arg("data", if (is.null(covariate$levels)) "must be numeric, as the covariate of the fit" else
+    stop_arg(arg, if (is.null(covariate$levels)) "must be numeric, as the covariate of the fit" else
       "must be an ordered factor with the levels of the covariate of the fit")
   }
   cov$value
@@ -56,16 +89,16 @@ covariate_values <- function(covariate, data) {
 new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
   structure(list(runs = runs, thresholds = thresholds, pos = as.integer(pos),
                  lambda = as.double(lambda), bounds = bounds),
-            class = "idr")
+            class = "gpuiso_idr")
 }
 
 pred_part <- function(x, name) .subset2(x, name)
 
 #' @export
-length.idr <- function(x) length(pred_part(x, "pos"))
+length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 
 #' @export
-`[.idr` <- function(x, i) {
+`[.gpuiso_idr` <- function(x, i) {
   idx <- seq_len(length(x))[i]
   if (anyNA(idx)) stop_arg("i", "selects predictions that do not exist")
   new_idr_predictions(pred_part(x, "runs"), pred_part(x, "thresholds"), pred_part(x, "pos")[idx],
@@ -73,7 +106,7 @@ length.idr <- function(x) length(pred_part(x, "pos"))
 }
 
 #' @export
-`[[.idr` <- function(x, i) {
+`[[.gpuiso_idr` <- function(x, i) {
   if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
     stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
   }
@@ -97,7 +130,7 @@ length.idr <- function(x) length(pred_part(x, "pos"))
 }
 
 #' @export
-as.list.idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
+as.list.gpuiso_idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
 
 # CDF values of the predictions at 0-based threshold indices k (-1: below the first): a matrix
 # with a row per prediction, or with paired = TRUE one value per prediction.
@@ -107,7 +140,7 @@ eval_runs <- function(pred, k, paired = FALSE) {
 }
 
 #' @export
-print.idr <- function(x, ...) {
+print.gpuiso_idr <- function(x, ...) {
   n <- length(x)
   cat(sprintf("IDR predictions: %d predictive distribution%s on %d thresholds\n", n,
               if (n == 1L) "" else "s", length(pred_part(x, "thresholds"))))
@@ -124,7 +157,7 @@ print.idr <- function(x, ...) {
 #' Draws the predictive CDF of one prediction as a step function (base graphics), with the CDFs
 #' at the neighbouring fitted covariate values as bounds for out-of-sample predictions.
 #'
-#' @param x An `"idr"` object from [predict.idrfit()] or [idrbag()].
+#' @param x A `"gpuiso_idr"` object from [predict.gpuiso_idrfit()] or [idrbag()].
 #' @param index Which prediction to draw.
 #' @param bounds Draw the bounds (out-of-sample predictions only)?
 #' @param col.cdf,col.bounds Colours of the CDF and of the bounds.
@@ -136,8 +169,8 @@ print.idr <- function(x, ...) {
 #' fit <- idr(aq$Ozone, aq[, "Temp", drop = FALSE])
 #' plot(predict(fit, data.frame(Temp = 85)))
 #' @export
-plot.idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
-                     xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
+plot.gpuiso_idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
+                            xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
   one <- x[[index]]
   bounds <- check_flag(bounds, "bounds") && !is.null(one$lower)
   step <- function(v) stats::stepfun(one$points, c(0, v))

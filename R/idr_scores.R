@@ -1,7 +1,10 @@
 #' Evaluate and score IDR predictive distributions
 #'
-#' Functions on the predictive distributions of [predict.idrfit()] and [idrbag()], with the names
-#' and arguments of isodistrreg. A predictive CDF is a step function: it jumps only at the
+#' Functions on the predictive distributions of [predict.gpuiso_idrfit()] and [idrbag()], with the
+#' names and arguments of isodistrreg. They are generics that know gpuiso's predictions (class
+#' `"gpuiso_idr"`) and raw ensembles in a data frame ([ensemble_scores]); anything else, such as
+#' isodistrreg's `"idr"` predictions, is an error that says so (call isodistrreg's functions,
+#' e.g. `isodistrreg::crps()`, on those). A predictive CDF is a step function: it jumps only at the
 #' thresholds of the fit, and is 0 below the first and 1 from the last on.
 #'
 #' * `cdf()`: the CDF at `thresholds`.
@@ -13,7 +16,7 @@
 #' * `bscore()`: Brier scores \eqn{(F(t) - 1\{y \le t\})^2}.
 #' * `qscore()`: quantile scores \eqn{2 (1\{q > y\} - \alpha)(q - y)}.
 #'
-#' @param predictions An `"idr"` object.
+#' @param predictions A `"gpuiso_idr"` object.
 #' @param thresholds Numeric vector of thresholds.
 #' @param quantiles Numeric vector of levels in \[0, 1\].
 #' @param y Observations: one per prediction, or one for all (`pit()` needs one per prediction).
@@ -43,7 +46,7 @@ cdf <- function(predictions, thresholds) UseMethod("cdf")
 
 #' @rdname idr_scores
 #' @export
-cdf.idr <- function(predictions, thresholds) {
+cdf.gpuiso_idr <- function(predictions, thresholds) {
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
   k <- findInterval(thresholds, pred_part(predictions, "thresholds")) - 1L
   out <- eval_runs(predictions, k)
@@ -57,7 +60,7 @@ qpred <- function(predictions, quantiles) UseMethod("qpred")
 
 #' @rdname idr_scores
 #' @export
-qpred.idr <- function(predictions, quantiles) {
+qpred.gpuiso_idr <- function(predictions, quantiles) {
   quantiles <- check_vector(quantiles, "quantiles")
   if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
     stop_arg("quantiles", "must be levels between 0 and 1")
@@ -68,6 +71,27 @@ qpred.idr <- function(predictions, quantiles) {
   colnames(out) <- format(quantiles, digits = 6)
   out
 }
+
+# The default methods of the generics: predictions that gpuiso did not make.
+unknown_predictions <- function(predictions) {
+  stop_arg("predictions", sprintf(paste0(
+    "must be gpuiso's predictions (class \"gpuiso_idr\", from predict() of an idr() fit or from ",
+    "idrbag()) or a data frame of ensemble members, not an object of class %s%s"),
+    quoted_list(class(predictions)), if (inherits(predictions, "idr"))
+      "; isodistrreg's predictions go to isodistrreg's functions (isodistrreg::cdf() etc.)" else ""))
+}
+
+#' @export
+cdf.default <- function(predictions, thresholds) unknown_predictions(predictions)
+
+#' @export
+qpred.default <- function(predictions, quantiles) unknown_predictions(predictions)
+
+#' @export
+crps.default <- function(predictions, y) unknown_predictions(predictions)
+
+#' @export
+pit.default <- function(predictions, y, randomize = TRUE, seed = NULL) unknown_predictions(predictions)
 
 # Observations: finite, one per prediction or one for all (when `single` is allowed).
 check_observations <- function(y, n, single = TRUE) {
@@ -85,7 +109,7 @@ crps <- function(predictions, y) UseMethod("crps")
 
 #' @rdname idr_scores
 #' @export
-crps.idr <- function(predictions, y) {
+crps.gpuiso_idr <- function(predictions, y) {
   y <- check_observations(y, length(predictions))
   .Call(C_cdf_crps, pred_part(predictions, "runs"), pred_part(predictions, "thresholds"),
         pred_part(predictions, "pos"), pred_part(predictions, "lambda"), y)
@@ -97,7 +121,7 @@ pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
 
 #' @rdname idr_scores
 #' @export
-pit.idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
+pit.gpuiso_idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
   y <- check_observations(y, length(predictions), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
   thr <- pred_part(predictions, "thresholds")

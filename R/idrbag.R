@@ -12,15 +12,16 @@
 #' the sums, which workers add in their own order).
 #'
 #' @inheritParams idr
-#' @param newdata Covariate values to predict at (as `data` in [predict.idrfit()]).
+#' @param newdata Covariate values to predict at (as `data` in [predict.gpuiso_idrfit()]).
 #' @param b Number of subsamples.
 #' @param p Size of each subsample, relative to the data: a number in (0, 1).
 #' @param replace Draw with replacement (bagging) instead of without (subagging)?
 #' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`. A grid
 #'   that ends below `max(y)` gets that point added, where every CDF reaches 1.
 #' @param progress Show a progress bar (default: in interactive sessions)?
-#' @return An `"idr"` object: the averaged predictive distributions, one per row of `newdata`.
-#' @seealso [idr()], [predict.idrfit()].
+#' @return A `"gpuiso_idr"` object: the averaged predictive distributions, one per row of
+#'   `newdata`.
+#' @seealso [idr()], [predict.gpuiso_idrfit()].
 #' @examples
 #' aq <- na.omit(airquality[, c("Ozone", "Temp")])
 #' set.seed(1)
@@ -47,8 +48,9 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   # Every CDF reaches 1 at max(y): a grid that stops below it gets that point too.
   grid <- sort(unique(c(grid, if (max(grid) < max(y)) max(y))))
   if (missing(newdata)) stop_arg("newdata", "is missing: give the covariate values to predict at")
-  covariate_values(cov[c("name", "levels")], newdata)
-  X_df <- stats::setNames(data.frame(cov$restore(cov$value)), cov$name)
+  # The subsample fits take the covariate as a vector, and newdata as the vector it maps to.
+  newx <- cov$restore(covariate_values(cov[c("name", "levels")], newdata, "newdata"))
+  x <- cov$restore(cov$value)
 
   size <- ceiling(p * n)
   samples <- lapply(seq_len(b), function(i) sample.int(n, size, replace = replace))
@@ -56,8 +58,8 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
     if (!is.null(w) && !any(w[s] > 0)) {
       stop_arg("weights", "are all zero in one of the subsamples; use a larger `p` or fewer zero weights")
     }
-    fit <- idr(y[s], X_df[s, , drop = FALSE], weights = if (is.null(w)) NULL else w[s])
-    cdf(stats::predict(fit, newdata), grid)
+    fit <- idr(y[s], x[s], weights = if (is.null(w)) NULL else w[s])
+    cdf(stats::predict(fit, newx), grid)
   }
   sum_bags <- function(bags) Reduce(`+`, lapply(bags, one_bag))
   total <- bag_rounds(samples, sum_bags, progress)

@@ -1,4 +1,24 @@
-# Methods for "gpuiso_fit" objects.
+# Methods for "gpuiso_fit" objects, and the check of the `...` of predict methods.
+
+# An error naming the arguments that reached the `...` of a method that uses none: a misspelt or
+# misplaced argument (predict(fit, newdata = ...) where the method takes `data`) would otherwise
+# be dropped without a word. hint, if given, ends the message.
+check_no_dots <- function(..., hint = NULL) {
+  n <- ...length()
+  if (n == 0L) return(invisible())
+  given <- names(substitute(list(...)))[-1L]
+  if (is.null(given)) given <- character(n)
+  shown <- ifelse(nzchar(given), sprintf("`%s`", given), "an unnamed argument")
+  caller <- sys.parent()
+  own <- setdiff(names(formals(sys.function(caller))), "...")
+  # the generic's name when the method was dispatched to, else the name it was called by
+  env <- parent.frame()
+  fun <- if (exists(".Generic", envir = env, inherits = FALSE)) get(".Generic", envir = env) else
+    deparse(sys.call(caller)[[1L]])
+  stop(sprintf("%s(): unknown argument%s %s; it takes %s%s", fun,
+               if (n > 1L) "s" else "", paste(shown, collapse = ", "), paste0("`", own, "`", collapse = ", "),
+               if (is.null(hint)) "" else paste0("; ", hint)), call. = FALSE)
+}
 
 #' The blocks of an isotonic fit
 #'
@@ -83,7 +103,7 @@ print.summary.gpuiso_fit <- function(x, ...) {
 #' @param type `"step"` or `"linear"`.
 #' @param outside What to do with `newdata` outside the range of the fitted `x`: `"clip"` (the
 #'   level at the nearest end), `"na"` (`NA`) or `"error"`.
-#' @param ... Unused.
+#' @param ... Nothing: an argument that is not one of the above is an error.
 #' @return A numeric vector the length of `newdata`; `NA` where `newdata` is `NA`.
 #' @examples
 #' fit <- isoreg_gpu(0:4, c(1, 2, 7, 1, 2))
@@ -92,6 +112,7 @@ print.summary.gpuiso_fit <- function(x, ...) {
 #' @export
 predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
                                outside = c("clip", "na", "error"), ...) {
+  check_no_dots(...)
   if (missing(newdata)) return(object$fitted)
   type <- match.arg(type)
   outside <- match.arg(outside)

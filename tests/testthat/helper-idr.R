@@ -40,3 +40,27 @@ gen_idr_data <- function(n, ties_x = FALSE, ties_y = FALSE, weighted = FALSE) {
   w <- if (weighted) sample(c(0.25, 0.5, 1, 2, 3.5), n, TRUE) else rep(1, n)
   list(x = x, y = y, w = w)
 }
+
+# Unweighted IDR in exact arithmetic: per threshold, the antitonic PAV of the counts of y <= t at
+# each distinct x, with each block held as its integer count and size and levels compared by
+# cross-multiplying. Returns list(count, size): (distinct x) x (thresholds) matrices whose ratio
+# is the exact CDF.
+ref_idr_counts <- function(y, x) {
+  xs <- sort(unique(x))
+  pos <- match(x, xs)
+  size <- tabulate(pos, length(xs))
+  blocks <- lapply(sort(unique(y)), function(t) {
+    count <- tabulate(pos[y <= t], length(xs))
+    bc <- bs <- bn <- numeric(0)
+    for (j in seq_along(xs)) {
+      bc <- c(bc, count[j]); bs <- c(bs, size[j]); bn <- c(bn, 1)
+      while ((m <- length(bc)) > 1 && bc[m - 1] * bs[m] < bc[m] * bs[m - 1]) {
+        bc[m - 1] <- bc[m - 1] + bc[m]; bs[m - 1] <- bs[m - 1] + bs[m]; bn[m - 1] <- bn[m - 1] + bn[m]
+        bc <- bc[-m]; bs <- bs[-m]; bn <- bn[-m]
+      }
+    }
+    cbind(rep(bc, bn), rep(bs, bn))
+  })
+  part <- function(k) matrix(vapply(blocks, function(b) b[, k], numeric(length(xs))), length(xs))
+  list(count = part(1L), size = part(2L))
+}

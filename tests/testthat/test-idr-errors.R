@@ -43,6 +43,8 @@ test_that("idrbag() rejects bad input with clear errors", {
   expect_error(idrbag(y, X, nd, b = 2.5, p = 0.5), "`b` must be a positive whole number")
   expect_error(idrbag(y, X, nd, b = 2, p = 1), "`p` must be a number between 0 and 1")
   expect_error(idrbag(y, X, b = 2, p = 0.5), "`newdata` is missing")
-  expect_error(idrbag(y, X, data.frame(x = "a"), b = 2, p = 0.5), "`data` must be numeric")
+  expect_error(idrbag(y, X, data.frame(x = "a"), b = 2, p = 0.5), "`newdata` must be numeric")
+  expect_error(idrbag(y, X, data.frame(z = 2.5), b = 2, p = 0.5),
+               "`newdata` must have the column \"x\" \\(the covariate of the fit\\), but has \"z\"")
   expect_error(idrbag(y, X, nd, b = 2, p = 0.5, replace = NA), "`replace` must be TRUE or FALSE")
 })

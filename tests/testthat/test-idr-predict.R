@@ -146,3 +146,60 @@ test_that("no predictions give empty results", {
   expect_identical(crps(none, numeric(0)), numeric(0))
   expect_identical(pit(none, numeric(0), randomize = FALSE), numeric(0))
 })
+
+test_that("new data must have the fit's covariate column, found by its name", {
+  aq <- na.omit(airquality[, c("Ozone", "Temp", "Wind")])
+  fit <- idr(aq$Ozone, aq[, "Temp", drop = FALSE])
+  at_70 <- cdf(predict(fit, 70), fit$thresholds)
+  expect_error(predict(fit, data.frame(Wind = 3)),
+               "`data` must have the column \"Temp\" \\(the covariate of the fit\\), but has \"Wind\"")
+  expect_error(predict(fit, cbind(Wind = 3)), "`data` must have the column \"Temp\".*but has \"Wind\"")
+  expect_error(predict(fit, data.frame(a = 1, b = 2)), "but has \"a\", \"b\"")
+  expect_error(predict(fit, data.frame()), "but has no columns")
+  # other columns are ignored, in any order
+  expect_identical(cdf(predict(fit, data.frame(Wind = 3, Temp = 70)), fit$thresholds), at_70)
+  expect_identical(cdf(predict(fit, cbind(Wind = 3, Temp = 70)), fit$thresholds), at_70)
+  # a fit whose covariate had no name matches new data by position
+  unnamed <- idr(aq$Ozone, aq$Temp)
+  expect_null(unnamed$covariate$name)
+  expect_identical(names(unnamed$X), "x")
+  expect_identical(cdf(predict(unnamed, data.frame(Wind = 70)), fit$thresholds), at_70)
+  expect_identical(cdf(predict(unnamed, unnamed$X[3, , drop = FALSE]), fit$thresholds),
+                   cdf(predict(fit, fit$X$Temp[3]), fit$thresholds))
+  expect_error(predict(unnamed, data.frame(a = 1, b = 2)), "`data` must have one covariate, not 2")
+})
+
+test_that("unknown arguments of predict() are errors that name them", {
+  f <- fixture()
+  expect_error(predict(f$fit, newdata = data.frame(x = 0.5)),
+               paste0("predict\\(\\): unknown argument `newdata`; it takes `object`, `data`, `digits`, ",
+                      "`interpolation`; new covariate values go in `data`"))
+  expect_error(predict(f$fit, data.frame(x = 0.5), NULL, "linear", 4, type = "cdf"),
+               "unknown arguments an unnamed argument, `type`")
+})
+
+test_that("digits is refused and interpolation = 'none' takes the mean of the neighbouring CDFs", {
+  f <- fixture()
+  newx <- c(-1, f$xs[1], runif(30, -0.1, 1.1), f$xs[10], 2)
+  expect_error(predict(f$fit, data.frame(x = 0.5), digits = 3),
+               "`digits` is not supported: gpuiso's CDFs are exact, so they are not rounded")
+  expect_no_error(predict(f$fit, data.frame(x = 0.5), digits = NULL))
+  for (bad in list("spline", c("linear", "none"), NA_character_, 1)) {
+    expect_error(predict(f$fit, data.frame(x = 0.5), interpolation = bad),
+                 "`interpolation` must be \"linear\" or \"none\"")
+  }
+  linear <- predict(f$fit, data.frame(x = newx), interpolation = "linear")
+  expect_identical(cdf(linear, f$fit$thresholds), cdf(predict(f$fit, data.frame(x = newx)), f$fit$thresholds))
+  none <- cdf(predict(f$fit, data.frame(x = newx), interpolation = "none"), f$fit$thresholds)
+  # the reference: the mean of the fitted CDFs at the neighbours; the CDF of the nearest outside
+  below <- pmax(findInterval(newx, f$xs), 1L)
+  above <- pmin(below + (newx > f$xs[below]), length(f$xs))
+  expect_equal(unname(none), (f$ref[below, ] + f$ref[above, ]) / 2, tolerance = tol)
+  between <- newx > f$xs[1] & newx < f$xs[length(f$xs)] & !newx %in% f$xs
+  expect_true(sum(between) > 20 && all(below[between] != above[between]))
+  # at a fitted value and outside the range, both give the fitted CDF
+  same <- !between
+  expect_identical(none[same, ], cdf(linear, f$fit$thresholds)[same, ])
+  expect_identical(cdf(predict(f$fit, interpolation = "none"), f$fit$thresholds),
+                   cdf(predict(f$fit), f$fit$thresholds))
+})

@@ -131,6 +131,13 @@ test_that("predict type = 'linear' interpolates between knots", {
   expect_equal(predict(fit, c(0, 2, 5), type = "step", outside = "na"), c(NA, 3, NA))
 })
 
+test_that("predict names the arguments it does not take", {
+  fit <- isoreg_gpu(c(1, 3, 2))
+  expect_error(predict(fit, newx = 2),
+               "predict\\(\\): unknown argument `newx`; it takes `object`, `newdata`, `type`, `outside`$")
+  expect_error(predict(fit, 2, "step", "clip", TRUE), "unknown argument an unnamed argument")
+})
+
 test_that("NA in newdata gives NA, the other values are unaffected", {
   fit <- isoreg_gpu(0:4, c(1, 2, 7, 1, 2))
   expect_equal(predict(fit, c(1, NA, 2), type = "step"), c(2, NA, 10 / 3))
