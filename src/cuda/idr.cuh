@@ -4,7 +4,8 @@
  * are then taken in slices of as many rows as device memory holds; per slice:
  *   1. a thread per position counts its observations up to each threshold of the slice and
  *      writes its indicator mean into the slice's rows (and its weight, when rows are weighted);
- *   2. the CUDA solver fits the rows as one batch of antitonic rows;
+ *   2. the CUDA solver fits the rows as one batch of antitonic rows, and a thread per row gives
+ *      each block its weighted count over its weight, one division, as the CPU engine does;
  *   3. a thread per position raises each value to the one at the threshold before (rounding must
  *      not lower a CDF as the threshold rises), caps it at 1, and sets the last threshold to 1;
  *      a running maximum over thresholds keeps every row non-increasing in position;
@@ -32,6 +33,7 @@ struct idr_view {
   double *count;         /* npos: its weighted count of the observations counted */
   double *cdf;           /* npos: its CDF value at the threshold before the slice */
   double *y, *w, *fit;   /* rows x npos, row r (threshold k0 + r) at r * npos; w NULL: 1 */
+  double *cnt;           /* rows x npos: the weighted counts behind y */
   int64_t *seg_runs;     /* rows x segs: runs starting in each segment, then where they go in the row */
   int64_t *row_runs;     /* rows: runs of each row, then where they go in the slice's output */
   int32_t *run_start;    /* the slice's runs */
@@ -47,10 +49,31 @@ struct idr_rows_step {
     for (int64_t r = 0; r < v.rows; r++) {
       for (; i < end && v.thr[i] <= v.k0 + r; i++) c += v.obs_w ? v.obs_w[i] : 1.0;
       v.y[r * v.npos + j] = c / t;
+      v.cnt[r * v.npos + j] = c;
       if (v.w) v.w[r * v.npos + j] = t;
     }
     v.next[j] = i;
     v.count[j] = c;
+  }
+};
+
+/* Per row: each block's value as its count over its weight, one division, as the CPU engine
+ * forms it. The solver's weighted mean of the rounded means c / t can miss that ratio by an ulp,
+ * and a CDF value of exactly 1/2 that comes out below it moves a median. A block is a run of
+ * equal fitted values (runs of blocks of one level pool to a ratio of that level too). */
+struct idr_exact_step {
+  idr_view v;
+  SIMT_DEVICE void operator()(int64_t r) const {
+    double *fit = v.fit + r * v.npos;
+    const double *cnt = v.cnt + r * v.npos;
+    double before = INFINITY;
+    for (int64_t from = 0, to; from < v.npos; from = to) {
+      double c = 0, t = 0;
+      for (to = from; to < v.npos && fit[to] == fit[from]; to++) c += cnt[to], t += v.total[to];
+      double z = c / t < before ? c / t : before; /* rounded weighted counts may step up an ulp */
+      for (int64_t j = from; j < to; j++) fit[j] = z;
+      before = z;
+    }
   }
 };
 
@@ -142,7 +165,7 @@ template <class Exec>
 static void idr_release(Exec &ex, idr_state *st) {
   idr_view &v = st->v;
   void *buf[] = {(void *)v.first, (void *)v.thr, (void *)v.obs_w, (void *)v.total, v.next,
-                 v.count,         v.cdf,         v.y,             v.w,             v.fit,
+                 v.count,         v.cdf,         v.y,             v.w,             v.fit,           v.cnt,
                  v.seg_runs,      v.row_runs,    v.run_start,     v.run_value};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
   if (st->plan_rows) plan_release(ex, &st->plan);
@@ -214,7 +237,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   size_t avail = 0;
   if (s == GPUISO_OK) s = ex.available(&avail);
   v.segs = (npos + IDR_SEGMENT - 1) / IDR_SEGMENT;
-  double row_bytes = (double)npos * ((weighted ? 3 : 2) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +
+  double row_bytes = (double)npos * ((weighted ? 4 : 3) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +
                      (double)(v.segs + 1) * sizeof(int64_t) + plan_row_bytes(&st->solver, npos);
   double rows = 0.5 * (double)avail / row_bytes;
   st->max_rows = rows < 1 ? 1 : (rows > (double)v.nthr ? v.nthr : (int64_t)rows);
@@ -222,6 +245,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.y, (size_t)cells * sizeof(double));
   if (s == GPUISO_OK && weighted) s = ex.alloc((void **)&v.w, (size_t)cells * sizeof(double));
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.fit, (size_t)cells * sizeof(double));
+  if (s == GPUISO_OK) s = ex.alloc((void **)&v.cnt, (size_t)cells * sizeof(double));
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.seg_runs, (size_t)(st->max_rows * v.segs) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.row_runs, (size_t)st->max_rows * sizeof(int64_t));
   st->offsets = (int64_t *)malloc((size_t)(st->max_rows + 1) * sizeof *st->offsets);
@@ -278,6 +302,7 @@ static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gp
   }
   if (s == GPUISO_OK) s = each(ex, idr_rows_step{v}, v.npos);
   if (s == GPUISO_OK) s = plan_fit(ex, &st->plan, (const double *)v.y, (const double *)v.w, v.fit, (uint8_t *)NULL, err);
+  if (s == GPUISO_OK) s = each(ex, idr_exact_step{v}, v.rows);
   if (s == GPUISO_OK) s = each(ex, idr_clamp_step{v}, v.npos);
   if (s == GPUISO_OK) s = each(ex, idr_count_step{v}, v.rows * v.segs);
   if (s == GPUISO_OK) s = each(ex, idr_scan_step{v}, v.rows);
