@@ -60,6 +60,15 @@ void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan)
   (void)plan;
 }
 
+gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, const void *w,
+                                      void *fit, uint8_t *start, gpuiso_stage_times *times,
+                                      gpuiso_error *err)
+{
+  (void)plan, (void)y, (void)w, (void)fit, (void)start;
+  times->count = 0;
+  return no_cuda(err);
+}
+
 gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr,
                                   const double *w, int64_t npos, int64_t nthr,
                                   const gpuiso_opts *opt, gpuiso_cdf_runs *out,

@@ -340,6 +340,19 @@ gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const 
                                    void *fit, uint8_t *start, gpuiso_error *err);
 void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan);
 
+/* gpuiso_cuda_plan_run with the device time of each stage (tools/gpu-check): stage i is the
+ * kernels launched as name[i] (a step of the pipeline), in milliseconds summed over its launches
+ * (the merge levels are one stage), from CUDA events between the launches. */
+#define GPUISO_MAX_STAGES 24
+typedef struct {
+  int count;
+  char name[GPUISO_MAX_STAGES][48];
+  double ms[GPUISO_MAX_STAGES];
+} gpuiso_stage_times;
+gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, const void *w,
+                                      void *fit, uint8_t *start, gpuiso_stage_times *times,
+                                      gpuiso_error *err);
+
 /* gpuiso_idr_fit on the device, with the same arguments and output. The indicator rows are made
  * on the device from the observations, never as an npos x nthr matrix on the host: the
  * thresholds are solved in slices, as many as device memory holds, each a batch of antitonic rows

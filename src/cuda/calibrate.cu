@@ -41,6 +41,6 @@ extern "C" gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, c
                                                const double *w, const int *g, int64_t ngroups,
                                                const gpuiso_opts *opt, gpuiso_block **blocks,
                                                int64_t *first, gpuiso_error *err) {
-  cuda_sort_exec ex = {{err}};
+  cuda_sort_exec ex = {{err, NULL}};
   return calibrate_device(ex, n, score, label, w, g, ngroups, opt, blocks, first, err);
 }

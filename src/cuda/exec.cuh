@@ -8,8 +8,19 @@
 #include "check.cuh"
 #include "launch.cuh"
 
+/* CUDA events after each launch, named by the launch: the device time of each stage of a run
+ * (tools/gpu-check), without a synchronisation between the stages. */
+#define STAGE_EVENTS 512
+
+struct stage_clock {
+  cudaEvent_t event[STAGE_EVENTS];
+  const char *name[STAGE_EVENTS]; /* the launch that ends at event[k] */
+  int count, made;
+};
+
 struct cuda_exec {
   gpuiso_error *err;
+  stage_clock *clock; /* NULL: no timing */
 
   gpuiso_status check(cudaError_t e, const char *what) {
     if (e == cudaSuccess) return GPUISO_OK;
@@ -52,7 +63,20 @@ struct cuda_exec {
     kernel<<<grid, block, shared>>>(args...);
     char what[128];
     snprintf(what, sizeof what, "the launch of %s", name);
-    return check(cudaGetLastError(), what);
+    gpuiso_status s = check(cudaGetLastError(), what);
+    return s == GPUISO_OK && clock ? mark(name) : s;
+  }
+  /* An event at this point of the stream, ending the stage `name` (NULL: the start). */
+  gpuiso_status mark(const char *name) {
+    if (clock->count == STAGE_EVENTS) return GPUISO_OK; /* later launches go uncounted */
+    gpuiso_status s = GPUISO_OK;
+    if (clock->count == clock->made) {
+      s = check(cudaEventCreate(&clock->event[clock->made]), "cudaEventCreate");
+      if (s != GPUISO_OK) return s;
+      clock->made++;
+    }
+    clock->name[clock->count] = name;
+    return check(cudaEventRecord(clock->event[clock->count++]), "cudaEventRecord");
   }
   /* Lets the kernel take more than 48 KB of dynamic shared memory. */
   template <class... P>

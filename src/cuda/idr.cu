@@ -8,6 +8,6 @@ extern "C" gpuiso_status gpuiso_cuda_idr_fit(int64_t n, const int32_t *pos, cons
                                              const double *w, int64_t npos, int64_t nthr,
                                              const gpuiso_opts *opt, gpuiso_cdf_runs *out,
                                              gpuiso_error *err) {
-  cuda_exec ex = {err};
+  cuda_exec ex = {err, NULL};
   return idr_fit_device(ex, n, pos, thr, w, npos, nthr, opt, out, err);
 }

@@ -8,7 +8,7 @@ extern "C" gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offs
                                               gpuiso_precision type, const void *y,
                                               const void *w, const gpuiso_opts *opt, void *fit,
                                               uint8_t *start, gpuiso_error *err) {
-  cuda_exec ex = {err};
+  cuda_exec ex = {err, NULL};
   return fit_rows_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
 }
 
@@ -21,7 +21,7 @@ extern "C" gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *o
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
-  cuda_exec ex = {err};
+  cuda_exec ex = {err, NULL};
   gpuiso_status s = plan_init(ex, p, nrows, offsets, type, opt, err);
   if (s != GPUISO_OK) {
     free(p);
@@ -34,13 +34,39 @@ extern "C" gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *o
 extern "C" gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y,
                                               const void *w, void *fit, uint8_t *start,
                                               gpuiso_error *err) {
-  cuda_exec ex = {err};
+  cuda_exec ex = {err, NULL};
   return plan_fit_any(ex, plan, y, w, fit, start, err);
 }
 
 extern "C" void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan) {
   if (!plan) return;
-  cuda_exec ex = {NULL};
+  cuda_exec ex = {NULL, NULL};
   plan_release(ex, plan);
   free(plan);
+}
+
+extern "C" gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, const void *w,
+                                                 void *fit, uint8_t *start, gpuiso_stage_times *times,
+                                                 gpuiso_error *err) {
+  memset(times, 0, sizeof *times);
+  stage_clock clock;
+  clock.count = clock.made = 0;
+  cuda_exec ex = {err, &clock};
+  gpuiso_status s = ex.mark(NULL);
+  if (s == GPUISO_OK) s = plan_fit_any(ex, plan, y, w, fit, start, err);
+  if (s == GPUISO_OK) s = ex.sync();
+  for (int k = 1; s == GPUISO_OK && k < clock.count; k++) {
+    float ms = 0;
+    s = ex.check(cudaEventElapsedTime(&ms, clock.event[k - 1], clock.event[k]), "cudaEventElapsedTime");
+    int i = 0;
+    while (i < times->count && strcmp(times->name[i], clock.name[k]) != 0) i++;
+    if (i == times->count) {
+      if (i == GPUISO_MAX_STAGES) continue;
+      snprintf(times->name[i], sizeof times->name[i], "%s", clock.name[k]);
+      times->count++;
+    }
+    times->ms[i] += ms;
+  }
+  for (int k = 0; k < clock.made; k++) (void)cudaEventDestroy(clock.event[k]);
+  return s;
 }
