@@ -189,20 +189,22 @@ static void check_case(const char *shape_name, int64_t nrows, const int64_t *off
 
 /* Families [f0, f1) and weightings [w0, w1) in both precisions on a shape (directions
  * alternate), on the simple kernel and, where rows are short enough for it, the row-PAV control.
- * Cases are skipped once less than reserve seconds are left. */
+ * Cases are skipped once less than reserve seconds, or than the slowest case took, are left. */
 static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk, int64_t cap,
                         double reserve) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   double *y = xmalloc(n * sizeof *y), *w = xmalloc(n * sizeof *w), *ref = xmalloc(n * sizeof *ref);
   int64_t longest = 0;
   for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
+  double slowest = 0;
   for (int f = f0; f < f1; f++) {
     for (int wk = w0; wk < w1; wk++) {
       for (int single = 0; single <= 1; single++) {
-        if (late(reserve)) {
+        if (late(reserve > slowest ? reserve : slowest)) {
           skipped++;
           continue;
         }
+        double t0 = now();
         int increasing = (f + wk + single) % 2;
         gen_rows((family_kind)f, (weight_kind)wk, nrows, off, 1000 * f + 10 * wk + single, single, y, w);
         const double *wp = wk == W_NONE ? NULL : w;
@@ -212,6 +214,7 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
         if (longest <= 100000)
           check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
                      GPUISO_GPU_ROW_PAV, chunk, cap, y, wp, ref);
+        slowest = now() - t0 > slowest ? now() - t0 : slowest;
       }
     }
   }
@@ -370,8 +373,8 @@ static void table_header(void) {
 }
 
 /* One table row on device data: the simple path, the row-PAV control (control_reps runs, 0: none,
- * with no_control in its cell) and the copies of the same bytes. Returns the simple path's and the
- * control's ms. */
+ * with no_control in its cells) and the copies of the same bytes; the simple path's fit comes back
+ * for its density. Returns the simple path's and the control's ms. */
 static void time_row(shape sh, family_kind f, gpuiso_precision type, int control_reps,
                      const char *no_control, double *simple, double *control) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
@@ -387,18 +390,18 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
   *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what);
+  double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
+  double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
                                         control_reps, control_reps > 1, what)
                           : NAN;
-  double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what); /* the fit, for blocks/n */
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
-  double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | - |\n", sh.name,
          family_names[f], single ? "f32" : "f64", cell(b[0], "%.3g", density, "fail"),
          cell(b[1], "%.4f", *simple, "fail"), cell(b[2], "%.4f", *control, no_control),
-         cell(b[3], "%.1f", *control / *simple, isnan(*control) ? no_control : "fail"), cell(b[4], "%.4f", d2d, "fail"),
-         cell(b[5], "%.1f", *simple / d2d, "fail"), cell(b[6], "%.4f", h2d, "fail"),
-         cell(b[7], "%.4f", d2h, "fail"));
+         cell(b[3], "%.3g", *control / *simple, isnan(*control) ? no_control : "fail"),
+         cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", *simple / d2d, "fail"),
+         cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"));
   cudaFree(dy);
   cudaFree(dfit);
   free(off);
@@ -414,13 +417,13 @@ static void time_end_to_end(int64_t n) {
   double *y = xmalloc(n * sizeof *y), *z = xmalloc(n * sizeof *z), t[3], c[3];
   gen_rows(FAM_NOISE, W_NONE, 1, off, 78, 0, y, NULL);
   gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  o.nthreads = omp_get_max_threads();
   gpuiso_error e;
   gpuiso_status s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e); /* warm-up */
   for (int k = 0; k < 3 && s == GPUISO_OK; k++) {
     double t0 = now();
     s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e);
     t[k] = 1e3 * (now() - t0);
-    o.nthreads = omp_get_max_threads();
     t0 = now();
     gpuiso_pav(n, y, NULL, &o, z, NULL, NULL, &e);
     c[k] = 1e3 * (now() - t0);
@@ -438,26 +441,30 @@ static void time_end_to_end(int64_t n) {
 }
 
 /* float32 first on every shape, so that running late drops float64 rows and the slow controls of
- * the long rows (one thread walks a whole row) before anything else. */
+ * the long rows (one thread walks a whole row: seconds) before anything else. A long row's control
+ * runs while 20 s (the rows of 1e8 and the end-to-end run) and the slowest control so far are
+ * left. */
 static void run_timing(void) {
+  double control_s = 0;
   table_header();
   for (int s = 0; s < NSHAPES; s++) {
     shape sh = paper_shapes[s];
-    int64_t len = sh.len;
+    int big = sh.len >= 100000000, slow = sh.len >= 1000000;
     for (int single = 1; single >= 0; single--) {
       for (int f = FAM_NOISE; f <= FAM_INCREASING; f++) {
-        int big = len >= 100000000, slow = len >= 1000000;
-        if (big && late(10)) { /* a row of 1e8, then the end-to-end run */
-          printf("| %s | %s | %s | skipped: running late |\n", sh.name, family_names[f], single ? "f32" : "f64");
+        const char *type = single ? "f32" : "f64";
+        if (big && late(10)) {
+          printf("| %s | %s | %s | skipped: running late |\n", sh.name, family_names[f], type);
           skipped++;
           continue;
         }
-        int control = !big && !(slow && late(25));
+        int control = !big && !(slow && late(20 + control_s));
         if (!big && !control) skipped++;
         double simple, ctl;
         time_row(sh, (family_kind)f, single ? GPUISO_SINGLE : GPUISO_DOUBLE,
                  control ? (slow ? 1 : 3) : 0, big ? "-" : "late", &simple, &ctl);
-        if (single && len == 10000000 && f == FAM_NOISE && control)
+        if (slow && ctl / 1e3 > control_s) control_s = ctl / 1e3;
+        if (single && sh.len == 10000000 && f == FAM_NOISE && control)
           target(ctl / simple >= 1000, "1e7 row f32 noise, row-PAV control / simple", ctl / simple, 1000);
         if (single && big)
           target(simple <= (f == FAM_NOISE ? 2.7 : 7.3),
