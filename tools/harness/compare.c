@@ -42,6 +42,17 @@ comparison compare_rows(int64_t nrows, const int64_t *offsets, const double *y, 
   return c;
 }
 
+int64_t count_blocks(int64_t nrows, const int64_t *offsets, gpuiso_precision type, const void *z) {
+  int64_t blocks = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : blocks)
+#endif
+  for (int64_t r = 0; r < nrows; r++)
+    for (int64_t i = offsets[r]; i < offsets[r + 1]; i++)
+      blocks += i == offsets[r] || at(type, z, i) != at(type, z, i - 1);
+  return blocks;
+}
+
 /* The positions where the runs of threshold k step by more than tol, in a (at most the runs). */
 static int64_t steps_over(const gpuiso_cdf_runs *r, int64_t k, double tol, int32_t *a) {
   int64_t n = 0;

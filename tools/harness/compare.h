@@ -20,6 +20,9 @@ typedef struct {
 comparison compare_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *ref,
                         gpuiso_precision type, const void *z, int increasing, int by_max_y);
 
+/* The number of blocks (runs of equal values) of a fit z of elements of type, over every row. */
+int64_t count_blocks(int64_t nrows, const int64_t *offsets, gpuiso_precision type, const void *z);
+
 /* Two fits of IDR (gpuiso_cdf_runs) of the same shape: ref (the CPU engine) and got. */
 typedef struct {
   double max_dev;         /* max |F_got - F_ref| over every threshold and position */

@@ -26,19 +26,25 @@ static double normal(uint64_t seed, int64_t i) {
   return sqrt(-2 * log(unif(seed, i, 0))) * cos(6.283185307179586 * unif(seed, i, 1));
 }
 
+/* Steps of 0.505 +- 0.49 from a draw per element: strictly increasing, yet a function of i alone,
+ * so that a long row is made in parallel. */
+static double rising(uint64_t seed, int64_t i, int64_t g) {
+  return 0.505 * (double)i + 0.49 * unif(seed, g, 2);
+}
+
 /* Element i of a row of len (g: its index over all rows, for the random draws). */
 static double value(family_kind f, uint64_t seed, int64_t row, int64_t i, int64_t g, int64_t len,
-                    int single, double *run) {
+                    int single) {
   switch (f) {
   case FAM_NOISE: return (len > 1 ? 3.0 * i / (len - 1) : 0) + normal(seed, g);
-  case FAM_INCREASING: return *run += 0.01 + 0.99 * unif(seed, g, 2);
+  case FAM_INCREASING: return rising(seed, i, g);
   case FAM_SAWTOOTH: {
     int64_t p = 2 + (int64_t)(unif(seed, -1 - row, 3) * 63);
     return (double)(i % p) / p + 0.05 * normal(seed, g);
   }
   case FAM_CLIFF:
     if (i == len - 1 && len > 1) return -10.0 * len;
-    return *run += 0.01 + 0.99 * unif(seed, g, 2);
+    return rising(seed, i, g);
   case FAM_CANCELLATION: {
     int64_t r = i % 64;
     return r < 32 ? 1e6 : (r == 32 ? -32e6 : 1e-3 * r + 1e-9 * unif(seed, g, 2));
@@ -74,22 +80,34 @@ static double weight(weight_kind wk, uint64_t seed, int64_t i, int keep) {
   }
 }
 
+/* Element i of row r (from o, of len). */
+static void gen_one(family_kind f, weight_kind wk, uint64_t seed, int single, int64_t r, int64_t o,
+                    int64_t len, int64_t i, double *y, double *w) {
+  double v = value(f, seed, r, i, o + i, len, single);
+  y[o + i] = single ? (double)(float)v : v;
+  if (wk != W_NONE) {
+    double wi = weight(wk, seed, o + i, i == (len - 1) / 2);
+    w[o + i] = single ? (double)(float)wi : wi;
+  }
+}
+
 void gen_rows(family_kind f, weight_kind wk, int64_t nrows, const int64_t *offsets, uint64_t seed,
               int single, double *y, double *w) {
+  if (nrows >= 64) { /* in parallel over rows */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 16)
 #endif
-  for (int64_t r = 0; r < nrows; r++) {
+    for (int64_t r = 0; r < nrows; r++)
+      for (int64_t i = 0; i < offsets[r + 1] - offsets[r]; i++)
+        gen_one(f, wk, seed, single, r, offsets[r], offsets[r + 1] - offsets[r], i, y, w);
+    return;
+  }
+  for (int64_t r = 0; r < nrows; r++) { /* a few long rows: over each row's elements */
     int64_t o = offsets[r], len = offsets[r + 1] - o;
-    double run = 0;
-    for (int64_t i = 0; i < len; i++) {
-      double v = value(f, seed, r, i, o + i, len, single, &run);
-      y[o + i] = single ? (double)(float)v : v;
-      if (wk != W_NONE) {
-        double wi = weight(wk, seed, o + i, i == (len - 1) / 2);
-        w[o + i] = single ? (double)(float)wi : wi;
-      }
-    }
+#ifdef _OPENMP
+#pragma omp parallel for
+#endif
+    for (int64_t i = 0; i < len; i++) gen_one(f, wk, seed, single, r, o, len, i, y, w);
   }
 }
 

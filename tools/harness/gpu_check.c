@@ -1,15 +1,32 @@
-/* tools/gpu-check's harness: every CUDA kernel against the CPU hull engine (its twin) on the data
- * families, shapes, precisions, weightings and directions of the paper, then one timing table,
- * then IDR on the GPU against the CPU engine and its time at n = 1e5, then calibration
- * (calibrate_isotonic()'s pipeline) against the CPU path and its time at n = 1e7 in 300 groups.
- * Prints a PASS/FAIL line per check and exits 1 on any accuracy failure (2 without a device).
+/* tools/gpu-check's harness: the CUDA engine against its CPU twins, one section per process, so
+ * that a hang or a sticky CUDA error costs one section and not the run.
  *
- *   gpu_check [small]   small: a few small cases, for compute-sanitizer
- * GPUISO_CHECK_DEADLINE (seconds since the epoch) makes it skip what would run late, saying so.
+ *   gpu_check SECTION
+ *     device        the device's name and memory
+ *     small         a few small cases with many chunks, merges, searches and ragged rows, IDR and
+ *                   calibration: the run of compute-sanitizer
+ *     accuracy-1e8  the row of 1e8: the simple kernel against the CPU hull engine, the four main
+ *                   families, unweighted and uniformly weighted, float32 and float64
+ *     accuracy      a fit on unsorted x with ties, then every family and weighting in both
+ *                   precisions and directions on the paper's other shapes and ragged rows, on the
+ *                   simple kernel and (rows up to 1e5) the row-PAV control, breadth first
+ *     timing        the table (per shape, family and precision: the simple path, the row-PAV
+ *                   control and a device-to-device copy of the same bytes, CUDA events), then a
+ *                   host array of 1e7 doubles end to end against the CPU PAV on every core
+ *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
+ *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
+ *                   scores in 300 groups
+ *
+ * Output lines: PASS or FAIL (a check), INFO (a measure, a skip, the section's count at its end)
+ * and the rows of the timing table ("| ..."). Exit status: 0 every check passed, 1 a check failed
+ * or the harness met an error, 2 no CUDA device (every section probes first), 64 usage.
+ * GPUISO_CHECK_DEADLINE (seconds since the epoch): work that would run past it is skipped and
+ * counted, so that a section ends by itself before tools/gpu-check's timeout stops it.
  */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +37,9 @@
 #include "gpuiso.h"
 #include "internal.h" /* calibrate_check, to time the calibration's input check alone */
 
-static int accuracy_failed, accuracy_passed, skipped;
+static int passed, failed, skipped;
 static double deadline = INFINITY;
+static gpuiso_device_info device;
 
 static double now(void) {
   struct timespec t;
@@ -29,7 +47,38 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* Whether work of about reserve seconds would end past the deadline. */
 static int late(double reserve) { return now() + reserve > deadline; }
+
+static void skip(const char *what) {
+  printf("INFO skip %s: running late\n", what);
+  skipped++;
+}
+
+/* One check's line: PASS or FAIL, then the text. */
+static void report(int ok, const char *fmt, ...) {
+  va_list ap;
+  ok ? passed++ : failed++;
+  fputs(ok ? "PASS " : "FAIL ", stdout);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+}
+
+/* A speed target: reported, never a failure (the device and its load vary). */
+static void target(int met, const char *what, double got, double want) {
+  printf("INFO speed %s: %.4g, target %.4g: %s\n", what, got, want, met ? "met" : "missed");
+}
+
+/* What went wrong: the error's message (CUDA's text), else the status's name. */
+static const char *error_text(gpuiso_status s, const gpuiso_error *e) {
+  static const char *const names[] = {"OK",          "E_NOMEM",     "E_Y_NONFINITE", "E_X_NONFINITE",
+                                      "E_W_NONFINITE", "E_W_NEGATIVE", "E_W_ALLZERO", "E_OVERFLOW",
+                                      "E_INTERRUPT", "E_CUDA",      "E_NO_CUDA",     "E_INTERNAL"};
+  if (e->message[0]) return e->message;
+  return (int)s >= 0 && (int)s < (int)(sizeof names / sizeof names[0]) ? names[s] : "unknown status";
+}
 
 static void *xmalloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
@@ -53,6 +102,12 @@ typedef struct {
   const char *name;
   int64_t nrows, len; /* len 0: ragged rows of about nrows elements in all */
 } shape;
+
+/* The paper's shapes (section 7.1); the last, one row of 1e8, is a section of its own. */
+static const shape paper_shapes[] = {{"1e6x16", 1000000, 16},   {"1e4x1e3", 10000, 1000},
+                                     {"1e3x1e4", 1000, 10000},  {"1e2x1e5", 100, 100000},
+                                     {"1x1e7", 1, 10000000},    {"1x1e8", 1, 100000000}};
+#define NSHAPES (int)(sizeof paper_shapes / sizeof paper_shapes[0])
 
 static int64_t *layout(shape s, int64_t *nrows) {
   if (s.len == 0) {
@@ -78,6 +133,8 @@ static gpuiso_opts options(int increasing, gpuiso_gpu_kernel kernel, int64_t chu
   return o;
 }
 
+static const char *kernel_name(gpuiso_gpu_kernel k) { return k == GPUISO_GPU_SIMPLE ? "simple" : "rowpav"; }
+
 /* The CPU engine on every row: in parallel over rows, or one row on every thread. */
 static void cpu_rows(gpuiso_engine engine, int64_t nrows, const int64_t *off, const double *y,
                      const double *w, gpuiso_opts o, double *z) {
@@ -96,6 +153,8 @@ static float *to_float(const double *v, int64_t n) {
   for (int64_t i = 0; i < n; i++) f[i] = (float)v[i];
   return f;
 }
+
+/* ---- Accuracy ---- */
 
 /* One accuracy case: the kernel on the GPU against the CPU hull engine on the same data. */
 static void check_case(const char *shape_name, int64_t nrows, const int64_t *off, family_kind f,
@@ -117,13 +176,12 @@ static void check_case(const char *shape_name, int64_t nrows, const int64_t *off
   int ok = s == GPUISO_OK &&
            (single ? c.max_dev <= 2e-7 && c.step_downs == 0
                    : c.max_dev <= 1e-10 && (kernel != GPUISO_GPU_SIMPLE || c.block_rows == 0));
-  ok ? accuracy_passed++ : accuracy_failed++;
-  printf("%s accuracy %-10s %-12s %-8s %-4s %s %-6s dev %.2e steps %lld blocks-differ-rows %lld "
-         "not-bitwise %lld (%.2f s)%s%s\n",
-         ok ? "PASS" : "FAIL", shape_name, family_names[f], weight_names[wk], increasing ? "inc" : "dec",
-         single ? "f32" : "f64", kernel == GPUISO_GPU_SIMPLE ? "simple" : "rowpav", c.max_dev,
-         (long long)c.step_downs, (long long)c.block_rows, (long long)c.differ, t,
-         s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : e.message);
+  report(ok, "accuracy %-10s %-12s %-8s %-4s %s %-6s dev %.2e steps %lld blocks-differ-rows %lld "
+         "not-bitwise %lld (%.2f s)%s%s",
+         shape_name, family_names[f], weight_names[wk], increasing ? "inc" : "dec",
+         single ? "f32" : "f64", kernel_name(kernel), c.max_dev, (long long)c.step_downs,
+         (long long)c.block_rows, (long long)c.differ, t, s == GPUISO_OK ? "" : " error: ",
+         s == GPUISO_OK ? "" : error_text(s, &e));
   free(yf);
   free(wf);
   free(z);
@@ -131,20 +189,22 @@ static void check_case(const char *shape_name, int64_t nrows, const int64_t *off
 
 /* Families [f0, f1) and weightings [w0, w1) in both precisions on a shape (directions
  * alternate), on the simple kernel and, where rows are short enough for it, the row-PAV control.
- * Cases that would leave less than reserve seconds are skipped. */
+ * Cases are skipped once less than reserve seconds, or than the slowest case took, are left. */
 static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk, int64_t cap,
                         double reserve) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   double *y = xmalloc(n * sizeof *y), *w = xmalloc(n * sizeof *w), *ref = xmalloc(n * sizeof *ref);
   int64_t longest = 0;
   for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
+  double slowest = 0;
   for (int f = f0; f < f1; f++) {
     for (int wk = w0; wk < w1; wk++) {
       for (int single = 0; single <= 1; single++) {
-        if (late(reserve)) {
+        if (late(reserve > slowest ? reserve : slowest)) {
           skipped++;
           continue;
         }
+        double t0 = now();
         int increasing = (f + wk + single) % 2;
         gen_rows((family_kind)f, (weight_kind)wk, nrows, off, 1000 * f + 10 * wk + single, single, y, w);
         const double *wp = wk == W_NONE ? NULL : w;
@@ -154,6 +214,7 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
         if (longest <= 100000)
           check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
                      GPUISO_GPU_ROW_PAV, chunk, cap, y, wp, ref);
+        slowest = now() - t0 > slowest ? now() - t0 : slowest;
       }
     }
   }
@@ -175,12 +236,13 @@ static void check_unsorted_x(int64_t n) {
     int64_t nk = 0, nb[2] = {0, 0};
     gpuiso_status s = GPUISO_OK;
     gpuiso_error e = {GPUISO_OK, -1, -1, ""};
-    for (int gpu = 0; gpu <= 1 && s == GPUISO_OK; gpu++) {
+    for (int gpu = 0; gpu <= 1; gpu++) {
+      z[gpu] = xmalloc(n * sizeof *z[gpu]);
+      if (s != GPUISO_OK) continue;
       gpuiso_opts o = options(!single, GPUISO_GPU_SIMPLE, 0, 0);
       o.engine = gpu ? GPUISO_GPU : GPUISO_HULL;
       o.gpu_precision = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
       gpuiso_sorted *sorted;
-      z[gpu] = xmalloc(n * sizeof *z[gpu]);
       s = gpuiso_sort_xy(n, x, y, w, &o, &sorted, &nk, &e);
       gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
       if (s == GPUISO_OK) s = gpuiso_fit_sorted(sorted, &o, z[gpu], &kn, &e);
@@ -194,10 +256,9 @@ static void check_unsorted_x(int64_t n) {
     }
     /* single: the knots' pooled means are rounded to float32 before the fit */
     int ok = s == GPUISO_OK && (single ? dev <= 2e-7 : dev <= 1e-10 && nb[0] == nb[1]);
-    ok ? accuracy_passed++ : accuracy_failed++;
-    printf("%s accuracy unsorted-x n %lld, %lld knots, %s: dev %.2e blocks %lld vs CPU %lld%s%s\n",
-           ok ? "PASS" : "FAIL", (long long)n, (long long)nk, single ? "f32 dec" : "f64 inc", dev,
-           (long long)nb[1], (long long)nb[0], s == GPUISO_OK ? "" : " error: ", e.message);
+    report(ok, "accuracy unsorted-x n %lld, %lld knots, %s: dev %.2e blocks %lld vs CPU %lld%s%s",
+           (long long)n, (long long)nk, single ? "f32 dec" : "f64 inc", dev, (long long)nb[1],
+           (long long)nb[0], s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
     free(z[0]);
     free(z[1]);
   }
@@ -216,124 +277,273 @@ static double median(double *v, int k) {
   return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-/* Median ms of reps runs of a plan on device data, by CUDA events (after a warm-up unless a
- * single run is asked for: the slow control). */
-static double time_plan(gpuiso_cuda_plan *plan, const void *dy, void *dfit, int reps) {
+/* Something to time on the device: a plan's run or a copy. */
+typedef gpuiso_status (*device_work)(void *ctx, gpuiso_error *e);
+
+typedef struct {
+  gpuiso_cuda_plan *plan;
+  const void *y;
+  void *fit;
+} plan_work;
+
+static gpuiso_status run_plan(void *ctx, gpuiso_error *e) {
+  plan_work *p = ctx;
+  return gpuiso_cuda_plan_run(p->plan, p->y, NULL, p->fit, NULL, e);
+}
+
+typedef struct {
+  void *dst;
+  const void *src;
+  size_t bytes;
+  enum cudaMemcpyKind kind;
+} copy_work;
+
+static gpuiso_status run_copy(void *ctx, gpuiso_error *e) {
+  copy_work *c = ctx;
+  cudaError_t r = cudaMemcpy(c->dst, c->src, c->bytes, c->kind);
+  if (r == cudaSuccess) return GPUISO_OK;
+  snprintf(e->message, sizeof e->message, "cudaMemcpy: %s", cudaGetErrorString(r));
+  return GPUISO_E_CUDA;
+}
+
+/* Median ms of reps runs (at most 16) by CUDA events on the default stream, after one untimed
+ * run when warm; NAN, with a FAIL line, when a run fails. */
+static double time_ms(device_work work, void *ctx, int reps, int warm, const char *what) {
   cudaEvent_t a, b;
   double t[16];
   gpuiso_error e;
   CUDA_OK(cudaEventCreate(&a));
   CUDA_OK(cudaEventCreate(&b));
-  if (reps > 1 && gpuiso_cuda_plan_run(plan, dy, NULL, dfit, NULL, &e) != GPUISO_OK) {
-    printf("FAIL timing: %s\n", e.message);
+  int k = warm ? -1 : 0;
+  for (; k < reps; k++) {
+    float ms;
+    CUDA_OK(cudaEventRecord(a, 0));
+    gpuiso_status s = work(ctx, &e);
+    CUDA_OK(cudaEventRecord(b, 0));
+    CUDA_OK(cudaEventSynchronize(b));
+    if (s != GPUISO_OK) {
+      report(0, "timing %s: %s", what, error_text(s, &e));
+      break;
+    }
+    CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+    if (k >= 0) t[k] = ms;
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return k == reps ? median(t, reps) : NAN;
+}
+
+static double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                        int reps, const char *what) {
+  copy_work c = {dst, src, bytes, kind};
+  return time_ms(run_copy, &c, reps, 0, what);
+}
+
+/* A plan of the kernel over the rows of off, timed on device data; NAN when it cannot be made. */
+static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision type,
+                          gpuiso_gpu_kernel kernel, const void *dy, void *dfit, int reps, int warm,
+                          const char *what) {
+  gpuiso_opts o = options(1, kernel, 0, 0);
+  gpuiso_error e;
+  plan_work p = {NULL, dy, dfit};
+  gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, &o, &p.plan, &e);
+  if (s != GPUISO_OK) {
+    report(0, "timing %s %s: plan: %s", what, kernel_name(kernel), error_text(s, &e));
     return NAN;
   }
-  for (int k = 0; k < reps; k++) {
-    float ms;
-    CUDA_OK(cudaEventRecord(a, 0));
-    gpuiso_cuda_plan_run(plan, dy, NULL, dfit, NULL, &e);
-    CUDA_OK(cudaEventRecord(b, 0));
-    CUDA_OK(cudaEventSynchronize(b));
-    CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-    t[k] = ms;
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return median(t, reps);
+  double ms = time_ms(run_plan, &p, reps, warm, what);
+  gpuiso_cuda_plan_free(p.plan);
+  return ms;
 }
 
-/* Median ms of copies: kind 0 device to device, 1 host to device, 2 device to host. */
-static double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int reps) {
-  cudaEvent_t a, b;
-  double t[16];
-  CUDA_OK(cudaEventCreate(&a));
-  CUDA_OK(cudaEventCreate(&b));
-  for (int k = 0; k < reps; k++) {
-    float ms;
-    CUDA_OK(cudaEventRecord(a, 0));
-    CUDA_OK(cudaMemcpy(dst, src, bytes, kind));
-    CUDA_OK(cudaEventRecord(b, 0));
-    CUDA_OK(cudaEventSynchronize(b));
-    CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-    t[k] = ms;
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return median(t, reps);
+/* A table cell: v in fmt, or why there is no number. */
+static const char *cell(char *buf, const char *fmt, double v, const char *none) {
+  if (isnan(v)) return none;
+  snprintf(buf, 16, fmt, v);
+  return buf;
 }
 
-static int speed_passed, speed_failed;
+static void table_header(void) {
+  printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; "
+         "blocks/n: the fit's blocks per element (the density); stages: per-stage times inside the "
+         "solver (CUDA events between its stages), not yet measured\n");
+  printf("| shape | family | type | blocks/n | simple ms | row-PAV ms | row-PAV / simple | "
+         "d2d copy ms | simple / copy | h2d ms | d2h ms | stages |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
 
-static void speed_check(int ok, const char *what, double got, double want) {
-  ok ? speed_passed++ : speed_failed++;
-  printf("%s speed %s: %.4g (target %.4g)\n", ok ? "PASS" : "FAIL", what, got, want);
+/* One table row on device data: the simple path, the row-PAV control (control_reps runs, 0: none,
+ * with no_control in its cells) and the copies of the same bytes; the simple path's fit comes back
+ * for its density. Returns the simple path's and the control's ms. */
+static void time_row(shape sh, family_kind f, gpuiso_precision type, int control_reps,
+                     const char *no_control, double *simple, double *control) {
+  int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
+  int single = type == GPUISO_SINGLE;
+  size_t bytes = n * (single ? sizeof(float) : sizeof(double));
+  double *y = xmalloc(n * sizeof *y);
+  gen_rows(f, W_NONE, nrows, off, 77, single, y, NULL);
+  float *yf = single ? to_float(y, n) : NULL;
+  void *back = xmalloc(bytes), *dy, *dfit;
+  char what[64], b[8][16];
+  snprintf(what, sizeof what, "%s %s %s", sh.name, family_names[f], single ? "f32" : "f64");
+  CUDA_OK(cudaMalloc(&dy, bytes));
+  CUDA_OK(cudaMalloc(&dfit, bytes));
+  double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
+  *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what);
+  double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
+  double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
+  *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
+                                        control_reps, control_reps > 1, what)
+                          : NAN;
+  double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
+  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | - |\n", sh.name,
+         family_names[f], single ? "f32" : "f64", cell(b[0], "%.3g", density, "fail"),
+         cell(b[1], "%.4f", *simple, "fail"), cell(b[2], "%.4f", *control, no_control),
+         cell(b[3], "%.3g", *control / *simple, isnan(*control) ? no_control : "fail"),
+         cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", *simple / d2d, "fail"),
+         cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"));
+  cudaFree(dy);
+  cudaFree(dfit);
+  free(off);
+  free(y);
+  free(yf);
+  free(back);
+}
+
+/* A host array of n doubles: copy in, fit, copy out (what an R call pays, less R's own work),
+ * against the CPU PAV engine on every core; medians of 3 wall-clock runs. */
+static void time_end_to_end(int64_t n) {
+  int64_t off[2] = {0, n};
+  double *y = xmalloc(n * sizeof *y), *z = xmalloc(n * sizeof *z), t[3], c[3];
+  gen_rows(FAM_NOISE, W_NONE, 1, off, 78, 0, y, NULL);
+  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  o.nthreads = omp_get_max_threads();
+  gpuiso_error e;
+  gpuiso_status s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e); /* warm-up */
+  for (int k = 0; k < 3 && s == GPUISO_OK; k++) {
+    double t0 = now();
+    s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e);
+    t[k] = 1e3 * (now() - t0);
+    t0 = now();
+    gpuiso_pav(n, y, NULL, &o, z, NULL, NULL, &e);
+    c[k] = 1e3 * (now() - t0);
+  }
+  if (s != GPUISO_OK) {
+    report(0, "timing end to end, 1 x %lld doubles: %s", (long long)n, error_text(s, &e));
+  } else {
+    double gpu = median(t, 3), cpu = median(c, 3);
+    printf("INFO timing end to end, 1 x %lld doubles (noise): GPU host-to-host %.2f ms, CPU PAV on "
+           "%d threads %.2f ms\n", (long long)n, gpu, omp_get_max_threads(), cpu);
+    target(cpu / gpu >= 10, "end-to-end 1e7 doubles, CPU PAV / GPU", cpu / gpu, 10);
+  }
+  free(y);
+  free(z);
+}
+
+/* float32 first on every shape, so that running late drops float64 rows and the slow controls of
+ * the long rows (one thread walks a whole row: seconds) before anything else. A long row's control
+ * runs while 20 s (the rows of 1e8 and the end-to-end run) and the slowest control so far are
+ * left. */
+static void run_timing(void) {
+  double control_s = 0;
+  table_header();
+  for (int s = 0; s < NSHAPES; s++) {
+    shape sh = paper_shapes[s];
+    int big = sh.len >= 100000000, slow = sh.len >= 1000000;
+    for (int single = 1; single >= 0; single--) {
+      for (int f = FAM_NOISE; f <= FAM_INCREASING; f++) {
+        const char *type = single ? "f32" : "f64";
+        if (big && late(10)) {
+          printf("| %s | %s | %s | skipped: running late |\n", sh.name, family_names[f], type);
+          skipped++;
+          continue;
+        }
+        int control = !big && !(slow && late(20 + control_s));
+        if (!big && !control) skipped++;
+        double simple, ctl;
+        time_row(sh, (family_kind)f, single ? GPUISO_SINGLE : GPUISO_DOUBLE,
+                 control ? (slow ? 1 : 3) : 0, big ? "-" : "late", &simple, &ctl);
+        if (slow && ctl / 1e3 > control_s) control_s = ctl / 1e3;
+        if (single && sh.len == 10000000 && f == FAM_NOISE && control)
+          target(ctl / simple >= 1000, "1e7 row f32 noise, row-PAV control / simple", ctl / simple, 1000);
+        if (single && big)
+          target(simple <= (f == FAM_NOISE ? 2.7 : 7.3),
+                 f == FAM_NOISE ? "1e8 f32 noise, simple ms" : "1e8 f32 increasing, simple ms", simple,
+                 f == FAM_NOISE ? 2.7 : 7.3);
+      }
+    }
+  }
+  time_end_to_end(10000000);
 }
 
 /* ---- IDR ---- */
 
 /* IDR on the GPU (gpuiso_cuda_idr_fit) against the CPU engine on all threads, on the data of
- * gen_idr; returns the GPU's wall-clock seconds (copies included), NAN on failure. With unit
- * weights and continuous data the sums are exact and the runs must be the same bit for bit. */
-static double check_idr(int64_t n, int ties, weight_kind wk, gpuiso_gpu_kernel kernel, int64_t chunk) {
+ * gen_idr; the GPU runs up to reps times while time is left, and the median of its wall-clock
+ * seconds (copies included) is returned, NAN on failure. With unit weights and continuous data the
+ * sums are exact and the runs must be the same bit for bit. */
+static double check_idr(int64_t n, int ties, weight_kind wk, gpuiso_gpu_kernel kernel, int64_t chunk,
+                        int reps) {
   int32_t *pos = xmalloc(n * sizeof *pos), *thr = xmalloc(n * sizeof *thr);
-  double *w = xmalloc(n * sizeof *w);
+  double *w = xmalloc(n * sizeof *w), gpu[3];
   int64_t npos, nthr;
   gen_idr(n, 90 + n, ties, wk, pos, thr, w, &npos, &nthr);
   const double *wp = wk == W_NONE ? NULL : w;
   gpuiso_opts o = options(0, kernel, chunk, 0);
   o.nthreads = omp_get_max_threads();
-  gpuiso_cdf_runs ref, got;
+  gpuiso_cdf_runs ref, got; /* both zeroed by the fits, freed again on failure */
+  memset(&got, 0, sizeof got);
   gpuiso_error e;
   double t0 = now();
   gpuiso_status s = gpuiso_idr_fit(n, pos, thr, wp, npos, nthr, &o, &ref, &e);
   double cpu = now() - t0;
-  t0 = now();
-  if (s == GPUISO_OK) s = gpuiso_cuda_idr_fit(n, pos, thr, wp, npos, nthr, &o, &got, &e);
-  double gpu = now() - t0;
+  int k = 0;
+  for (; k < reps && s == GPUISO_OK && (k == 0 || !late(2 * gpu[0] + 2)); k++) {
+    gpuiso_cdf_runs_free(&got);
+    t0 = now();
+    s = gpuiso_cuda_idr_fit(n, pos, thr, wp, npos, nthr, &o, &got, &e);
+    gpu[k] = now() - t0;
+  }
   runs_comparison c = {NAN, -1, -1, -1};
   if (s == GPUISO_OK) c = compare_cdf_runs(&ref, &got, 1e-10);
   int exact = !ties && !wp;
   int ok = s == GPUISO_OK && c.max_dev <= (exact ? 0 : 1e-10) && c.steps_differ == 0 && c.bad == 0 &&
            (!exact || c.starts_differ == 0);
-  ok ? accuracy_passed++ : accuracy_failed++;
-  printf("%s accuracy idr n %lld%s %-8s %s: %lld positions, %lld thresholds, %.1f runs each; dev "
-         "%.2e, thresholds of other runs %lld (past 1e-10: %lld), misshapen %lld; GPU %.3f s, CPU "
-         "%.3f s on %d threads%s%s\n",
-         ok ? "PASS" : "FAIL", (long long)n, ties ? " ties" : "", weight_names[wk],
-         kernel == GPUISO_GPU_SIMPLE ? "simple" : "rowpav", (long long)npos, (long long)nthr,
-         s == GPUISO_OK ? (double)got.offset[nthr] / nthr : NAN, c.max_dev,
-         (long long)c.starts_differ, (long long)c.steps_differ, (long long)c.bad, gpu, cpu,
-         omp_get_max_threads(), s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : e.message);
-  if (s == GPUISO_OK) {
-    gpuiso_cdf_runs_free(&ref);
-    gpuiso_cdf_runs_free(&got);
-  } else if (ref.offset) {
-    gpuiso_cdf_runs_free(&ref);
-  }
+  double t = k ? median(gpu, k) : NAN;
+  report(ok, "accuracy idr n %lld%s %-8s %s: %lld positions, %lld thresholds, %.1f runs each; dev "
+         "%.2e, thresholds of other runs %lld (past 1e-10: %lld), misshapen %lld; GPU %.3f s "
+         "(median of %d), CPU %.3f s on %d threads%s%s",
+         (long long)n, ties ? " ties" : "", weight_names[wk], kernel_name(kernel), (long long)npos,
+         (long long)nthr, s == GPUISO_OK ? (double)got.offset[nthr] / nthr : NAN, c.max_dev,
+         (long long)c.starts_differ, (long long)c.steps_differ, (long long)c.bad, t, k, cpu,
+         omp_get_max_threads(), s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
+  gpuiso_cdf_runs_free(&ref);
+  gpuiso_cdf_runs_free(&got);
   free(pos);
   free(thr);
   free(w);
-  return ok ? gpu : NAN;
+  return ok ? t : NAN;
 }
 
 /* The issue's target: n = 1e5 continuous observations (as many thresholds) fitted within 1 s,
- * host arrays in and runs out; the first run is also the accuracy check. */
-static void check_idr_all(void) {
-  check_idr(1000, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 0);
-  check_idr(10000, 0, W_EXTREME, GPUISO_GPU_SIMPLE, 0);
-  check_idr(30000, 1, W_NONE, GPUISO_GPU_SIMPLE, 0);
-  check_idr(3000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0);
-  if (late(45)) {
-    printf("SKIP idr n 1e5: running late\n");
-    skipped++;
+ * host arrays in and runs out. */
+static void run_idr(void) {
+  check_idr(1000, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 0, 1);
+  check_idr(10000, 0, W_EXTREME, GPUISO_GPU_SIMPLE, 0, 1);
+  check_idr(30000, 1, W_NONE, GPUISO_GPU_SIMPLE, 0, 1);
+  check_idr(3000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0, 1);
+  if (late(12)) {
+    skip("idr n 1e5");
     return;
   }
-  double t[3];
-  int k = 0;
-  for (; k < 3 && (k == 0 || !late(30)); k++) t[k] = check_idr(100000, 0, W_NONE, GPUISO_GPU_SIMPLE, 0);
-  double best = median(t, k);
-  speed_check(best <= 1.0, "IDR n 1e5 continuous, seconds (median)", best, 1.0);
-  if (!late(60) && best < 10) check_idr(100000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0);
+  double t = check_idr(100000, 0, W_NONE, GPUISO_GPU_SIMPLE, 0, 3);
+  target(t <= 1.0, "IDR n 1e5 continuous, simple, seconds", t, 1.0);
+  if (!(t < 10)) /* one thread per row of 1e5: only after a simple path that leaves time */
+    printf("INFO skip idr n 1e5 rowpav: the simple path took %.3g s\n", t);
+  else if (late(12))
+    skip("idr n 1e5 rowpav");
+  else
+    check_idr(100000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0, 1);
 }
 
 /* ---- Calibration ---- */
@@ -375,12 +585,11 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
     blocks_comparison c = {NAN, NAN, -1};
     if (s == GPUISO_OK) c = compare_blocks(ncurves, ref_first, ref, first, got);
     int ok = s == GPUISO_OK && c.curves_differ == 0 && c.max_dev <= 1e-10 && c.max_weight_dev <= 1e-12;
-    ok ? accuracy_passed++ : accuracy_failed++;
-    printf("%s accuracy calibrate n %lld, %lld curves%s %-8s: %lld blocks; level dev %.2e, weight "
-           "dev %.2e, curves differ %lld%s%s\n",
-           ok ? "PASS" : "FAIL", (long long)n, (long long)ncurves, ties ? " ties" : "", weight_names[wk],
+    report(ok, "accuracy calibrate n %lld, %lld curves%s %-8s: %lld blocks; level dev %.2e, weight "
+           "dev %.2e, curves differ %lld%s%s",
+           (long long)n, (long long)ncurves, ties ? " ties" : "", weight_names[wk],
            s == GPUISO_OK ? (long long)first[ncurves] : -1LL, c.max_dev, c.max_weight_dev,
-           (long long)c.curves_differ, s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : e.message);
+           (long long)c.curves_differ, s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
     if (ok && timed) {
       /* the parts: the input check on the host, the copy of score, label, weights and groups to
        * the device (CUDA events); the rest is the device's stages and the blocks' copy back */
@@ -388,11 +597,12 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
       int64_t *count = xmalloc((ngroups + 1) * sizeof *count);
       double check[3];
       void *dev;
+      const char *what = "calibrate input copy";
       CUDA_OK(cudaMalloc(&dev, bytes));
-      double h2d = time_copy(dev, score, n * sizeof(double), cudaMemcpyHostToDevice, 3) +
-                   time_copy(dev, label, n * sizeof(double), cudaMemcpyHostToDevice, 3) +
-                   (wp ? time_copy(dev, w, n * sizeof(double), cudaMemcpyHostToDevice, 3) : 0) +
-                   (gp ? time_copy(dev, g, n * sizeof(int), cudaMemcpyHostToDevice, 3) : 0);
+      double h2d = time_copy(dev, score, n * sizeof(double), cudaMemcpyHostToDevice, 3, what) +
+                   time_copy(dev, label, n * sizeof(double), cudaMemcpyHostToDevice, 3, what) +
+                   (wp ? time_copy(dev, w, n * sizeof(double), cudaMemcpyHostToDevice, 3, what) : 0) +
+                   (gp ? time_copy(dev, g, n * sizeof(int), cudaMemcpyHostToDevice, 3, what) : 0);
       CUDA_OK(cudaFree(dev));
       for (int k = 0; k < 3; k++) {
         double t0 = now();
@@ -400,9 +610,9 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
         check[k] = 1e3 * (now() - t0);
       }
       double tg = median(gpu, reps), tc = median(cpu, reps), tk = median(check, 3);
-      printf("timing calibrate n %lld, %lld curves%s: GPU host-to-host %.1f ms (input check on the "
-             "host %.1f, input copy %.1f, device stages and blocks back %.1f), CPU path on %d "
-             "threads %.1f ms; CPU / GPU %.1f\n",
+      printf("INFO timing calibrate n %lld, %lld curves%s: GPU host-to-host %.1f ms (input check "
+             "on the host %.1f, input copy %.1f, device stages and blocks back %.1f), CPU path on "
+             "%d threads %.1f ms; CPU / GPU %.1f\n",
              (long long)n, (long long)ncurves, wp ? ", weighted" : "", tg, tk, h2d, tg - tk - h2d,
              omp_get_max_threads(), tc, tc / tg);
       free(count);
@@ -413,154 +623,81 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
   free(score); free(label); free(w); free(g); free(ref_first); free(first);
 }
 
-/* One table row: float32 unweighted decreasing (the paper's Table 1), on device data. */
-static void time_row(shape sh, family_kind f, int with_control, double *solver_ms, double *control_ms) {
-  int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
-  double *y = xmalloc(n * sizeof *y);
-  gen_rows(f, W_NONE, nrows, off, 77, 1, y, NULL);
-  float *yf = to_float(y, n), *back = xmalloc(n * sizeof *back);
-  size_t bytes = n * sizeof(float);
-  void *dy, *dfit;
-  CUDA_OK(cudaMalloc(&dy, bytes));
-  CUDA_OK(cudaMalloc(&dfit, bytes));
-  double h2d = time_copy(dy, yf, bytes, cudaMemcpyHostToDevice, 3);
-  double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3);
-  double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5);
-  gpuiso_opts o = options(0, GPUISO_GPU_SIMPLE, 0, 0);
-  gpuiso_cuda_plan *plan;
-  gpuiso_error e;
-  *solver_ms = *control_ms = NAN;
-  if (gpuiso_cuda_plan_create(nrows, off, GPUISO_SINGLE, &o, &plan, &e) == GPUISO_OK) {
-    *solver_ms = time_plan(plan, dy, dfit, 5);
-    gpuiso_cuda_plan_free(plan);
-  } else {
-    printf("FAIL timing plan: %s\n", e.message);
-  }
-  if (with_control) {
-    o.gpu_kernel = GPUISO_GPU_ROW_PAV;
-    if (gpuiso_cuda_plan_create(nrows, off, GPUISO_SINGLE, &o, &plan, &e) == GPUISO_OK) {
-      *control_ms = time_plan(plan, dy, dfit, n / nrows >= 1000000 ? 1 : 3);
-      gpuiso_cuda_plan_free(plan);
-    }
-  }
-  printf("| %-9s | %-10s | %10.4f | %12.4f | %8.0f | %8.4f | %8.4f | %8.4f | %6.1f |\n", sh.name,
-         family_names[f], *solver_ms, *control_ms, *control_ms / *solver_ms, d2d, h2d, d2h,
-         *solver_ms / d2d);
-  fflush(stdout);
-  cudaFree(dy);
-  cudaFree(dfit);
-  free(off);
-  free(y);
-  free(yf);
-  free(back);
+static void run_calibration(void) {
+  check_calibrate(100000, 300, 1, W_ZEROS, 0);
+  check_calibrate(1000000, 2000, 0, W_UNIFORM, 0);
+  if (late(15))
+    skip("calibrate n 1e7");
+  else
+    check_calibrate(10000000, 300, 0, W_NONE, 1); /* tools/bench/calibrate.R's traffic */
 }
 
-/* A host array of n doubles: copy in, fit, copy out (what an R call pays, less R's own work),
- * against the CPU PAV engine on every core; medians of 3 wall-clock runs. */
-static void time_end_to_end(int64_t n) {
-  int64_t off[2] = {0, n};
-  double *y = xmalloc(n * sizeof *y), *z = xmalloc(n * sizeof *z), t[3], c[3];
-  gen_rows(FAM_NOISE, W_NONE, 1, off, 78, 0, y, NULL);
-  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
-  gpuiso_error e;
-  gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e); /* warm-up */
-  for (int k = 0; k < 3; k++) {
-    double t0 = now();
-    gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e);
-    t[k] = 1e3 * (now() - t0);
-    o.nthreads = omp_get_max_threads();
-    t0 = now();
-    gpuiso_pav(n, y, NULL, &o, z, NULL, NULL, &e);
-    c[k] = 1e3 * (now() - t0);
-  }
-  double gpu = median(t, 3), cpu = median(c, 3);
-  printf("end to end, 1 x %lld doubles (noise): GPU host-to-host %.2f ms, CPU PAV on %d threads %.2f ms\n",
-         (long long)n, gpu, omp_get_max_threads(), cpu);
-  speed_check(cpu / gpu >= 10, "end-to-end 1e7 doubles, CPU PAV / GPU", cpu / gpu, 10);
-  free(y);
-  free(z);
+/* ---- Sections ---- */
+
+static void run_device(void) {
+  printf("INFO device: %s, compute capability %d.%d, %.0f GiB; %d CPU threads\n", device.name,
+         device.major, device.minor, device.memory_bytes / 1073741824.0, omp_get_max_threads());
 }
 
-static void timing_table(void) {
-  shape shapes[] = {{"1e6x16", 1000000, 16},   {"1e4x1e3", 10000, 1000}, {"1e3x1e4", 1000, 10000},
-                    {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000},    {"1x1e8", 1, 100000000}};
-  printf("\ntiming: float32, unweighted, decreasing, data on the device; ms, medians (CUDA events)\n");
-  printf("| shape     | family     | solver ms  | row-PAV ms   | ratio    | d2d copy | h2d      | d2h      | /copy  |\n");
-  printf("|---|---|---|---|---|---|---|---|---|\n");
-  for (int s = 0; s < 6; s++) {
-    for (int f = 0; f < 2; f++) {
-      int big = shapes[s].len == 100000000;
-      if (big && late(60)) {
-        printf("| %-9s | %-10s | skipped: running late |\n", shapes[s].name, family_names[f]);
-        skipped++;
-        continue;
-      }
-      double solver, control;
-      time_row(shapes[s], (family_kind)f, !big, &solver, &control);
-      if (shapes[s].len == 10000000 && f == FAM_NOISE)
-        speed_check(control / solver >= 1000, "1e7 row, row-PAV control / solver", control / solver, 1000);
-      if (big)
-        speed_check(solver <= (f == FAM_NOISE ? 2.7 : 7.3),
-                    f == FAM_NOISE ? "1e8 float32 noise, ms" : "1e8 float32 increasing, ms", solver,
-                    f == FAM_NOISE ? 2.7 : 7.3);
-    }
-  }
-  time_end_to_end(10000000);
+/* Many chunks, merges, searches and ragged rows in little data; reserve: a case under a sanitizer. */
+static void run_small(void) {
+  shape rows = {"small", 3, 20000}, ragged = {"ragged-s", 30000, 0};
+  check_shape(rows, 0, 2, 0, W_COUNT, 64, 2, 3);
+  check_shape(ragged, 0, 2, 0, 2, 32, 1, 3);
+  check_unsorted_x(20000);
+  check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32, 1);
+  check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64, 1);
+  check_calibrate(5000, 50, 1, W_ZEROS, 0);
 }
+
+static void run_accuracy_1e8(void) {
+  check_shape(paper_shapes[NSHAPES - 1], 0, 4, W_NONE, W_EXTREME, 0, 0, 5);
+}
+
+/* Breadth first, so that running late drops the rarer cases on every shape: the four families
+ * unweighted and uniformly weighted, then with extreme and zero weights, then the stress
+ * families. */
+static void run_accuracy(void) {
+  shape shapes[] = {paper_shapes[0], paper_shapes[1], paper_shapes[2], paper_shapes[3],
+                    paper_shapes[4], {"ragged", 16000000, 0}};
+  int pass[3][4] = {{0, 4, W_NONE, W_EXTREME}, {0, 4, W_EXTREME, W_COUNT}, {4, FAM_COUNT, 0, W_COUNT}};
+  check_unsorted_x(1000000);
+  for (int p = 0; p < 3; p++)
+    for (int s = 0; s < 6; s++)
+      check_shape(shapes[s], pass[p][0], pass[p][1], pass[p][2], pass[p][3], 0, 0, 3);
+}
+
+typedef struct {
+  const char *name;
+  void (*run)(void);
+} section;
+
+static const section sections[] = {{"device", run_device},           {"small", run_small},
+                                   {"accuracy-1e8", run_accuracy_1e8}, {"accuracy", run_accuracy},
+                                   {"timing", run_timing},           {"idr", run_idr},
+                                   {"calibration", run_calibration}};
 
 int main(int argc, char **argv) {
-  int small = argc > 1 && strcmp(argv[1], "small") == 0;
+  int nsections = (int)(sizeof sections / sizeof sections[0]), which = -1;
+  for (int k = 0; argc == 2 && k < nsections; k++)
+    if (strcmp(argv[1], sections[k].name) == 0) which = k;
+  if (which < 0) {
+    fprintf(stderr, "usage: gpu_check SECTION, one of:");
+    for (int k = 0; k < nsections; k++) fprintf(stderr, " %s", sections[k].name);
+    fprintf(stderr, "\n");
+    return 64;
+  }
   const char *dl = getenv("GPUISO_CHECK_DEADLINE");
   if (dl) deadline = atof(dl);
   setvbuf(stdout, NULL, _IOLBF, 0);
-  gpuiso_device_info info;
   int count = 0;
   gpuiso_error e;
-  if (gpuiso_cuda_probe(&info, 1, &count, &e) != GPUISO_OK || count == 0) {
-    printf("no CUDA device: %s\n", count == 0 && e.status == GPUISO_OK ? "none found" : e.message);
+  if (gpuiso_cuda_probe(&device, 1, &count, &e) != GPUISO_OK || count == 0) {
+    printf("INFO no CUDA device: %s\n", count == 0 && e.status == GPUISO_OK ? "cudaGetDeviceCount found none" : e.message);
     return 2;
   }
-  printf("device: %s, compute capability %d.%d, %.0f GiB; %d CPU threads\n", info.name, info.major,
-         info.minor, info.memory_bytes / 1073741824.0, omp_get_max_threads());
-  if (small) { /* many chunks, merges, searches and ragged rows in little data */
-    shape rows = {"small", 3, 20000}, ragged = {"ragged-s", 30000, 0};
-    check_shape(rows, 0, 2, 0, W_COUNT, 64, 2, 0);
-    check_shape(ragged, 0, 2, 0, 2, 32, 1, 0);
-    check_unsorted_x(20000);
-    check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32);
-    check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64);
-    check_calibrate(5000, 50, 1, W_ZEROS, 0);
-  } else {
-    shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e3x1e4", 1000, 10000},
-                      {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000}, {"ragged", 16000000, 0}};
-    /* breadth first, so that running late drops the rarer cases on every shape: the four
-     * families unweighted and uniformly weighted, then with extreme and zero weights, then the
-     * stress families */
-    int pass[3][4] = {{0, 4, W_NONE, W_EXTREME}, {0, 4, W_EXTREME, W_COUNT}, {4, FAM_COUNT, 0, W_COUNT}};
-    for (int p = 0; p < 3; p++)
-      for (int s = 0; s < 6; s++) check_shape(shapes[s], pass[p][0], pass[p][1], pass[p][2], pass[p][3], 0, 0, 120);
-    check_unsorted_x(1000000);
-    timing_table();
-    check_idr_all();
-    check_calibrate(100000, 300, 1, W_ZEROS, 0);
-    check_calibrate(1000000, 2000, 0, W_UNIFORM, 0);
-    if (late(40)) {
-      printf("SKIP calibrate n 1e7: running late\n");
-      skipped++;
-    } else {
-      check_calibrate(10000000, 300, 0, W_NONE, 1); /* tools/bench/calibrate.R's traffic */
-    }
-    shape big = {"1x1e8", 1, 100000000};
-    if (late(40)) {
-      printf("SKIP accuracy 1x1e8: running late\n");
-      skipped++;
-    } else {
-      check_shape(big, 0, 4, W_NONE, W_EXTREME, 0, 0, 25); /* unweighted and uniform weights */
-    }
-    printf("speed checks: %d passed, %d failed (reported, not fatal)\n", speed_passed, speed_failed);
-  }
-  printf("accuracy checks: %d passed, %d failed, %d skipped for time\n", accuracy_passed,
-         accuracy_failed, skipped);
-  printf("%s\n", accuracy_failed ? "RESULT: FAIL" : "RESULT: PASS");
-  return accuracy_failed ? 1 : 0;
+  sections[which].run();
+  printf("INFO section %s: %d passed, %d failed, %d skipped for time\n", sections[which].name, passed,
+         failed, skipped);
+  return failed ? 1 : 0;
 }
