@@ -339,10 +339,29 @@ static double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcp
   return time_ms(run_copy, &c, reps, 0, what);
 }
 
-/* A plan of the kernel over the rows of off, timed on device data; NAN when it cannot be made. */
+/* The device time of each stage of one run of the plan, as "stage ms ..." (the steps' names
+ * without "_step" and the element type), into text of size bytes; "-" when it fails. */
+static void stage_text(plan_work *p, char *text, size_t size) {
+  gpuiso_stage_times t;
+  gpuiso_error e;
+  snprintf(text, size, "-");
+  if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return;
+  size_t at = 0;
+  for (int i = 0; i < t.count && at < size; i++) {
+    char name[48];
+    snprintf(name, sizeof name, "%s", t.name[i]);
+    name[strcspn(name, "<")] = 0;
+    char *suffix = strstr(name, "_step");
+    if (suffix) *suffix = 0;
+    at += snprintf(text + at, size - at, "%s%s %.3g", i ? ", " : "", name, t.ms[i]);
+  }
+}
+
+/* A plan of the kernel over the rows of off, timed on device data; NAN when it cannot be made.
+ * stages (when not NULL) gets the time of each stage of one more run. */
 static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision type,
                           gpuiso_gpu_kernel kernel, const void *dy, void *dfit, int reps, int warm,
-                          const char *what) {
+                          const char *what, char *stages, size_t stages_size) {
   gpuiso_opts o = options(1, kernel, 0, 0);
   gpuiso_error e;
   plan_work p = {NULL, dy, dfit};
@@ -352,6 +371,7 @@ static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision ty
     return NAN;
   }
   double ms = time_ms(run_plan, &p, reps, warm, what);
+  if (stages && !isnan(ms)) stage_text(&p, stages, stages_size);
   gpuiso_cuda_plan_free(p.plan);
   return ms;
 }
@@ -365,8 +385,8 @@ static const char *cell(char *buf, const char *fmt, double v, const char *none) 
 
 static void table_header(void) {
   printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; "
-         "blocks/n: the fit's blocks per element (the density); stages: per-stage times inside the "
-         "solver (CUDA events between its stages), not yet measured\n");
+         "blocks/n: the fit's blocks per element (the density); stages: the simple path's ms per "
+         "stage (CUDA events between its launches; merge: all levels)\n");
   printf("| shape | family | type | blocks/n | simple ms | row-PAV ms | row-PAV / simple | "
          "d2d copy ms | simple / copy | h2d ms | d2h ms | stages |\n");
   printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -384,24 +404,24 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   gen_rows(f, W_NONE, nrows, off, 77, single, y, NULL);
   float *yf = single ? to_float(y, n) : NULL;
   void *back = xmalloc(bytes), *dy, *dfit;
-  char what[64], b[8][16];
+  char what[64], b[8][16], stages[320] = "-";
   snprintf(what, sizeof what, "%s %s %s", sh.name, family_names[f], single ? "f32" : "f64");
   CUDA_OK(cudaMalloc(&dy, bytes));
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
-  *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what);
+  *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what, stages, sizeof stages);
   double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
   double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
-                                        control_reps, control_reps > 1, what)
+                                        control_reps, control_reps > 1, what, NULL, 0)
                           : NAN;
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
-  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | - |\n", sh.name,
+  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
          family_names[f], single ? "f32" : "f64", cell(b[0], "%.3g", density, "fail"),
          cell(b[1], "%.4f", *simple, "fail"), cell(b[2], "%.4f", *control, no_control),
          cell(b[3], "%.3g", *control / *simple, isnan(*control) ? no_control : "fail"),
          cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", *simple / d2d, "fail"),
-         cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"));
+         cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"), stages);
   cudaFree(dy);
   cudaFree(dfit);
   free(off);
