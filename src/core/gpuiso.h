@@ -54,8 +54,11 @@ typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1, GPUISO_GPU = 2 } gpuiso_engine;
  * thread builds each chunk's hull, a thread runs each merge, a thread reconstructs each chunk):
  * the reference that faster variants are checked against and the control of their ablations.
  * GPUISO_GPU_ROW_PAV is the control of the benchmarks: pool adjacent violators, one thread per
- * row (the design of torchsort); it does not check its input. */
-typedef enum { GPUISO_GPU_SIMPLE = 0, GPUISO_GPU_ROW_PAV = 1 } gpuiso_gpu_kernel;
+ * row (the design of torchsort); it does not check its input. GPUISO_GPU_FAST is the paper's
+ * solver as far as it is built: batches of rows of up to 512 elements packed several to a warp
+ * (src/cuda/short_rows.cuh), device memory in proportion to the elements; other batches run the
+ * simple path. */
+typedef enum { GPUISO_GPU_SIMPLE = 0, GPUISO_GPU_ROW_PAV = 1, GPUISO_GPU_FAST = 2 } gpuiso_gpu_kernel;
 
 /* Element type of the data the CUDA engine reads and writes. */
 typedef enum { GPUISO_DOUBLE = 0, GPUISO_SINGLE = 1 } gpuiso_precision;

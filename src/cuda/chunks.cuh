@@ -33,6 +33,13 @@ struct totals_step {
   }
 };
 
+/* The error of invalid element i. */
+template <typename T>
+static inline GPUISO_HD int element_status(const solver_view<T> &v, int64_t i) {
+  double y = (double)v.y[i], w = v.w ? (double)v.w[i] : 1.0;
+  return !isfinite(y) ? GPUISO_E_Y_NONFINITE : (w < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+}
+
 /* Per row: the first invalid element, else the power of two that brings the largest weight
  * near 1 (hull.c explains why). */
 template <typename T>
@@ -47,9 +54,7 @@ struct row_scale_step {
     }
     row_state s = {1.0, 0, GPUISO_OK, -1, 0};
     if (bad >= 0) {
-      double yb = (double)v.y[bad], wb = v.w ? (double)v.w[bad] : 1.0;
-      s.status = !isfinite(yb) ? GPUISO_E_Y_NONFINITE
-                               : (wb < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
+      s.status = element_status(v, bad);
       s.index = bad;
       lower_failed_row(v.failed_row, r);
     } else if (v.w && max_w > 0) {

@@ -22,6 +22,7 @@
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
 #include "row_pav.cuh"
+#include "short_rows.cuh"
 
 #define GPU_DEFAULT_CHUNK 1024
 #define GPU_DEFAULT_CAP 64
@@ -42,6 +43,7 @@ struct gpuiso_cuda_plan {
   unsigned long long *failed_row;
   double *pav_sum, *pav_weight;
   int64_t *pav_start;
+  int64_t npacks, *pack_first; /* the short rows' warps: pack k holds rows pack_first[k].. */
 };
 
 template <class Exec>
@@ -53,8 +55,49 @@ template <class Exec>
 static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
-                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start};
+                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
+}
+
+/* Whether the plan's rows run on the short-row kernel. */
+static inline int plan_short(const gpuiso_opts *opt, int64_t longest) {
+  return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= SHORT_ROW_MAX;
+}
+
+/* The short rows packed in order into warps: where each warp's rows start (host), as
+ * short_rows_kernel finds their lanes. Returns the number of warps, or -1 out of memory. */
+static int64_t pack_rows(int64_t nrows, const int64_t *offsets, int64_t **first) {
+  int64_t *f = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *f), k = 0;
+  *first = f;
+  if (!f) return -1;
+  int used = SIMT_WARP;
+  for (int64_t r = 0; r < nrows; r++) {
+    int lanes = short_row_lanes(offsets[r + 1] - offsets[r]), at = short_row_place(used, lanes);
+    if (at < 0 || r == 0) f[k++] = r, at = 0;
+    used = at + lanes;
+  }
+  f[k] = nrows;
+  return k;
+}
+
+/* The short-row kernel's memory: the row layout, the warps' first rows, the rows' states. */
+template <class Exec>
+static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
+                                     const int64_t *offsets, gpuiso_error *err) {
+  int64_t *first = NULL;
+  p->npacks = pack_rows(nrows, offsets, &first);
+  p->nchunks = p->max_chunks = 0;
+  gpuiso_status s = p->npacks >= 0 ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, -1);
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, p->npacks + 1, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
+  if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->pack_first, first, (p->npacks + 1) * sizeof(int64_t));
+  free(first);
+  if (s != GPUISO_OK) plan_release(ex, p);
+  return s;
 }
 
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels.
@@ -76,10 +119,16 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
     return GPUISO_E_NOMEM;
   }
   base[0] = 0;
+  int64_t longest = 0;
   for (int64_t r = 0; r < nrows; r++) {
-    int64_t m = (offsets[r + 1] - offsets[r] + p->chunk - 1) / p->chunk;
+    int64_t len = offsets[r + 1] - offsets[r], m = (len + p->chunk - 1) / p->chunk;
     base[r + 1] = base[r] + m;
     p->max_chunks = m > p->max_chunks ? m : p->max_chunks;
+    longest = len > longest ? len : longest;
+  }
+  if (plan_short(opt, longest)) {
+    free(base);
+    return plan_init_short(ex, p, nrows, offsets, err);
   }
   p->nchunks = base[nrows];
   int64_t M = p->nchunks, slots = M * (p->chunk + 1);
@@ -118,6 +167,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
 /* Device bytes that plan_init takes per row of len elements (a few more per plan), for callers
  * that size batches to the memory free. */
 static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t len) {
+  if (plan_short(opt, len)) return 2 * sizeof(int64_t) + sizeof(row_state);
   int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
   double chunks = (double)((len + chunk - 1) / chunk);
   double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
@@ -171,6 +221,30 @@ static gpuiso_status exec_poll(Exec &ex, const gpuiso_opts *opt, gpuiso_error *e
   return s;
 }
 
+/* The error of the first failing row, if any. */
+template <class Exec, typename T>
+static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) {
+  unsigned long long failed;
+  gpuiso_status s = ex.get(&failed, v.failed_row, sizeof failed);
+  if (s != GPUISO_OK || failed == NO_FAILED_ROW) return s;
+  row_state bad;
+  s = ex.get(&bad, v.rows + failed, sizeof bad);
+  if (s != GPUISO_OK) return s;
+  set_error(err, (gpuiso_status)bad.status, bad.index, (int64_t)failed);
+  return (gpuiso_status)bad.status;
+}
+
+/* The fast path's short rows: one kernel, a warp per pack of rows. */
+template <class Exec, typename T>
+static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
+  unsigned long long failed = NO_FAILED_ROW;
+  gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
+  if (s == GPUISO_OK && p->npacks > 0)
+    s = ex.launch("short_rows_kernel", short_rows_kernel<T>, dim3((unsigned)p->npacks), dim3(SIMT_WARP), 0,
+                  v, (const int64_t *)p->pack_first);
+  return s == GPUISO_OK ? row_failure(ex, v, err) : s;
+}
+
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
@@ -182,14 +256,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, row_starts_step<T>{v}, R);
-  if (s == GPUISO_OK) s = ex.get(&failed, v.failed_row, sizeof failed);
-  if (s == GPUISO_OK && failed != NO_FAILED_ROW) {
-    row_state bad;
-    s = ex.get(&bad, v.rows + failed, sizeof bad);
-    if (s != GPUISO_OK) return s;
-    set_error(err, (gpuiso_status)bad.status, bad.index, (int64_t)failed);
-    return (gpuiso_status)bad.status;
-  }
+  if (s == GPUISO_OK) s = row_failure(ex, v, err);
   if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
@@ -210,9 +277,10 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                               T *fit, uint8_t *start, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
   solver_view<T> v = plan_view(p, y, w, fit, start);
-  gpuiso_status s = p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
+  gpuiso_status s = p->pack_first                             ? fit_short(ex, p, v, err)
+                    : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
-  if (s == GPUISO_OK && start) s = each(ex, block_start_step<T>{v}, p->nchunks);
+  if (s == GPUISO_OK && start && !p->pack_first) s = each(ex, block_start_step<T>{v}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

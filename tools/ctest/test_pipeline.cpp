@@ -39,6 +39,53 @@ static void reference(int64_t nrows, const int64_t *off, const double *y, const 
   }
 }
 
+static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
+
+/* The fast path's short rows at the lengths around a lane, a warp and the limit, packed in one
+ * batch (rows of 1 to 16 lanes side by side in warps), against the CPU hull engine and the
+ * simple path; a row over the limit sends the batch to the simple path. */
+static void test_short_rows(void) {
+  const int64_t lens[] = {1, 2, 31, 32, 33, 0, 63, 64, 65, 100, 1, 255, 256, 257, 3, 511, 512, 5, 1, 40};
+  const int nlens = (int)(sizeof lens / sizeof lens[0]);
+  int64_t off[3 * nlens + 2];
+  int64_t R = 0;
+  off[0] = 0;
+  for (int rep = 0; rep < 3; rep++)
+    for (int k = 0; k < nlens; k++, R++) off[R + 1] = off[R] + lens[(k + 7 * rep) % nlens];
+  int64_t n = off[R] + 513;
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  uint8_t *start = (uint8_t *)malloc(n);
+  for (int f = 0; f < FAM_COUNT; f++) {
+    for (int wk = 0; wk < W_COUNT; wk++) {
+      for (int over = 0; over <= 1; over++) {
+        int64_t rows = over ? R + 1 : R, *o = off;
+        if (over) off[R + 1] = off[R] + 513;
+        int increasing = (f + wk) % 2;
+        gen_rows((family_kind)f, (weight_kind)wk, rows, o, 5 + f, 0, y, w);
+        const double *wp = wk == W_NONE ? NULL : w;
+        gpuiso_opts opt = options(increasing, 0, 0);
+        opt.hull_chunk = 1024;
+        reference(rows, o, y, wp, &opt, ref);
+        opt.gpu_kernel = GPUISO_GPU_FAST;
+        gpuiso_error e;
+        sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+        gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+        comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, f == FAM_CANCELLATION);
+        int flags_ok = 1;
+        for (int64_t r = 0; r < rows; r++)
+          for (int64_t i = o[r]; i < o[r + 1]; i++) flags_ok = flags_ok && start[i] == (i == o[r] || z[i] != z[i - 1]);
+        CHECK(s == GPUISO_OK && c.max_dev <= (over ? 0 : 1e-12) && c.step_downs == 0 && flags_ok &&
+                  ex.held == 0,
+              "short rows, %s, %s weights%s: status %d (%s), deviation %g at %lld, %lld step downs, "
+              "%lld buffers held", family_names[f], weight_names[wk], over ? ", one row over the limit" : "",
+              (int)s, e.message, c.max_dev, (long long)c.worst, (long long)c.step_downs, (long long)ex.held);
+      }
+    }
+  }
+  free(y); free(w); free(ref); free(z); free(start);
+}
+
 static void test_families(void) {
   int64_t off[400];
   int64_t nrows = gen_ragged(20000, 300, 7, 300, off); /* ragged, empty rows included */
@@ -60,7 +107,7 @@ static void test_families(void) {
           gpuiso_opts opt = options(increasing, layout ? 32 : 16, 1 + wk % 2);
           reference(R, o, y, wp, &opt, ref);
           for (int64_t i = 0; i < N; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
-          for (int kernel = 0; kernel <= 1; kernel++) {
+          for (int kernel = 0; kernel <= 2; kernel++) {
             opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
             gpuiso_error e;
             sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
@@ -75,15 +122,16 @@ static void test_families(void) {
               for (int64_t i = o[r]; i < o[r + 1]; i++)
                 flags_ok = flags_ok && start[i] == (i == o[r] || (single ? zf[i] != zf[i - 1] : z[i] != z[i - 1]));
             /* the simple path is the CPU engine's arithmetic in the same order: equal in double;
-             * in single, the same values rounded once */
+             * in single, the same values rounded once. The fast path's short rows scan the
+             * lanes' sums, in another order. */
             double tol = (single ? 0x1p-24 : 0) + (kernel ? 1e-12 : 0);
             int blocks_ok = kernel || single || c.block_rows == 0;
             CHECK(s == GPUISO_OK && c.max_dev <= tol && (single || kernel || c.step_downs == 0) &&
                       blocks_ok && flags_ok && ex.held == 0,
-                  "%s %s weights, %s, %s, %s kernel: status %d, deviation %g, %lld step downs, "
+                  "%s %s weights, %s, %s, %s kernel: status %d (%s), deviation %g, %lld step downs, "
                   "%lld rows of other block counts, %lld buffers held",
                   family_names[f], weight_names[wk], layout ? "one row" : "ragged rows",
-                  single ? "single" : "double", kernel ? "row PAV" : "simple", (int)s, c.max_dev,
+                  single ? "single" : "double", kernel_names[kernel], (int)s, e.message, c.max_dev,
                   (long long)c.step_downs, (long long)c.block_rows, (long long)ex.held);
           }
         }
@@ -148,6 +196,7 @@ int main(void) {
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
     sim_seed = seeds[k];
     test_families();
+    test_short_rows();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);

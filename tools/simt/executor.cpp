@@ -62,8 +62,7 @@ static std::string where(const void *pc) {
     out[n] = 0;
     pclose(f);
   }
-  for (char *c = out; *c; c++)
-    if (*c == '\n') *c = *(c + 1) ? ';' : 0;
+  out[strcspn(out, "\n")] = 0; /* the innermost frame's line */
   /* the innermost function, without its arguments, at file:line without the directory */
   std::string s = out;
   s = s.substr(0, s.find(" (inlined by)"));

@@ -24,7 +24,7 @@ struct sim_exec {
   size_t memory;
   uint64_t seed;
   uint64_t launches;
-  size_t defects_seen;
+  size_t defects_seen; /* the defects of the process when this executor began (1 + count) */
 
   gpuiso_status defect(const char *what) {
     if (err) {
@@ -34,14 +34,17 @@ struct sim_exec {
     }
     return GPUISO_E_CUDA;
   }
-  /* A defect that host code or a copy left since the last look. */
+  /* A defect that host code or a copy left since the last look (an executor made after a
+   * defect does not report it again). */
   gpuiso_status news() {
-    if (sim_defects() == defects_seen) return GPUISO_OK;
-    defects_seen = sim_defects();
-    return defect(sim_defect(defects_seen - 1));
+    if (defects_seen == 0) defects_seen = 1 + sim_defects();
+    if (1 + sim_defects() == defects_seen) return GPUISO_OK;
+    defects_seen = 1 + sim_defects();
+    return defect(sim_defect(defects_seen - 2));
   }
   gpuiso_status alloc(void **p, size_t bytes) {
     *p = NULL;
+    if (defects_seen == 0) defects_seen = 1 + sim_defects();
     if (bytes == 0) return GPUISO_OK;
     if (++allocs == fail_at || !(*p = sim_alloc(bytes))) {
       set_error(err, GPUISO_E_NOMEM, -1, -1);
@@ -79,7 +82,7 @@ struct sim_exec {
     simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel, name, &entry::run, &pack};
     char message[sizeof err->message];
     if (simt_cpu::run(c, seed, launches++, message, sizeof message)) {
-      defects_seen = sim_defects();
+      defects_seen = 1 + sim_defects();
       return defect(message);
     }
     return GPUISO_OK;
