@@ -89,22 +89,23 @@ check: deps build
 CTEST_DIR := tools/ctest/build
 CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
 SIMT_CXXFLAGS := -std=c++17 -g $(CTEST_CFLAGS) -Isrc/cuda -Itools/simt -Itools/harness -Itools/ctest
-SIMT_INSTRUMENT := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+SIMT_INSTRUMENT := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fstack-clash-protection
 ctest:
 	mkdir -p $(CTEST_DIR)
+	rm -f $(CTEST_DIR)/*.o $(CTEST_DIR)/*.ocpp
 	for f in src/core/*.c tools/harness/families.c tools/harness/compare.c; do \
 	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -c $$f -o $(CTEST_DIR)/$$(basename $$f .c).o || exit 1; \
 	done
 	$${CXX:-c++} $(SIMT_CXXFLAGS) -c tools/simt/executor.cpp -o $(CTEST_DIR)/simt_executor.ocpp
 	@status=0; for t in tools/ctest/test_*.c; do \
 	  bin=$(CTEST_DIR)/$$(basename $$t .c); \
-	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $$bin $$t $(CTEST_DIR)/*.o -lm && $$bin || status=1; \
+	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $$bin $$t $(CTEST_DIR)/*.o -lm && timeout 1200 $$bin || status=1; \
 	done; \
 	for t in tools/simt/selftest.cpp tools/ctest/test_*.cpp; do \
 	  bin=$(CTEST_DIR)/$$(basename $$t .cpp); \
 	  $${CXX:-c++} $(SIMT_CXXFLAGS) $(SIMT_INSTRUMENT) -c $$t -o $$bin.ocpp && \
 	  $${CXX:-c++} -fopenmp -o $$bin $$bin.ocpp $(CTEST_DIR)/simt_executor.ocpp $(CTEST_DIR)/*.o -ldl -lm && \
-	  $$bin || status=1; \
+	  timeout 1200 $$bin || status=1; \
 	done; \
 	exit $$status
 

@@ -2,41 +2,53 @@
  *
  * Blocks run one after another, in a random order. Within a block every CUDA thread is a fiber
  * (fiber.h) with its own stack; a seeded random scheduler switches fibers at barriers,
- * collectives, atomics and, at random, at memory accesses, so that the interleavings between
- * barriers vary with the seed. What it checks, each reported as a defect that ends the launch:
+ * collectives and, at random, at memory accesses, so that the interleavings between barriers
+ * vary with the seed. What it checks, each reported as a defect that ends the launch:
  *   - sync_block: a barrier over the live threads of the block; threads waiting at barriers of
- *     different places (a barrier in divergent code) and deadlocks are reported, not hung on;
- *   - warp collectives: meeting points; every lane of the mask must arrive at the same
- *     collective with the same mask; a lane of the mask that has exited, a caller outside its
- *     mask and a shuffle from a lane outside the mask are reported;
+ *     different places (a barrier in divergent code; a place is the file and line of the call)
+ *     and deadlocks are reported, not hung on, and so is a block that spins without end;
+ *   - warp collectives: meeting points of the live lanes of the mask (exited lanes take no part,
+ *     as on sm_70 and later); two lanes that each name the other but wait at collectives of
+ *     another kind, mask or width, a caller outside its mask, and a shuffle from a lane outside
+ *     the mask or exited are reported;
  *   - memory: device memory (sim_alloc) and the block's shared memory are arenas with a shadow
  *     cell per 8 bytes: which bytes are addressable (red zones around each allocation, freed
  *     memory), which were ever written (fresh allocations and shared memory are filled with a
  *     non-zero pattern, as cudaMalloc does not zero memory; reading bytes never written is
- *     reported), and the last write and two last reads with the thread and the ordering epoch
- *     of each. Two threads touching one address, at least one writing, with no barrier or
- *     sync_warp between them, are a race (atomics do not race with each other). A kernel that
- *     touches memory that is neither device, shared, its own stack nor the program's constants
- *     (a host pointer) is reported, and so is host code that touches device memory;
+ *     reported), the last plain write, the last atomic and two reads, with the thread and the
+ *     ordering epoch of each. Two threads touching one address, at least one writing, with no
+ *     barrier or sync_warp between them, are a race (atomics do not race with each other). A
+ *     kernel that touches memory that is neither device, shared, its own stack nor the program's
+ *     read-only data (a host pointer, a host variable) is reported, and so is host code that
+ *     touches device memory;
  *   - launch limits: at most 1024 threads a block (x, y <= 1024, z <= 64), grid y and z at most
- *     65535, static shared memory at most 48 KB, dynamic above 48 KB only for a kernel opted in
- *     (allow_shared), up to the target's limit (227 KB, sm_90).
+ *     65535, static shared memory at most 48 KB, static and dynamic together above 48 KB only for
+ *     a kernel opted in (allow_shared), up to the target's limit (227 KB, sm_90).
  * Memory accesses reach the executor through GCC's ThreadSanitizer instrumentation: the test
  * programs are compiled with -fsanitize=thread but linked without its runtime, and the __tsan_*
  * hooks are defined here. This file itself is not instrumented.
  *
- * What it cannot show: timing, coalescing, occupancy, bank conflicts, the effect of the warp's
- * lockstep execution on performance, or memory-model effects weaker than its
- * sequentially consistent interleavings (a race is reported instead).
+ * What it cannot show: timing, coalescing, occupancy, bank conflicts, or memory-model effects
+ * weaker than its sequentially consistent interleavings (a race is reported instead). Its shadow
+ * keeps one write per 8 bytes, so of two threads' writes to neighbouring bytes the second
+ * replaces the first's record (no false report, a race on the first may go unseen); memcpy and
+ * memset in a kernel are not seen (GCC folds or calls them uninstrumented): kernels copy by
+ * assignment.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <mutex>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -106,9 +118,10 @@ struct arena {
 
 /* The shadow of 8 bytes: bit b of a mask stands for byte b. */
 struct cell {
-  uint32_t w, r1, r2;  /* the last write, the two last reads (by different threads) */
-  uint8_t wm, m1, m2;  /* the bytes each touched */
-  uint8_t init, acc;   /* bytes written at least once; bytes addressable */
+  uint32_t w, aw;     /* the last plain write, the last atomic */
+  uint32_t r1, r2;    /* the last read, and one of another warp or block before it */
+  uint8_t wm, awm, m1, m2; /* the bytes each touched */
+  uint8_t init, acc;  /* bytes written at least once; bytes addressable */
 };
 
 arena::arena(size_t bytes) : size(bytes), used(0) {
@@ -146,8 +159,8 @@ static void mark_gone(arena &a, size_t off, size_t n) {
 static void mark_host_written(arena &a, size_t off, size_t n) {
   each_cell(a, off, n, [](cell *c, uint8_t m) {
     c->init |= m;
-    c->w = TOKEN_HOST, c->r1 = c->r2 = TOKEN_NONE;
-    c->wm = 0xff, c->m1 = c->m2 = 0;
+    c->w = TOKEN_HOST, c->aw = c->r1 = c->r2 = TOKEN_NONE;
+    c->wm = 0xff, c->awm = c->m1 = c->m2 = 0;
   });
 }
 
@@ -191,9 +204,9 @@ static std::string describe(const arena &a, const char *kind, size_t off) {
   return s;
 }
 
-/* Device memory: 16 GiB of address space, taken only as touched; and one block's shared memory
+/* Device memory: 8 GiB of address space, taken only as touched; and one block's shared memory
  * (blocks run one at a time). Made before main, so that the hooks need no check. */
-static arena device_arena((size_t)1 << 34), shared_arena((size_t)1 << 20);
+static arena device_arena((size_t)1 << 33), shared_arena((size_t)1 << 20);
 static inline arena &device() { return device_arena; }
 static inline arena &shared() { return shared_arena; }
 
@@ -226,7 +239,8 @@ struct sim_thread {
   uint32_t token, atomic_token;
 };
 
-#define STACK_BYTES ((size_t)256 << 10)
+#define STACK_BYTES ((size_t)320 << 10)
+#define STACK_GUARD ((size_t)64 << 10)
 #define MAX_THREADS 1024
 #define STATIC_SHARED_LIMIT ((size_t)48 << 10)
 #define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
@@ -333,10 +347,9 @@ static uint32_t token_for(sim_thread *t, int atomic, const void *pc, const char 
 }
 
 /* Whether the access of token k is ordered before the current access of t. */
-static int ordered(uint32_t k, const sim_thread *t, int atomic) {
+static int ordered(uint32_t k, const sim_thread *t) {
   if (k < launch_base) return 1;
   const token_rec &r = tokens[k - launch_base];
-  if (r.atomic && atomic) return 1;
   if (r.block != blk->linear) return 0;
   if (r.tid == t->tid) return 1;
   if (r.epoch < blk->epoch) return 1;
@@ -363,9 +376,18 @@ static void report_access(const char *problem, arena &a, const char *kind, size_
         other.empty() ? "" : ", racing with ", other.c_str());
 }
 
-/* Checks and records an access of n bytes at offset off of arena a. */
+/* Forgets the bytes m of a read record, and the record when no byte is left. */
+static inline void forget(uint32_t *r, uint8_t *rm, uint8_t m) {
+  *rm &= (uint8_t)~m;
+  if (!*rm) *r = TOKEN_NONE;
+}
+
+/* Checks and records an access of n bytes at offset off of arena a: a plain read or write, or an
+ * atomic (which reads the old value unless `reads` is 0, as an exchange whose result is unused).
+ * Plain accesses race with unordered plain writes and atomics, writes also with unordered reads;
+ * atomics with unordered plain accesses only. */
 static void check_access(arena &a, const char *kind, size_t off, size_t n, int write, int atomic,
-                         const void *pc, const char *file, int line) {
+                         int reads, const void *pc, const char *file, int line) {
   sim_thread *t = cur;
   uint32_t tok = token_for(t, atomic, pc, file, line);
   int any_init = 0;
@@ -375,38 +397,71 @@ static void check_access(arena &a, const char *kind, size_t off, size_t n, int w
     cell *c = (cell *)a.shadow + word;
     if ((c->acc & m) != m) report_access("out of bounds", a, kind, i, n, write, pc, "");
     any_init |= (c->init & m) != 0;
-    if (c->w != TOKEN_NONE && (c->wm & m) && !ordered(c->w, t, atomic))
+    if (c->w != TOKEN_NONE && (c->wm & m) && !ordered(c->w, t))
       report_access("race", a, kind, i, n, write, pc, access_name(c->w, 1));
+    if (!atomic && c->aw != TOKEN_NONE && (c->awm & m) && !ordered(c->aw, t))
+      report_access("race", a, kind, i, n, write, pc, access_name(c->aw, 1));
     if (write) {
-      if ((c->m1 & m) && c->r1 != TOKEN_NONE && !ordered(c->r1, t, atomic))
+      if ((c->m1 & m) && c->r1 != TOKEN_NONE && !ordered(c->r1, t))
         report_access("race", a, kind, i, n, write, pc, access_name(c->r1, 0));
-      if ((c->m2 & m) && c->r2 != TOKEN_NONE && !ordered(c->r2, t, atomic))
+      if ((c->m2 & m) && c->r2 != TOKEN_NONE && !ordered(c->r2, t))
         report_access("race", a, kind, i, n, write, pc, access_name(c->r2, 0));
-      c->w = tok, c->wm = m, c->r1 = c->r2 = TOKEN_NONE, c->m1 = c->m2 = 0;
       c->init |= m;
+      if (atomic) {
+        c->aw = tok, c->awm = m;
+      } else {
+        c->w = tok, c->wm = m;
+        forget(&c->aw, &c->awm, m);
+        forget(&c->r1, &c->m1, m);
+        forget(&c->r2, &c->m2, m);
+      }
     } else if (c->r1 == tok) {
       c->m1 |= m;
     } else {
-      if (c->r1 >= launch_base && tokens[c->r1 - launch_base].tid != t->tid) c->r2 = c->r1, c->m2 = c->m1;
+      const token_rec *o = c->r1 >= launch_base ? &tokens[c->r1 - launch_base] : NULL;
+      /* a read of the same warp stands for the one it replaces; one of another is kept */
+      if (o && (o->block != blk->linear || o->warp != t->warp)) c->r2 = c->r1, c->m2 = c->m1;
       c->r1 = tok, c->m1 = m;
     }
     i = (word + 1) * 8;
   }
   /* bytes partly written are taken as a value with padding; none written is a fresh read */
-  if (!write && !atomic && !any_init) report_access("uninitialised read", a, kind, off, n, 0, pc, "");
+  if ((!write || (atomic && reads)) && !any_init)
+    report_access("uninitialised read", a, kind, off, n, 0, pc, "");
 }
 
-extern "C" char __executable_start, _end;
+/* The program's read-only segments (its constants), which kernels may read. */
+struct span {
+  uintptr_t from, to;
+};
+static std::vector<span> constants;
 
-static void kernel_access(const void *p, size_t n, int write, int atomic, const void *pc,
+static int add_constants(struct dl_phdr_info *info, size_t, void *) {
+  if (info->dlpi_name && info->dlpi_name[0]) return 0; /* the main program only */
+  for (int k = 0; k < info->dlpi_phnum; k++) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[k];
+    if ((ph.p_type == PT_LOAD && !(ph.p_flags & PF_W)) || ph.p_type == PT_GNU_RELRO)
+      constants.push_back(span{info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz});
+  }
+  return 1;
+}
+
+static int is_constant(uintptr_t u, size_t n) {
+  if (constants.empty()) dl_iterate_phdr(add_constants, NULL);
+  for (const span &c : constants)
+    if (u >= c.from && u + n <= c.to) return 1;
+  return 0;
+}
+
+static void kernel_access(const void *p, size_t n, int write, int atomic, int reads, const void *pc,
                           const char *file, int line) {
   sim_thread *t = cur;
   arena &d = device(), &s = shared();
   uintptr_t u = (uintptr_t)p;
-  if (d.contains(p)) check_access(d, "device", u - (uintptr_t)d.base, n, write, atomic, pc, file, line);
-  else if (s.contains(p)) check_access(s, "shared", u - (uintptr_t)s.base, n, write, atomic, pc, file, line);
+  if (d.contains(p)) check_access(d, "device", u - (uintptr_t)d.base, n, write, atomic, reads, pc, file, line);
+  else if (s.contains(p)) check_access(s, "shared", u - (uintptr_t)s.base, n, write, atomic, reads, pc, file, line);
   else if (u >= (uintptr_t)t->stack && u + n <= (uintptr_t)t->stack + STACK_BYTES) return;
-  else if (!write && u >= (uintptr_t)&__executable_start && u + n <= (uintptr_t)&_end) return;
+  else if (!write && is_constant(u, n)) return;
   else
     failf("a %s of %zu bytes at %p, which is not device memory (a host pointer?), by %s, in kernel "
           "%s at %s", write ? "write" : "read", n, p, thread_name(t).c_str(), blk->cfg->name,
@@ -419,6 +474,8 @@ static void kernel_access(const void *p, size_t n, int write, int atomic, const 
 static void host_access(const void *p, size_t n, int write, const void *pc) {
   arena &d = device();
   if (!d.contains(p)) return;
+  static std::mutex one_at_a_time; /* host code may run on OpenMP threads */
+  std::lock_guard<std::mutex> lock(one_at_a_time);
   char s[600];
   snprintf(s, sizeof s, "host code %s %zu bytes of device memory (%s) at %s: use the executor's copies",
            write ? "wrote" : "read", n, describe(d, "device", (uintptr_t)p - (uintptr_t)d.base).c_str(),
@@ -429,7 +486,7 @@ static void host_access(const void *p, size_t n, int write, const void *pc) {
 static inline void on_access(const void *p, size_t n, int write, const void *pc) {
   sim_thread *t = cur;
   if (!t) host_access(p, n, write, pc);
-  else if (t->in_kernel) kernel_access(p, n, write, 0, pc, NULL, 0);
+  else if (t->in_kernel) kernel_access(p, n, write, 0, !write, pc, NULL, 0);
 }
 
 /* ---- the layer's calls ------------------------------------------------------------------------- */
@@ -482,9 +539,10 @@ void barrier(const char *file, int line) {
 static const char *collective_names[] = {"sync_warp", "shfl", "shfl_up", "shfl_down",
                                          "shfl_xor",  "ballot", "any",   "all"};
 
+/* Lanes meet when they call the same kind of collective with the same mask and width; on
+ * sm_70 and later the calls need not be the same instruction. */
 static int same_collective(const pending &a, const pending &b) {
-  return a.kind == b.kind && a.mask == b.mask && a.width == b.width &&
-         (a.kind == C_SYNC_WARP || (a.line == b.line && strcmp(a.file, b.file) == 0));
+  return a.kind == b.kind && a.mask == b.mask && a.width == b.width;
 }
 
 static sim_thread *lane_thread(unsigned warp, unsigned lane) {
@@ -503,13 +561,20 @@ static unsigned shuffle_source(const pending &p, unsigned l) {
   }
 }
 
+static int live(const sim_thread *o) { return o && o->state != EXITED; }
+
+/* The collective of the lanes of p.mask that have not exited (CUDA's participants). */
 static void complete_collective(unsigned warp, const pending &p) {
-  uint64_t ballot = 0;
-  for (unsigned l = 0; l < SIMT_WARP; l++)
-    if (p.mask >> l & 1u) ballot |= (uint64_t)(lane_thread(warp, l)->coll.value != 0) << l;
+  uint64_t ballot = 0, present = 0;
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    sim_thread *o = lane_thread(warp, l);
+    if (!(p.mask >> l & 1u) || !live(o)) continue;
+    present |= 1ull << l;
+    ballot |= (uint64_t)(o->coll.value != 0) << l;
+  }
   uint32_t joined[SIMT_WARP] = {0};
   for (unsigned l = 0; l < SIMT_WARP; l++) {
-    if (!(p.mask >> l & 1u)) continue;
+    if (!(present >> l & 1u)) continue;
     sim_thread *t = lane_thread(warp, l);
     switch (p.kind) {
     case C_SYNC_WARP:
@@ -518,52 +583,51 @@ static void complete_collective(unsigned warp, const pending &p) {
       break;
     case C_BALLOT: t->result = ballot; break;
     case C_ANY: t->result = ballot != 0; break;
-    case C_ALL: t->result = ballot == p.mask; break;
+    case C_ALL: t->result = ballot == present; break;
     default: {
       unsigned src = shuffle_source(t->coll, l);
       if (!(p.mask >> src & 1u))
         failf("%s at %s:%d in kernel %s: %s reads lane %u, which is not in the mask 0x%08x",
-              collective_names[p.kind], p.file, p.line, blk->cfg->name, thread_name(t).c_str(), src, p.mask);
+              collective_names[p.kind], t->coll.file, t->coll.line, blk->cfg->name, thread_name(t).c_str(),
+              src, p.mask);
+      if (!(present >> src & 1u))
+        failf("%s at %s:%d in kernel %s: %s reads lane %u, which has exited", collective_names[p.kind],
+              t->coll.file, t->coll.line, blk->cfg->name, thread_name(t).c_str(), src);
       t->result = lane_thread(warp, src)->coll.value;
     }
     }
   }
   for (unsigned l = 0; l < SIMT_WARP; l++) {
-    if (!(p.mask >> l & 1u)) continue;
+    if (!(present >> l & 1u)) continue;
     sim_thread *t = lane_thread(warp, l);
     if (p.kind == C_SYNC_WARP) memcpy(t->clock, joined, sizeof joined), new_epoch(t);
     make_runnable(t);
   }
 }
 
-/* Lane t arrived at its collective: a defect, the collective complete, or a wait. */
-static void meet(sim_thread *t) {
-  const pending &p = t->coll;
-  int all_here = 1;
+/* Completes the collective lane t waits at once every live lane of its mask is there. */
+static void try_collective(sim_thread *t) {
   for (unsigned l = 0; l < SIMT_WARP; l++) {
     sim_thread *o = lane_thread(t->warp, l);
-    int in_mask = p.mask >> l & 1u;
-    if (!o || o == t) {
-      if (in_mask && !o)
-        failf("%s at %s:%d in kernel %s: mask 0x%08x names lane %u, which the block does not have",
-              collective_names[p.kind], p.file, p.line, blk->cfg->name, p.mask, l);
-      continue;
-    }
-    if (in_mask && o->state == EXITED)
-      failf("%s at %s:%d in kernel %s: %s waits for lane %u of its mask 0x%08x, which has exited",
-            collective_names[p.kind], p.file, p.line, blk->cfg->name, thread_name(t).c_str(), l, p.mask);
-    if (o->state != AT_COLLECTIVE) {
-      all_here &= !in_mask;
-      continue;
-    }
-    int meets = in_mask || (o->coll.mask >> t->lane & 1u);
-    if (meets && !same_collective(p, o->coll))
+    if ((t->coll.mask >> l & 1u) && live(o) && o->state != AT_COLLECTIVE) return;
+  }
+  complete_collective(t->warp, t->coll);
+}
+
+/* Lane t arrived at its collective: a defect when a lane that it and its mask name each other
+ * waits at another collective, else the collective complete, or a wait. */
+static void meet(sim_thread *t) {
+  const pending &p = t->coll;
+  for (unsigned l = 0; l < SIMT_WARP; l++) {
+    sim_thread *o = lane_thread(t->warp, l);
+    if (o == t || !live(o) || o->state != AT_COLLECTIVE) continue;
+    if ((p.mask >> l & 1u) && (o->coll.mask >> t->lane & 1u) && !same_collective(p, o->coll))
       failf("lanes at different collectives in kernel %s: %s at %s (%s:%d, mask 0x%08x), lane %u at %s "
             "(%s:%d, mask 0x%08x)", blk->cfg->name, thread_name(t).c_str(), collective_names[p.kind],
             p.file, p.line, p.mask, l, collective_names[o->coll.kind], o->coll.file, o->coll.line,
             o->coll.mask);
   }
-  if (all_here) complete_collective(t->warp, p);
+  try_collective(t);
 }
 
 uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg, int width,
@@ -594,34 +658,13 @@ unsigned active_mask() {
   return m;
 }
 
-void atomic_access(void *p, size_t size, const char *file, int line) {
+void atomic_access(void *p, size_t size, int reads, const char *file, int line) {
   sim_thread *t = me("an atomic");
   if (!device().contains(p) && !shared().contains(p))
     failf("atomic at %s:%d in kernel %s on %p, which is neither device nor shared memory, by %s", file,
           line, blk->cfg->name, p, thread_name(t).c_str());
-  kernel_access(p, size, 1, 1, __builtin_return_address(0), file, line);
+  kernel_access(p, size, 1, 1, reads, __builtin_return_address(0), file, line);
 }
-
-void *shared_static(const void *key, size_t bytes, size_t align) {
-  sim_thread *t = me("a shared array");
-  for (const shared_decl &d : blk->statics)
-    if (d.key == key) return shared().base + d.off;
-  blk->static_bytes += bytes;
-  if (blk->static_bytes > STATIC_SHARED_LIMIT)
-    failf("kernel %s declares %zu bytes of static shared memory, over CUDA's 48 KB, by %s",
-          blk->cfg->name, blk->static_bytes, thread_name(t).c_str());
-  size_t off = carve(shared(), bytes, align < 16 ? 16 : align);
-  if (off == (size_t)-1) failf("kernel %s: out of simulated shared memory", blk->cfg->name);
-  mark_fresh(shared(), off, bytes, 0xa5);
-  blk->statics.push_back(shared_decl{key, off});
-  return shared().base + off;
-}
-
-void *shared_dynamic() { return me("dynamic shared memory"), shared().base + blk->dynamic_off; }
-
-void enter_kernel() { cur->in_kernel = 1; }
-
-/* ---- launches ---------------------------------------------------------------------------------- */
 
 struct opt_in {
   const void *kernel;
@@ -647,6 +690,31 @@ static size_t shared_limit(const void *kernel) {
   return DEFAULT_SHARED_LIMIT;
 }
 
+void *shared_static(const void *key, size_t bytes, size_t align) {
+  sim_thread *t = me("a shared array");
+  for (const shared_decl &d : blk->statics)
+    if (d.key == key) return shared().base + d.off;
+  blk->static_bytes += bytes;
+  if (blk->static_bytes > STATIC_SHARED_LIMIT)
+    failf("kernel %s declares %zu bytes of static shared memory, over CUDA's 48 KB, by %s",
+          blk->cfg->name, blk->static_bytes, thread_name(t).c_str());
+  if (blk->static_bytes + blk->cfg->shared > shared_limit(blk->cfg->kernel))
+    failf("kernel %s takes %zu bytes of static and %zu of dynamic shared memory, over the %zu "
+          "allowed (opt in with allow_shared), by %s", blk->cfg->name, blk->static_bytes,
+          blk->cfg->shared, shared_limit(blk->cfg->kernel), thread_name(t).c_str());
+  size_t off = carve(shared(), bytes, align < 16 ? 16 : align);
+  if (off == (size_t)-1) failf("kernel %s: out of simulated shared memory", blk->cfg->name);
+  mark_fresh(shared(), off, bytes, 0xa5);
+  blk->statics.push_back(shared_decl{key, off});
+  return shared().base + off;
+}
+
+void *shared_dynamic() { return me("dynamic shared memory"), shared().base + blk->dynamic_off; }
+
+void enter_kernel() { cur->in_kernel = 1; }
+
+/* ---- launches ---------------------------------------------------------------------------------- */
+
 static void fiber_main(void *arg) {
   sim_thread *t = (sim_thread *)arg;
   blk->cfg->entry(blk->cfg->args);
@@ -654,12 +722,9 @@ static void fiber_main(void *arg) {
   t->state = EXITED;
   drop_runnable(t);
   blk->live--;
-  for (unsigned l = 0; l < SIMT_WARP; l++) { /* lanes waiting for this one fail */
+  for (unsigned l = 0; l < SIMT_WARP; l++) { /* a collective may now have all its live lanes */
     sim_thread *o = lane_thread(t->warp, l);
-    if (o && o->state == AT_COLLECTIVE && (o->coll.mask >> t->lane & 1u))
-      failf("%s at %s:%d in kernel %s: %s waits for lane %u of its mask 0x%08x, which has exited",
-            collective_names[o->coll.kind], o->coll.file, o->coll.line, blk->cfg->name,
-            thread_name(o).c_str(), t->lane, o->coll.mask);
+    if (o && o->state == AT_COLLECTIVE && (o->coll.mask >> t->lane & 1u)) try_collective(o);
   }
   try_barrier();
   fiber_switch(&t->ctx, &scheduler);
@@ -682,7 +747,11 @@ static std::string deadlock(const block_state *b) {
   return s;
 }
 
+/* Switches a block may take: far more than any test's kernel, a few minutes of a spin. */
+#define SWITCH_BUDGET 200000000ull
+
 static int run_block(block_state *b) {
+  uint64_t switches = 0;
   arena &sh = shared();
   reset(sh);
   b->statics.clear();
@@ -717,6 +786,13 @@ static int run_block(block_state *b) {
       b->message = deadlock(b);
       break;
     }
+    if (++switches > SWITCH_BUDGET) { /* a spin-wait that nothing in this block will end */
+      b->failed = 1;
+      b->message = "livelock in kernel " + std::string(b->cfg->name) +
+                   ": a block still running after " + std::to_string(SWITCH_BUDGET) +
+                   " switches (a wait on another block, which runs only after this one?)";
+      break;
+    }
     sim_thread *t = &b->threads[b->runnable[next_random() % b->runnable.size()]];
     cur = t;
     fiber_switch(&scheduler, &t->ctx);
@@ -740,6 +816,30 @@ static std::string limits(const launch_config &c) {
   return s;
 }
 
+/* A segmentation fault in a kernel (a stack overflow, a wild pointer): which kernel and thread,
+ * on a stack of its own, before the usual crash. */
+static void on_segv(int sig) {
+  char s[300];
+  int n = blk && cur ? snprintf(s, sizeof s, "simt: segmentation fault in kernel %s, %s\n", blk->cfg->name,
+                                thread_name(cur).c_str())
+                     : snprintf(s, sizeof s, "simt: segmentation fault outside a kernel\n");
+  if (write(2, s, (size_t)n) < 0) n = 0;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void catch_segv() {
+  static char alt[64 << 10];
+  stack_t ss = {};
+  ss.ss_sp = alt;
+  ss.ss_size = sizeof alt;
+  sigaltstack(&ss, NULL);
+  struct sigaction sa = {};
+  sa.sa_handler = on_segv;
+  sa.sa_flags = SA_ONSTACK;
+  sigaction(SIGSEGV, &sa, NULL);
+}
+
 int run(const launch_config &c, uint64_t seed, uint64_t launch, char *message, size_t size) {
   static block_state state;
   std::string bad = limits(c);
@@ -748,11 +848,12 @@ int run(const launch_config &c, uint64_t seed, uint64_t launch, char *message, s
     return 1;
   }
   if (!stacks[0]) {
+    catch_segv();
     for (unsigned i = 0; i < MAX_THREADS; i++) {
       stacks[i] = (char *)mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (stacks[i] == MAP_FAILED) abort();
-      mprotect(stacks[i], 4096, PROT_NONE); /* a guard page against stack overflows */
+      mprotect(stacks[i], STACK_GUARD, PROT_NONE); /* against overflows (with -fstack-clash-protection) */
     }
   }
   rng = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (launch + 1) * 0xd1b54a32d192ed03ull;
@@ -760,17 +861,17 @@ int run(const launch_config &c, uint64_t seed, uint64_t launch, char *message, s
   launch_base += (uint32_t)tokens.size() + 1;
   tokens.clear();
   uint64_t nblocks = (uint64_t)c.grid.x * c.grid.y * c.grid.z;
-  std::vector<uint64_t> order(nblocks);
-  for (uint64_t i = 0; i < nblocks; i++) order[i] = i;
-  for (uint64_t i = nblocks; i > 1; i--) std::swap(order[i - 1], order[next_random() % i]);
+  /* a random order of the blocks: from a random block, by a random stride prime to their count */
+  uint64_t at = next_random() % nblocks, stride = 1 + next_random() % nblocks;
+  while (std::gcd(stride, nblocks) != 1) stride++;
   block_state *b = &state;
   blk = b;
   b->cfg = &c;
   b->failed = 0;
   b->nthreads = c.block.x * c.block.y * c.block.z;
   int failed = 0;
-  for (uint64_t k = 0; k < nblocks && !failed; k++) {
-    uint64_t i = order[k];
+  for (uint64_t k = 0; k < nblocks && !failed; k++, at = (at + stride) % nblocks) {
+    uint64_t i = at;
     b->linear = (uint32_t)i;
     b->idx = dim3((unsigned)(i % c.grid.x), (unsigned)(i / c.grid.x % c.grid.y),
                   (unsigned)(i / ((uint64_t)c.grid.x * c.grid.y)));

@@ -86,11 +86,45 @@ SIMT_KERNEL void copy_kernel(const int *in, int *out, int n) {
   if (i < n) out[i] = in[i];
 }
 
-/* Lanes 16..31 leave, then lanes 0..15 shuffle with a mask that names the whole warp (broken). */
+/* Lanes 16..31 leave, then lanes 0..15 shuffle under the whole warp's mask (legal: exited lanes
+ * take no part) from lane 20, which has exited (broken), or from lane 0. */
 SIMT_KERNEL void exited_lane_kernel(int *out, int broken) {
   unsigned l = simt::lane();
   if (l >= 16) return;
-  out[l] = simt::shfl(broken ? SIMT_FULL_MASK : 0x0000ffffu, (int)l, 0);
+  out[l] = simt::shfl(SIMT_FULL_MASK, (int)l, broken ? 20 : 0);
+}
+
+/* Every block reads x; block 1 also writes it (broken), racing with the other blocks' reads. */
+SIMT_KERNEL void block_read_write_kernel(int *x, int *out, int broken) {
+  int v = *x;
+  out[simt::block_idx().x] = v;
+  if (broken && simt::block_idx().x == 1) *x = v + 1;
+}
+
+/* An atomic add on memory nobody wrote (broken) or that the host set. */
+SIMT_KERNEL void fresh_atomic_kernel(int *x, int *out) { out[0] = simt::atomic_add(x, 1); }
+
+/* Thread 0 writes x plainly, then both warps add to it atomically: the plain write races with
+ * the other warp's atomic (broken), unless a barrier orders them. */
+SIMT_KERNEL void write_then_atomic_kernel(int *x, int broken) {
+  if (simt::thread_rank() == 0) *x = 5;
+  if (!broken) simt::sync_block();
+  if (simt::lane() == 0) simt::atomic_add(x, 1);
+}
+
+/* A kernel reading a writable host variable (broken) or a constant. */
+int host_counter;
+static const int host_constant = 3;
+SIMT_KERNEL void host_global_kernel(int *out, int broken) { out[simt::thread_rank()] = broken ? host_counter : host_constant; }
+
+/* 40 KB of static and 16 KB of dynamic shared memory: over 48 KB in all without an opt-in. */
+SIMT_KERNEL void mixed_shared_kernel(int *out) {
+  SIMT_SHARED(double, a, 5000);
+  double *d = simt::dynamic_shared<double>();
+  unsigned t = simt::thread_rank();
+  a[t] = 1.0, d[t] = 2.0;
+  simt::sync_block();
+  out[t] = (int)(a[t] + d[t]);
 }
 
 /* Half of the warp waits at a barrier while the other half waits for it at a shuffle. */
@@ -148,6 +182,26 @@ SIMT_KERNEL void collectives_kernel(int *out) {
   o[7] = (int)(simt::active_mask() >> l & 1u) + 100 * simt::clz(1u << l); /* only the caller is sure */
   o[8] = simt::ffs(1u << l) + 100 * simt::popc(0x01010101u << (l % 8));
   o[9] = simt::brev(1u << l) == 1u << (31 - l) && simt::clzll(1ull << (32 + l % 32)) == 31 - l % 32;
+}
+
+/* Legal on sm_70 and later, which the executor must accept: a shuffle under a ballot's sub-mask
+ * inside a branch, then one over the whole warp; the same collective from the two sides of a
+ * branch; a warp sync and a vote in a warp of 16 threads (the block's last). */
+SIMT_KERNEL void legal_patterns_kernel(int *out) {
+  int l = (int)simt::lane();
+  unsigned m = simt::ballot(SIMT_FULL_MASK, l < 16);
+  int v = l;
+  if (l < 16) v = simt::shfl(m, v, 3);
+  v = simt::shfl(SIMT_FULL_MASK, v, 31);
+  int x;
+  if (l < 16) x = simt::shfl_xor(SIMT_FULL_MASK, l, 16);
+  else x = simt::shfl_xor(SIMT_FULL_MASK, l, 16);
+  out[simt::thread_rank()] = v + 100 * x;
+}
+
+SIMT_KERNEL void partial_warp_kernel(int *out) {
+  simt::sync_warp();
+  out[simt::thread_rank()] = simt::popc(simt::ballot(SIMT_FULL_MASK, 1));
 }
 
 /* ---- the cases --------------------------------------------------------------------------------- */
@@ -342,6 +396,56 @@ static outcome c_host_touch(uint64_t seed, int broken) {
   return o;
 }
 
+static int want_1_each(int) { return 1; }
+static int want_3(int) { return 3; }
+
+static outcome c_block_read_write(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  int *x = device_ints(ex, 1, 1), *out = device_ints(ex, 4, 0);
+  outcome o = launch_and_get(ex, block_read_write_kernel, dim3(4), dim3(1), 0, out, 4, want_1_each, x, out, broken);
+  ex.release(x), ex.release(out);
+  return o;
+}
+
+static outcome c_fresh_atomic(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  int *x = NULL, *out = device_ints(ex, 1, 0);
+  ex.alloc((void **)&x, sizeof(int));
+  if (!broken) ex.fill(x, 0, sizeof(int));
+  outcome o = launch_and_get(ex, fresh_atomic_kernel, dim3(1), dim3(1), 0, out, 1, want_0, x, out);
+  ex.release(x), ex.release(out);
+  return o;
+}
+
+static int want_7(int) { return 7; }
+
+static outcome c_write_then_atomic(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  int *x = device_ints(ex, 1, 0);
+  outcome o = launch_and_get(ex, write_then_atomic_kernel, dim3(1), dim3(64), 0, x, 1, want_7, x, broken);
+  ex.release(x);
+  return o;
+}
+
+static outcome c_host_global(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  host_counter = 3;
+  int *out = device_ints(ex, 32, 0);
+  outcome o = launch_and_get(ex, host_global_kernel, dim3(1), dim3(32), 0, out, 32, want_3, out, broken);
+  ex.release(out);
+  return o;
+}
+
+static outcome c_mixed_shared(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  int *out = device_ints(ex, 64, 0);
+  outcome o = {ex.allow_shared(mixed_shared_kernel, broken ? 0 : 64 << 10), "", 0};
+  if (o.status == GPUISO_OK)
+    o = launch_and_get(ex, mixed_shared_kernel, dim3(1), dim3(64), 16 << 10, out, 64, want_3, out);
+  ex.release(out);
+  return o;
+}
+
 struct defect_case {
   const char *name, *words; /* words the report must contain */
   outcome (*run)(uint64_t seed, int broken);
@@ -356,7 +460,12 @@ static const defect_case cases[] = {
     {"a barrier inside a divergent branch", "divergent barrier", c_divergent_barrier},
     {"two blocks adding to one counter without atomics", "race", c_block_counter},
     {"a kernel reading host memory", "not device memory", c_host_pointer},
-    {"a collective whose mask names an exited lane", "has exited", c_exited_lane},
+    {"a shuffle from a lane that has exited", "has exited", c_exited_lane},
+    {"a write racing with another block's read", "race", c_block_read_write},
+    {"an atomic on memory nobody wrote", "uninitialised read", c_fresh_atomic},
+    {"a plain write racing with another warp's atomic", "race", c_write_then_atomic},
+    {"a kernel reading a writable host variable", "not device memory", c_host_global},
+    {"40 KB of static and 16 KB of dynamic shared memory without opting in", "opt in", c_mixed_shared},
     {"half a warp at a barrier, half at a shuffle waiting for it", "deadlock", c_deadlock},
     {"a read one past the end of a device array", "out of bounds", c_global_bounds},
     {"56 KB of static shared memory", "static shared memory", c_static_shared},
@@ -382,6 +491,16 @@ static void check_collectives(uint64_t seed) {
     for (int k = 0; k < 10; k++) bad |= o[k] != want[k];
   }
   CHECK(!bad, "collectives under seed %llu: status %d (%s)", (unsigned long long)seed, (int)s, e.message);
+  s = ex.launch("legal", legal_patterns_kernel, dim3(1), dim3(SIMT_WARP), 0, out);
+  if (s == GPUISO_OK) s = ex.get(got, out, SIMT_WARP * sizeof(int));
+  bad = s != GPUISO_OK;
+  for (int l = 0; !bad && l < SIMT_WARP; l++) bad = got[l] != 31 + 100 * (l ^ 16);
+  CHECK(!bad, "legal collectives under seed %llu: status %d (%s)", (unsigned long long)seed, (int)s, e.message);
+  s = ex.launch("partial warp", partial_warp_kernel, dim3(1), dim3(48), 0, out);
+  if (s == GPUISO_OK) s = ex.get(got, out, 48 * sizeof(int));
+  bad = s != GPUISO_OK;
+  for (int t = 0; !bad && t < 48; t++) bad = got[t] != (t < 32 ? 32 : 16);
+  CHECK(!bad, "a partial warp under seed %llu: status %d (%s)", (unsigned long long)seed, (int)s, e.message);
   ex.release(out);
 }
 

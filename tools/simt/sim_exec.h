@@ -128,7 +128,7 @@ struct sim_exec {
 };
 
 /* The schedule seed of the executors a test makes now. */
-static uint64_t sim_seed;
+static uint64_t sim_seed __attribute__((unused));
 
 /* The schedule seeds a test runs under: GPUISO_SIMT_SEED alone when set, else 1, 2 and 3. */
 static inline int sim_seeds(uint64_t seeds[3]) {

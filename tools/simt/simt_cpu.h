@@ -41,7 +41,7 @@ void barrier(const char *file, int line);
 uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg, int width,
                     const char *file, int line);
 unsigned active_mask();
-void atomic_access(void *p, size_t size, const char *file, int line);
+void atomic_access(void *p, size_t size, int reads, const char *file, int line);
 void *shared_static(const void *key, size_t bytes, size_t align);
 void *shared_dynamic();
 
@@ -179,27 +179,27 @@ inline unsigned long long brevll(unsigned long long x) {
 
 template <typename T>
 T atomic_add(T *p, T v, SIMT_HERE) {
-  simt_cpu::atomic_access(p, sizeof(T), file, line);
+  simt_cpu::atomic_access(p, sizeof(T), 1, file, line);
   return simt_cpu::rmw(p, [v](T o) { return o + v; });
 }
 template <typename T>
 T atomic_min(T *p, T v, SIMT_HERE) {
-  simt_cpu::atomic_access(p, sizeof(T), file, line);
+  simt_cpu::atomic_access(p, sizeof(T), 1, file, line);
   return simt_cpu::rmw(p, [v](T o) { return v < o ? v : o; });
 }
 template <typename T>
 T atomic_max(T *p, T v, SIMT_HERE) {
-  simt_cpu::atomic_access(p, sizeof(T), file, line);
+  simt_cpu::atomic_access(p, sizeof(T), 1, file, line);
   return simt_cpu::rmw(p, [v](T o) { return v > o ? v : o; });
 }
 template <typename T>
 T atomic_exch(T *p, T v, SIMT_HERE) {
-  simt_cpu::atomic_access(p, sizeof(T), file, line);
+  simt_cpu::atomic_access(p, sizeof(T), 0, file, line);
   return simt_cpu::rmw(p, [v](T) { return v; });
 }
 template <typename T>
 T atomic_cas(T *p, T expected, T v, SIMT_HERE) {
-  simt_cpu::atomic_access(p, sizeof(T), file, line);
+  simt_cpu::atomic_access(p, sizeof(T), 1, file, line);
   return simt_cpu::rmw(p, [expected, v](T o) { return o == expected ? v : o; });
 }
 
