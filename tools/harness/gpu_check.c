@@ -133,7 +133,9 @@ static gpuiso_opts options(int increasing, gpuiso_gpu_kernel kernel, int64_t chu
   return o;
 }
 
-static const char *kernel_name(gpuiso_gpu_kernel k) { return k == GPUISO_GPU_SIMPLE ? "simple" : "rowpav"; }
+static const char *kernel_name(gpuiso_gpu_kernel k) {
+  return k == GPUISO_GPU_SIMPLE ? "simple" : k == GPUISO_GPU_FAST ? "fast" : "rowpav";
+}
 
 /* The CPU engine on every row: in parallel over rows, or one row on every thread. */
 static void cpu_rows(gpuiso_engine engine, int64_t nrows, const int64_t *off, const double *y,
@@ -214,6 +216,9 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
         if (longest <= 100000)
           check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
                      GPUISO_GPU_ROW_PAV, chunk, cap, y, wp, ref);
+        if (longest <= 512) /* the fast path's short rows */
+          check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
+                     GPUISO_GPU_FAST, chunk, cap, y, wp, ref);
         slowest = now() - t0 > slowest ? now() - t0 : slowest;
       }
     }
@@ -384,12 +389,13 @@ static const char *cell(char *buf, const char *fmt, double v, const char *none) 
 }
 
 static void table_header(void) {
-  printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; "
+  printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; fast: "
+         "the fast path (rows of up to 512 on the short-row kernel, longer ones the simple path); "
          "blocks/n: the fit's blocks per element (the density); stages: the simple path's ms per "
          "stage (CUDA events between its launches; merge: all levels)\n");
-  printf("| shape | family | type | blocks/n | simple ms | row-PAV ms | row-PAV / simple | "
-         "d2d copy ms | simple / copy | h2d ms | d2h ms | stages |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("| shape | family | type | blocks/n | simple ms | fast ms | row-PAV ms | row-PAV / simple | "
+         "d2d copy ms | fast / copy | h2d ms | d2h ms | stages |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 /* One table row on device data: the simple path, the row-PAV control (control_reps runs, 0: none,
@@ -410,17 +416,20 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
   *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what, stages, sizeof stages);
+  double fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, NULL, 0);
   double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
   double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
                                         control_reps, control_reps > 1, what, NULL, 0)
                           : NAN;
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
-  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
+  char fb[16];
+  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
          family_names[f], single ? "f32" : "f64", cell(b[0], "%.3g", density, "fail"),
-         cell(b[1], "%.4f", *simple, "fail"), cell(b[2], "%.4f", *control, no_control),
+         cell(b[1], "%.4f", *simple, "fail"), cell(fb, "%.4f", fast, "fail"),
+         cell(b[2], "%.4f", *control, no_control),
          cell(b[3], "%.3g", *control / *simple, isnan(*control) ? no_control : "fail"),
-         cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", *simple / d2d, "fail"),
+         cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", fast / d2d, "fail"),
          cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"), stages);
   cudaFree(dy);
   cudaFree(dfit);
