@@ -73,6 +73,8 @@ typedef struct {
   gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
   gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
                             SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */
+  int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
+                            gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;
 } gpuiso_opts;
 
@@ -81,6 +83,14 @@ typedef struct {
  * (the first block when it comes before every positive weight), so its fitted value is the level
  * of the nearest positive-weight element on its left. A row with no positive weight is an error.
  * Blocks are maximal: neighbouring blocks never share a level, after clipping too.
+ *
+ * Blocks for gradients: with opt->solver_blocks set, the start flags (and *nblocks) are instead
+ * the partition that the engine pooled the row into: PAV's pooled blocks and the elements it
+ * left alone, the edges of the hull (an element starts a block where its point is a vertex of the
+ * row's hull). The fit is differentiable on these blocks (gpuiso_vjp); levels of neighbouring
+ * ones may coincide where clipping or rounding made them equal, and where two exact means are
+ * equal the engines may split differently (the fit is not differentiable there). The fitted
+ * values are the same bit for bit with either setting.
  */
 
 /* Fit y (in the given order) with weights w (NULL: all 1). Writes n fitted values to fit (which

@@ -143,6 +143,7 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.w = w;
   v.fit = fit;
   v.start = start;
+  v.edge_start = p->opt.solver_blocks ? start : NULL;
   v.sign = p->opt.increasing ? 1.0 : -1.0;
   v.lo = p->opt.lo;
   v.hi = p->opt.hi;
@@ -212,7 +213,7 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
   solver_view<T> v = plan_view(p, y, w, fit, start);
   gpuiso_status s = p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
-  if (s == GPUISO_OK && start) s = each(ex, block_start_step<T>{v}, p->nchunks);
+  if (s == GPUISO_OK && start && !p->opt.solver_blocks) s = each(ex, block_start_step<T>{v}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }
