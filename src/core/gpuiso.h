@@ -204,6 +204,36 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
 
+/* ---- Gradients ------------------------------------------------------------------------------
+ * The fit is the weighted mean of y over blocks, so its Jacobian averages over them. For rows laid
+ * out one after another (offsets as for gpuiso_cuda_fit_rows) with their fits and solver block
+ * flags (opt->solver_blocks), and an upstream gradient g with respect to the fit:
+ *   dy[i] = w[i] G / W,  dw[i] = (y[i] - fit[i]) G / W,
+ * G and W the sums of g and w over i's block. A fitted value clipped to opt->lo or opt->hi does
+ * not move with the data, so its g counts 0. dy or dw may be NULL (dw needs y); w NULL: all 1.
+ * Sums are double-double. g is not checked: non-finite values give non-finite sums. */
+gpuiso_status gpuiso_vjp(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
+                         const double *fit, const uint8_t *start, const double *g,
+                         const gpuiso_opts *opt, double *dy, double *dw, gpuiso_error *err);
+
+/* Soft ranks and soft sorts with L2 regularisation (Blondel, Teboul, Berthet and Djolonga,
+ * 2020), of each row of a column-major nrow x ncol matrix x, strength epsilon > 0 (n = ncol):
+ *   rank: the projection of x / epsilon onto the permutahedron of (n, n - 1, ..., 1): with s
+ *     the row sorted decreasingly and v the non-increasing isotonic regression of s - (n, ..., 1),
+ *     s - v in the row's order (the largest value ranks n; decreasing: n + 1 minus that);
+ *   sort: the projection of (n, ..., 1) / epsilon onto the permutahedron of the row: with r that
+ *     vector, s the row sorted decreasingly and v the non-increasing isotonic regression of
+ *     r - s, r - v reversed (increasing, as sort(); decreasing: as it is).
+ * g NULL: out gets the values; otherwise out gets their vector-Jacobian product with the upstream
+ * gradient g (same shape), for which the values are computed again. opt->engine fits the rows
+ * (GPUISO_GPU: gpuiso_cuda_soft), opt->nthreads threads them. x must be finite
+ * (GPUISO_E_X_NONFINITE, error.index in the matrix's layout). */
+typedef enum { GPUISO_SOFT_RANK = 0, GPUISO_SOFT_SORT = 1 } gpuiso_soft_kind;
+
+gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                          const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
+                          double *out, gpuiso_error *err);
+
 /* ---- Isotonic distributional regression (one covariate) ---------------------------------- */
 
 /* Step CDFs stored by threshold. For threshold k (0..nthr-1), runs offset[k] .. offset[k+1]-1
@@ -376,6 +406,21 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
                                     const double *w, const int *g, int64_t ngroups,
                                     const gpuiso_opts *opt, gpuiso_block **blocks,
                                     int64_t *first, gpuiso_error *err);
+
+/* gpuiso_vjp on the device, for rows in the given precision (y, w, fit, g, dy, dw), with the
+ * same arguments: a warp per tile of a row sums each block's part in the tile, blocks that cross
+ * tiles add the tiles' boundary sums by a scan, without atomics. */
+gpuiso_status gpuiso_cuda_vjp(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
+                              const void *y, const void *w, const void *fit,
+                              const uint8_t *start, const void *g, const gpuiso_opts *opt,
+                              void *dy, void *dw, gpuiso_error *err);
+
+/* gpuiso_soft on the device, with the same arguments and output (in double precision): the rows
+ * are sorted there, fitted as one batch of the CUDA solver with solver block flags, and the
+ * backward pass is the device's gpuiso_cuda_vjp. */
+gpuiso_status gpuiso_cuda_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                               const double *g, double epsilon, int decreasing,
+                               const gpuiso_opts *opt, double *out, gpuiso_error *err);
 
 #ifdef __cplusplus
 }
