@@ -137,6 +137,11 @@ gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const 
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
                                 gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
+/* The elements of the sorted records in x order, for the gradients of a fit on x: order (n) gets
+ * their input indices, start (n) whether each begins a block of knot_start (the knot flags of
+ * gpuiso_fit_sorted): it is the first element of a knot whose flag is set. */
+void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,
+                         uint8_t *start);
 
 /* The fit of sorted records as its blocks only: the first and last x of each block, its level
  * and its summed weight (zero-weight x join the block before them, or the first block). One pass:
