@@ -3,7 +3,8 @@
 #' The vector-Jacobian product of a fit with an upstream gradient `g` (the gradient of some loss
 #' with respect to the fitted values): the gradient of that loss with respect to the data `y` and
 #' the weights `w`. The fit is the weighted mean of `y` over its blocks, so
-#' \deqn{\partial / \partial y_i = w_i G / W, \qquad \partial / \partial w_i = (y_i - z_i) G / W,}
+#' \deqn{\partial / \partial y_i = w_i G / W, \qquad \partial / \partial w_i = (y_i - z_i) G / W,}{
+#' d/dy_i = w_i G / W,   d/dw_i = (y_i - z_i) G / W,}
 #' with \eqn{z} the fit and \eqn{G} and \eqn{W} the sums of `g` and `w` over the block of element
 #' \eqn{i}.
 #'
@@ -110,22 +111,25 @@ vjp_rows <- function(fit) {
 #' Differentiable soft ranks and soft sorts
 #'
 #' The soft rank and soft sort of Blondel, Teboul, Berthet and Djolonga (2020) with quadratic
-#' (\eqn{L_2}) regularisation of strength `epsilon`, of a vector or of each row of a matrix, and
+#' (\eqn{L_2}{L2}) regularisation of strength `epsilon`, of a vector or of each row of a matrix, and
 #' their vector-Jacobian products. Both are projections onto a permutahedron (the convex hull of
 #' the permutations of a vector), computed by one isotonic regression of the sorted values, so
 #' they are piecewise linear in `x`, with exact gradients.
 #'
-#' With \eqn{n} values:
-#' * `soft_rank` projects \eqn{\theta = x / \epsilon} onto the permutahedron of
-#'   \eqn{(n, n - 1, \dots, 1)}: with \eqn{s} the values of \eqn{\theta} sorted decreasingly and
-#'   \eqn{v} the non-increasing isotonic regression of \eqn{s - (n, \dots, 1)}, the soft ranks are
-#'   \eqn{s - v}, in the order of `x`. As `epsilon` tends to 0 they tend to `rank(x)` (the largest
-#'   value gets \eqn{n}); as it grows every soft rank tends to \eqn{(n + 1) / 2}. They always sum
-#'   to \eqn{n (n + 1) / 2}, and tied values get equal soft ranks.
-#' * `soft_sort` projects \eqn{r = (n, \dots, 1) / \epsilon} onto the permutahedron of `x`: with
-#'   \eqn{s} the values of `x` sorted decreasingly and \eqn{v} the non-increasing isotonic
-#'   regression of \eqn{r - s}, the soft sort is \eqn{r - v} in reverse (increasing) order. It
-#'   tends to `sort(x)` as `epsilon` tends to 0 and to `mean(x)` everywhere as it grows.
+#' With \eqn{n} values, `soft_rank` projects \eqn{\theta = x / \epsilon}{theta = x / epsilon}
+#' onto the permutahedron of \eqn{(n, n - 1, \dots, 1)}{(n, n - 1, ..., 1)}: with \eqn{s} the
+#' values of \eqn{\theta}{theta} sorted decreasingly and \eqn{v} the non-increasing isotonic
+#' regression of \eqn{s - (n, \dots, 1)}{s - (n, ..., 1)}, the soft ranks are \eqn{s - v}, in the
+#' order of `x`. As `epsilon` tends to 0 they tend to `rank(x)` (the largest value gets \eqn{n});
+#' as it grows every soft rank tends to \eqn{(n + 1) / 2}. They always sum to
+#' \eqn{n (n + 1) / 2}, and tied values get equal soft ranks.
+#'
+#' `soft_sort` projects \eqn{r = (n, \dots, 1) / \epsilon}{r = (n, ..., 1) / epsilon} onto the
+#' permutahedron of `x`: with \eqn{s} the values of `x` sorted decreasingly and \eqn{v} the
+#' non-increasing isotonic regression of \eqn{r - s}, the soft sort is \eqn{r - v} in reverse
+#' (increasing) order. It tends to `sort(x)` as `epsilon` tends to 0 (it is `sort(x)` once
+#' `1 / epsilon` exceeds every gap between neighbouring values) and to `mean(x)` everywhere as it
+#' grows.
 #'
 #' `decreasing = TRUE` gives the descending versions: ranks counted from the largest value (the
 #' largest gets rank 1; they equal \eqn{n + 1} minus the increasing ones) and values sorted from
