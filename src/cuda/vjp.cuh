@@ -182,7 +182,8 @@ SIMT_KERNEL void vjp_tile_kernel(vjp_view<T> v) {
   int alone;
   int64_t r = vjp_tile(v.L, t, &from, &to, &alone);
   unsigned lane = simt::lane();
-  vjp_sums *mine = pre + simt::warp() * VJP_TILE, c = {0, 0};
+  vjp_sums *mine = pre + simt::warp() * VJP_TILE;
+  vjp_sums c = {0, 0};
   if (!alone) c = v.L.carry[t];
   for (int64_t base = from; base < to; base += SIMT_WARP) {
     int64_t i = base + lane;
