@@ -32,7 +32,7 @@
 #'   element of each block. With `gradient = TRUE`, an object of class `"gpuiso_batch"`: a list
 #'   with `fitted`, the data `y`, `w` and `group` (as given, or `NULL`), and `grad`, the solver's
 #'   blocks (`start`, a logical array of the shape of `y` that is `TRUE` where a block starts in
-#'   its problem's order) and the bounds `y_min` and `y_max`.
+#'   its problem's order) and the bounds `y_min` and `y_max`; it prints as its fitted values.
 #' @seealso [isoreg_gpu()], [gpuiso_threads()].
 #' @examples
 #' y <- matrix(c(3, 1, 2, 5, 4, 6), nrow = 2, byrow = TRUE)

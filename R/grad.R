@@ -63,6 +63,18 @@ isoreg_vjp <- function(fit, g, device = c("auto", "cpu", "gpu")) {
   list(y = rows$back(res[[1]]), w = rows$back(res[[2]]))
 }
 
+#' @export
+print.gpuiso_batch <- function(x, ...) {
+  f <- x$fitted
+  what <- if (is.matrix(f)) sprintf("%d rows of %d", nrow(f), ncol(f))
+          else if (!is.null(x$group)) sprintf("%.0f elements in %d groups", length(f), length(unique(x$group)))
+          else sprintf("one row of %.0f", length(f))
+  cat(sprintf("Isotonic fits of a batch, %s, with the solver's blocks for isoreg_vjp()\n", what))
+  cat("fitted:\n")
+  print(f, ...)
+  invisible(x)
+}
+
 # The problems of a fit laid out as rows one after another, as the C glue takes them: offsets,
 # take(v) (an element array in the fit's layout, into rows), take_w(w) (the weights as given),
 # back(v) (rows into the fit's shape, with its names) and start, the solver's block flags in

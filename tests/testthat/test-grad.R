@@ -108,6 +108,7 @@ test_that("isoreg_vjp on matrix batches and groups equals per-row calls", {
   for (wt in list(NULL, W, W[1, ])) {
     b <- isoreg_batch(Y, w = wt, increasing = FALSE, gradient = TRUE)
     expect_s3_class(b, "gpuiso_batch")
+    expect_output(print(b), "7 rows of 30, with the solver's blocks")
     d <- isoreg_vjp(b, G)
     expect_identical(dimnames(d$y), dimnames(Y))
     for (r in 1:7) {
