@@ -15,7 +15,8 @@
 #' @param increasing `TRUE` for non-decreasing fits, `FALSE` for non-increasing ones.
 #' @param group For a vector `y`: a factor or vector of group ids the length of `y`, without
 #'   `NA`. Groups may be of any sizes and interleaved.
-#' @param block_starts If `TRUE`, also return where the blocks of each fit start.
+#' @param block_starts If `TRUE`, also return where the blocks of each fit start (where the fitted
+#'   level changes).
 #' @param y_min,y_max Bounds the fitted values are clipped to.
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
 #' @param method The CPU engine for every problem: `"auto"`, `"pav"` or `"hull"` (see
@@ -23,10 +24,15 @@
 #' @param precision On the GPU, `"double"` or `"single"` (see [isoreg_gpu()]). On the GPU all
 #'   problems are fitted in one call: rows and groups are laid out one after another (groups
 #'   without padding), sent, fitted and brought back.
+#' @param gradient If `TRUE`, record the blocks the solver pooled each problem into, for
+#'   [isoreg_vjp()] (see [isoreg_gpu()]); it cannot be combined with `block_starts`.
 #' @return The fitted values, in the shape of `y` (a matrix for a matrix, a vector in input order
 #'   for a vector; dimnames and names are kept). With `block_starts = TRUE`, a list with
 #'   `fitted` and `block_start`, a logical array of the same shape that is `TRUE` at the first
-#'   element of each block.
+#'   element of each block. With `gradient = TRUE`, an object of class `"gpuiso_batch"`: a list
+#'   with `fitted`, the data `y`, `w` and `group` (as given, or `NULL`), and `grad`, the solver's
+#'   blocks (`start`, a logical array of the shape of `y` that is `TRUE` where a block starts in
+#'   its problem's order) and the bounds `y_min` and `y_max`; it prints as its fitted values.
 #' @seealso [isoreg_gpu()], [gpuiso_threads()].
 #' @examples
 #' y <- matrix(c(3, 1, 2, 5, 4, 6), nrow = 2, byrow = TRUE)
@@ -38,16 +44,21 @@
 #' @export
 isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_starts = FALSE,
                          y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
-                         method = c("auto", "pav", "hull"), precision = c("double", "single")) {
+                         method = c("auto", "pav", "hull"), precision = c("double", "single"),
+                         gradient = FALSE) {
   increasing <- check_flag(increasing, "increasing")
   method <- resolve_method(method)
   block_starts <- check_flag(block_starts, "block_starts")
+  gradient <- check_flag(gradient, "gradient")
+  if (block_starts && gradient) {
+    stop_arg("block_starts", "cannot be combined with `gradient = TRUE` (the result's `grad$start` holds the solver's blocks)")
+  }
   bounds <- check_bounds(y_min, y_max)
   single <- check_precision(precision) == "single"
   backend <- resolve_device(device, length(y))
   fit <- function(engine) {
-    if (is.matrix(y)) batch_matrix(y, w, group, increasing, bounds, engine, single, block_starts)
-    else batch_groups(y, w, group, increasing, bounds, engine, single, block_starts)
+    if (is.matrix(y)) batch_matrix(y, w, group, increasing, bounds, engine, single, block_starts, gradient)
+    else batch_groups(y, w, group, increasing, bounds, engine, single, block_starts, gradient)
   }
   res <- run_on(backend, device, method, fit)$value
   if (is.matrix(y)) {
@@ -59,10 +70,15 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
   } else {
     shape <- function(v) stats::setNames(v, names(y))
   }
+  if (gradient) {
+    return(structure(list(fitted = shape(res[[1]]), y = y, w = w, group = group,
+                          grad = list(start = shape(res[[2]]), y_min = bounds[1], y_max = bounds[2])),
+                     class = "gpuiso_batch"))
+  }
   if (block_starts) list(fitted = shape(res[[1]]), block_start = shape(res[[2]])) else shape(res)
 }
 
-batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_starts) {
+batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_starts, gradient) {
   if (!is.numeric(y)) stop_arg("y", sprintf("must be a numeric matrix, not a %s matrix", typeof(y)))
   if (length(y) == 0L) stop_arg("y", "must have at least one element")
   if (!is.null(group)) stop_arg("group", "must be NULL when `y` is a matrix (each row is a problem)")
@@ -76,15 +92,17 @@ batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_
     if (!is.double(w)) w <- as.double(w)
   }
   if (!is.double(y)) storage.mode(y) <- "double"
-  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], engine, single, block_starts)
+  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], engine, single,
+        block_starts || gradient, gradient)
 }
 
-batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_starts) {
+batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_starts, gradient) {
   y <- check_vector(y, "y")
   n <- length(y)
   if (!is.null(w)) w <- check_vector(w, "w", n)
   if (is.null(group)) { # one row: the single-row engine, with its chunks and interrupt checks
-    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], engine, single)
+    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], engine, single, gradient)
+    if (gradient) return(list(res[[1]], res[[7]]))
     if (!block_starts) return(res[[1]])
     starts <- logical(n)
     starts[res[[5]]] <- TRUE
@@ -99,7 +117,7 @@ batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_
   if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
   ids <- group_ids(group)
   .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], engine, single,
-        block_starts)
+        block_starts || gradient, gradient)
 }
 
 # Group codes 1..K. Which code a group gets does not matter (results come back in input order),

@@ -57,6 +57,11 @@
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
 #' @param precision On the GPU, `"double"` or `"single"` (see Precision on the GPU).
+#' @param gradient If `TRUE`, the fit also records the blocks the solver pooled the data into, so
+#'   that [isoreg_vjp()] can differentiate it. These are the solver's own blocks, recorded as it
+#'   forms them, not found afterwards from equal fitted values: two neighbouring blocks can share
+#'   a level (after clipping, or when their means round to the same double) and still move apart
+#'   when the data move. The fitted values are the same either way.
 #' @return An object of class `"gpuiso_fit"`, a list with
 #'   \item{fitted}{the fitted values, in the order of the input;}
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
@@ -64,6 +69,9 @@
 #'   \item{level}{the fitted value at each knot;}
 #'   \item{knot_weight}{the summed weight at each knot (`NULL` when every weight is 1);}
 #'   \item{block_start}{the index into `knots` of the first knot of each block;}
+#'   \item{grad}{with `gradient = TRUE`, the solver's blocks for [isoreg_vjp()]: `order`, the
+#'     elements in the order of `x` (`NULL` when that is the input order), `start`, `TRUE` where a
+#'     block starts in that order, and the bounds `y_min` and `y_max`; `NULL` otherwise;}
 #'   \item{n, increasing, backend, method, precision, call}{the size, the direction, the backend
 #'     (`"cpu"` or `"gpu"`) and engine (`"pav"` or `"hull"`; the GPU's is `"hull"`) that ran, the
 #'     precision of the fit, and the call.}
@@ -81,7 +89,7 @@
 #' @export
 isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
                        device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
-                       precision = c("double", "single")) {
+                       precision = c("double", "single"), gradient = FALSE) {
   call <- match.call()
   if (is.null(y)) {
     if (missing(x)) stop_arg("y", "is missing")
@@ -97,9 +105,10 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   backend <- resolve_device(device, n)
   method <- resolve_method(method)
   single <- check_precision(precision) == "single"
+  gradient <- check_flag(gradient, "gradient")
 
   run <- run_on(backend, device, method, function(engine) {
-    .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine, single)
+    .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine, single, gradient)
   })
   res <- run$value
   backend <- run$backend
@@ -112,6 +121,7 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     level = if (!is.null(res[[3]])) res[[3]] else fitted,
     knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
     block_start = res[[5]],
+    grad = if (gradient) list(order = res[[6]], start = res[[7]], y_min = bounds[1], y_max = bounds[2]),
     n = n, increasing = increasing, backend = backend, method = method,
     precision = if (backend == "gpu" && single) "single" else "double", call = call
   ), class = "gpuiso_fit")

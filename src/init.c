@@ -4,11 +4,14 @@
 #include "r_glue.h"
 
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
-                  SEXP single);
+                  SEXP single, SEXP grad);
 SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
-                    SEXP want_start);
+                    SEXP want_start, SEXP grad);
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP engine, SEXP single, SEXP want_start);
+                    SEXP engine, SEXP single, SEXP want_start, SEXP grad);
+SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
+           SEXP engine);
+SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired);
@@ -23,9 +26,11 @@ SEXP C_test_cuda_lost_reset(void);
 SEXP C_threads(SEXP threads);
 
 static const R_CallMethodDef call_methods[] = {
-  {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 8},
-  {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 8},
-  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 10},
+  {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
+  {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 9},
+  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 11},
+  {"C_vjp", (DL_FUNC)&C_vjp, 9},
+  {"C_soft", (DL_FUNC)&C_soft, 6},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},

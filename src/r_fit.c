@@ -29,9 +29,25 @@ SEXP r_hold_sorted(gpuiso_sorted *sorted) {
   return holder;
 }
 
+/* Flags as a logical vector. */
+static SEXP flags_to_logical(const uint8_t *flag, R_xlen_t n) {
+  SEXP out = Rf_allocVector(LGLSXP, n);
+  for (R_xlen_t i = 0; i < n; i++) LOGICAL(out)[i] = flag[i];
+  return out;
+}
+
+/* Level flags (where the level changes) in place of the solver's blocks of a gradient fit, so
+ * that the fit's blocks are those of a plain one; returns their number. */
+static int64_t level_flags(const double *level, int64_t n, uint8_t *flag) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; i++) count += flag[i] = i == 0 || level[i] != level[i - 1];
+  return count;
+}
+
 /* Fit on x that is not strictly increasing: sort, then fit into knot vectors of the right size.
  * The sorted records live in an external pointer meanwhile, so that an allocation error frees
- * them too. */
+ * them too. With the solver's blocks (opt->solver_blocks), out[5] and out[6] get the elements in
+ * x order (1-based) and their block flags. */
 static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP out,
                          gpuiso_knots *kn, const r_error_context *ctx) {
   gpuiso_error err;
@@ -47,25 +63,44 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
   SEXP flags = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)nk));
   kn->start = RAW(flags);
   gpuiso_status s = gpuiso_fit_sorted(sorted, opt, REAL(VECTOR_ELT(out, 0)), kn, &err);
+  if (s != GPUISO_OK) {
+    r_release_sorted(holder);
+    r_stop_on_error(&err, ctx);
+  }
+  if (opt->solver_blocks) {
+    R_xlen_t n = XLENGTH(y);
+    int64_t *order = (int64_t *)R_alloc((size_t)n, sizeof *order);
+    uint8_t *start = (uint8_t *)R_alloc((size_t)n, 1);
+    gpuiso_sorted_order(sorted, kn->start, order, start);
+    SEXP o = SET_VECTOR_ELT(out, 5, Rf_allocVector(n <= INT_MAX ? INTSXP : REALSXP, n));
+    for (R_xlen_t i = 0; i < n; i++) {
+      if (TYPEOF(o) == INTSXP) INTEGER(o)[i] = (int)(order[i] + 1);
+      else REAL(o)[i] = (double)(order[i] + 1);
+    }
+    SET_VECTOR_ELT(out, 6, flags_to_logical(start, n));
+    kn->nblocks = level_flags(kn->level, kn->n, kn->start);
+  }
   r_release_sorted(holder);
-  if (s != GPUISO_OK) r_stop_on_error(&err, ctx);
   UNPROTECT(2);
   return flags;
 }
 
-/* Returns list(fitted, knots, level, knot_weight, block_start); knots, level and knot_weight are
- * NULL when the knots are the input itself (x missing or strictly increasing). */
+/* Returns list(fitted, knots, level, knot_weight, block_start, grad_order, grad_start); knots,
+ * level and knot_weight are NULL when the knots are the input itself (x missing or strictly
+ * increasing). With grad TRUE the solver's blocks are recorded for the gradient: grad_start flags
+ * them on the elements in x order, the elements of grad_order (NULL: in input order). */
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
-                  SEXP single) {
+                  SEXP single, SEXP grad) {
   int64_t n = (int64_t)XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
+  opt.solver_blocks = Rf_asLogical(grad) == 1;
   gpuiso_error err;
   r_error_context ctx = {"vector", 0, x, y, w};
   int strict = 1;
   if (!Rf_isNull(x) && gpuiso_scan_x(n, REAL(x), &strict, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);
 
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 7));
   SEXP fit = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, XLENGTH(y)));
   gpuiso_knots kn = {n, NULL, NULL, NULL, NULL, 0};
   SEXP flags;
@@ -75,6 +110,10 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
     if (gpuiso_fit(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err) !=
         GPUISO_OK)
       r_stop_on_error(&err, &ctx);
+    if (opt.solver_blocks) {
+      SET_VECTOR_ELT(out, 6, flags_to_logical(kn.start, XLENGTH(y)));
+      kn.nblocks = level_flags(REAL(fit), n, kn.start);
+    }
   } else {
     flags = PROTECT(fit_unsorted(x, y, w, &opt, out, &kn, &ctx));
   }
@@ -87,18 +126,18 @@ static SEXP fitted_with_starts(SEXP fit, SEXP start) {
   if (Rf_isNull(start)) return fit;
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
   SET_VECTOR_ELT(out, 0, fit);
-  SEXP flags = PROTECT(Rf_allocVector(LGLSXP, XLENGTH(start)));
-  for (R_xlen_t i = 0; i < XLENGTH(start); i++) LOGICAL(flags)[i] = RAW(start)[i];
-  SET_VECTOR_ELT(out, 1, flags);
-  UNPROTECT(2);
+  SET_VECTOR_ELT(out, 1, flags_to_logical(RAW(start), XLENGTH(start)));
+  UNPROTECT(1);
   return out;
 }
 
-/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. */
+/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. With grad TRUE
+ * the flags are the solver's blocks (for the gradient). */
 SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
-                    SEXP want_start) {
+                    SEXP want_start, SEXP grad) {
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
+  opt.solver_blocks = Rf_asLogical(grad) == 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
@@ -120,11 +159,12 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engi
   return out;
 }
 
-/* group: integer ids 1..ngroups, no NA (checked in R). */
+/* group: integer ids 1..ngroups, no NA (checked in R). grad as for C_batch_matrix. */
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP engine, SEXP single, SEXP want_start) {
+                    SEXP engine, SEXP single, SEXP want_start, SEXP grad) {
   R_xlen_t n = XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
+  opt.solver_blocks = Rf_asLogical(grad) == 1;
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
   for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));

@@ -1,6 +1,6 @@
-/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu, idr.cu and calibrate.cu, compiled
- * only when the package is built without CUDA (configure leaves it out of the object list
- * otherwise). */
+/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu, idr.cu, calibrate.cu and grad.cu,
+ * compiled only when the package is built without CUDA (configure leaves it out of the object
+ * list otherwise). */
 #include <string.h>
 
 #include "gpuiso.h"
@@ -88,5 +88,24 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
 {
   (void)n, (void)score, (void)label, (void)w, (void)g, (void)ngroups, (void)opt, (void)first;
   *blocks = NULL;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_vjp(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
+                              const void *y, const void *w, const void *fit,
+                              const uint8_t *start, const void *g, const gpuiso_opts *opt,
+                              void *dy, void *dw, gpuiso_error *err)
+{
+  (void)nrows, (void)offsets, (void)type, (void)y, (void)w, (void)fit, (void)start, (void)g;
+  (void)opt, (void)dy, (void)dw;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                               const double *g, double epsilon, int decreasing,
+                               const gpuiso_opts *opt, double *out, gpuiso_error *err)
+{
+  (void)kind, (void)nrow, (void)ncol, (void)x, (void)g, (void)epsilon, (void)decreasing;
+  (void)opt, (void)out;
   return no_cuda(err);
 }

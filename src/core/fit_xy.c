@@ -148,6 +148,24 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   return GPUISO_OK;
 }
 
+void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,
+                         uint8_t *start) {
+  const sorted_records *s = &sorted->s;
+  const sort_record *r = s->r;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
+#endif
+  for (int64_t b = 0; b < s->nbuckets; b++) {
+    int64_t d = s->knots[b] - 1;
+    for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
+      int first = p == s->start[b] || r[p].key != r[p - 1].key;
+      d += first;
+      order[p] = tag_index(r[p].tag, s->gbits);
+      start[p] = (uint8_t)(first && knot_start[d]);
+    }
+  }
+}
+
 /* Whether block a's level is above b's for the direction of the fit (then they must pool). */
 static int violates(const gpuiso_block *a, const gpuiso_block *b, int increasing) {
   double la = a->level / a->weight, lb = b->level / b->weight; /* level holds the sum meanwhile */

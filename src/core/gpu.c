@@ -42,17 +42,21 @@ gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *
 gpuiso_status gpu_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
   int64_t offsets[2] = {0, n};
-  gpuiso_status s = gpu_fit_rows(1, offsets, y, w, opt, fit, start, err);
+  /* the solver's blocks are counted from its flags: made here when the caller wants none */
+  int own = opt->solver_blocks && nblocks && !start;
+  uint8_t *flags = own ? malloc((size_t)(n > 0 ? n : 1)) : start;
+  gpuiso_status s = GPUISO_E_NOMEM;
+  if (own && !flags) set_error(err, s, -1, -1);
+  else s = gpu_fit_rows(1, offsets, y, w, opt, fit, flags, err);
   if (s != GPUISO_OK) {
     if (err) err->row = -1; /* one row: no row to name */
-    return s;
-  }
-  if (nblocks) {
+  } else if (nblocks) {
     int64_t count = 0;
-    for (int64_t i = 0; i < n; i++) count += i == 0 || fit[i] != fit[i - 1];
+    for (int64_t i = 0; i < n; i++) count += opt->solver_blocks ? flags[i] : i == 0 || fit[i] != fit[i - 1];
     *nblocks = count;
   }
-  return GPUISO_OK;
+  if (own) free(flags);
+  return s;
 }
 
 /* The matrix's rows gathered row-major (weights shared by the columns repeated per row), fitted,

@@ -76,6 +76,8 @@ typedef struct {
   gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
   gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
                             SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */
+  int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
+                            gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;
 } gpuiso_opts;
 
@@ -84,6 +86,14 @@ typedef struct {
  * (the first block when it comes before every positive weight), so its fitted value is the level
  * of the nearest positive-weight element on its left. A row with no positive weight is an error.
  * Blocks are maximal: neighbouring blocks never share a level, after clipping too.
+ *
+ * Blocks for gradients: with opt->solver_blocks set, the start flags (and *nblocks) are instead
+ * the partition that the engine pooled the row into: PAV's pooled blocks and the elements it
+ * left alone, the edges of the hull (an element starts a block where its point is a vertex of the
+ * row's hull). The fit is differentiable on these blocks (gpuiso_vjp); levels of neighbouring
+ * ones may coincide where clipping or rounding made them equal, and where two exact means are
+ * equal the engines may split differently (the fit is not differentiable there). The fitted
+ * values are the same bit for bit with either setting.
  */
 
 /* Fit y (in the given order) with weights w (NULL: all 1). Writes n fitted values to fit (which
@@ -130,6 +140,11 @@ gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const 
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
                                 gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
+/* The elements of the sorted records in x order, for the gradients of a fit on x: order (n) gets
+ * their input indices, start (n) whether each begins a block of knot_start (the knot flags of
+ * gpuiso_fit_sorted): it is the first element of a knot whose flag is set. */
+void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,
+                         uint8_t *start);
 
 /* The fit of sorted records as its blocks only: the first and last x of each block, its level
  * and its summed weight (zero-weight x join the block before them, or the first block). One pass:
@@ -196,6 +211,36 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
+
+/* ---- Gradients ------------------------------------------------------------------------------
+ * The fit is the weighted mean of y over blocks, so its Jacobian averages over them. For rows laid
+ * out one after another (offsets as for gpuiso_cuda_fit_rows) with their fits and solver block
+ * flags (opt->solver_blocks), and an upstream gradient g with respect to the fit:
+ *   dy[i] = w[i] G / W,  dw[i] = (y[i] - fit[i]) G / W,
+ * G and W the sums of g and w over i's block. A fitted value clipped to opt->lo or opt->hi does
+ * not move with the data, so its g counts 0. dy or dw may be NULL (dw needs y); w NULL: all 1.
+ * Sums are double-double. g is not checked: non-finite values give non-finite sums. */
+gpuiso_status gpuiso_vjp(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
+                         const double *fit, const uint8_t *start, const double *g,
+                         const gpuiso_opts *opt, double *dy, double *dw, gpuiso_error *err);
+
+/* Soft ranks and soft sorts with L2 regularisation (Blondel, Teboul, Berthet and Djolonga,
+ * 2020), of each row of a column-major nrow x ncol matrix x, strength epsilon > 0 (n = ncol):
+ *   rank: the projection of x / epsilon onto the permutahedron of (n, n - 1, ..., 1): with s
+ *     the row sorted decreasingly and v the non-increasing isotonic regression of s - (n, ..., 1),
+ *     s - v in the row's order (the largest value ranks n; decreasing: n + 1 minus that);
+ *   sort: the projection of (n, ..., 1) / epsilon onto the permutahedron of the row: with r that
+ *     vector, s the row sorted decreasingly and v the non-increasing isotonic regression of
+ *     r - s, r - v reversed (increasing, as sort(); decreasing: as it is).
+ * g NULL: out gets the values; otherwise out gets their vector-Jacobian product with the upstream
+ * gradient g (same shape), for which the values are computed again. opt->engine fits the rows
+ * (GPUISO_GPU: gpuiso_cuda_soft), opt->nthreads threads them. x must be finite
+ * (GPUISO_E_X_NONFINITE, error.index in the matrix's layout). */
+typedef enum { GPUISO_SOFT_RANK = 0, GPUISO_SOFT_SORT = 1 } gpuiso_soft_kind;
+
+gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                          const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
+                          double *out, gpuiso_error *err);
 
 /* ---- Isotonic distributional regression (one covariate) ---------------------------------- */
 
@@ -382,6 +427,21 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
                                     const double *w, const int *g, int64_t ngroups,
                                     const gpuiso_opts *opt, gpuiso_block **blocks,
                                     int64_t *first, gpuiso_error *err);
+
+/* gpuiso_vjp on the device, for rows in the given precision (y, w, fit, g, dy, dw), with the
+ * same arguments: a warp per tile of a row sums each block's part in the tile, blocks that cross
+ * tiles add the tiles' boundary sums by a scan, without atomics. */
+gpuiso_status gpuiso_cuda_vjp(int64_t nrows, const int64_t *offsets, gpuiso_precision type,
+                              const void *y, const void *w, const void *fit,
+                              const uint8_t *start, const void *g, const gpuiso_opts *opt,
+                              void *dy, void *dw, gpuiso_error *err);
+
+/* gpuiso_soft on the device, with the same arguments and output (in double precision): the rows
+ * are sorted there, fitted as one batch of the CUDA solver with solver block flags, and the
+ * backward pass is the device's gpuiso_cuda_vjp. */
+gpuiso_status gpuiso_cuda_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                               const double *g, double epsilon, int decreasing,
+                               const gpuiso_opts *opt, double *out, gpuiso_error *err);
 
 #ifdef __cplusplus
 }

@@ -185,19 +185,28 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
 
   /* Reconstruction, chunk by chunk: each finds the root hull's vertex at or before its first
    * element and gives every element the slope of the edge above it. Elements before the first
-   * vertex (leading zero weights) get the first edge's. */
+   * vertex (leading zero weights) get the first edge's. The solver's blocks (opt->solver_blocks)
+   * are the edges: an element starts one where its point is a vertex. */
   hull_segment *root = seg;
-  int64_t nroot = nseg[0];
+  int64_t nroot = nseg[0], edges = 0;
+  uint8_t *edge_start = opt->solver_blocks ? start : NULL;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 16) reduction(+ : edges)
 #endif
   for (int64_t j = 0; j < m; j++) {
     int64_t i = j * C, end = (j + 1) * C < n ? (j + 1) * C : n;
     hull_pos q = hull_locate(&slots, root, nroot, i);
     while (i < end) {
       int64_t ri;
+      int head = hull_block_start(&slots, root, q, i, 0);
       double z = clip(hull_edge(&slots, root, q, sign, &q, &ri), opt->lo, opt->hi);
-      for (int64_t stop = ri < end ? ri : end; i < stop; i++) fit[i] = z;
+      int64_t stop = ri < end ? ri : end;
+      edges += head;
+      if (edge_start) {
+        memset(edge_start + i, 0, (size_t)(stop - i));
+        edge_start[i] = (uint8_t)head;
+      }
+      for (; i < stop; i++) fit[i] = z;
     }
   }
 
@@ -213,15 +222,16 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   for (int64_t i = 1; stepped && i < n; i++) /* rare: a running maximum (minimum) */
     if (opt->increasing ? fit[i] < fit[i - 1] : fit[i] > fit[i - 1]) fit[i] = fit[i - 1];
   int64_t count = 0;
+  uint8_t *level_start = opt->solver_blocks ? NULL : start;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) reduction(+ : count)
 #endif
   for (int64_t i = 0; i < n; i++) {
     uint8_t is_start = i == 0 || fit[i] != fit[i - 1];
-    if (start) start[i] = is_start;
+    if (level_start) level_start[i] = is_start;
     count += is_start;
   }
-  if (nblocks) *nblocks = count;
+  if (nblocks) *nblocks = opt->solver_blocks ? edges : count;
 
 done:
   free(tot);

@@ -95,6 +95,9 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
                            const int *g, int gbits, int nth, sorted_records *out, int64_t *bad);
 
+/* Sorts len records by key on the calling thread, stably (tmp: scratch for len records). */
+void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len);
+
 static inline int64_t tag_index(int64_t tag, int gbits) { return tag >> gbits; }
 static inline int tag_group(int64_t tag, int gbits) {
   return (int)(tag & (((int64_t)1 << gbits) - 1));
@@ -136,6 +139,11 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
                                gpuiso_error *err);
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
+
+/* gpuiso_vjp of one row of n elements (start[0] is taken as set; y NULL when dw is). */
+void vjp_row(int64_t n, const double *y, const double *w, const double *fit,
+             const uint8_t *start, const double *g, double lo, double hi, double *dy,
+             double *dw);
 
 /* IDR's observations ordered by a major key (0..nmajor-1) and, within one, by a minor key
  * (0..nminor-1), stably: two counting sorts. first (nmajor + 1) gets where each major key starts

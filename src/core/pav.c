@@ -300,6 +300,26 @@ static int64_t expand_range(const pav_block *st, int64_t k, const double *y, dou
   return count;
 }
 
+/* The solver's block flags of elements [from, to) (opt->solver_blocks): 1 where a stack entry
+ * starts and at every element of a run, which PAV left as blocks of their own. Returns how many;
+ * flags may be NULL. */
+static int64_t entry_starts(const pav_block *st, int64_t k, int64_t from, int64_t to,
+                            uint8_t *flags) {
+  if (from >= to) return 0;
+  int64_t count = 0;
+  for (int64_t b = entry_of(st, k, from); b <= k && st[b].start < to; b++) {
+    int64_t s = st[b].start > from ? st[b].start : from;
+    int64_t e = b < k && st[b + 1].start < to ? st[b + 1].start : to;
+    int run = st[b].weight == 0, head = run || s == st[b].start;
+    if (flags) {
+      memset(flags + s, run, (size_t)(e - s));
+      flags[s] = (uint8_t)head;
+    }
+    count += run ? e - s : head;
+  }
+  return count;
+}
+
 /* The error for the first invalid element of the row, which is at or before bad (chunks stop
  * at the first they meet, and a later chunk may meet one first). */
 static gpuiso_status input_error(const double *y, const double *w, int64_t bad, gpuiso_error *err) {
@@ -423,9 +443,11 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
 #endif
-  for (int t = 0; t < nch; t++)
-    count += expand_range(st, k, y, opt->lo, opt->hi, opt->increasing, bound[t], bound[t + 1],
-                          prev[t], fit, start);
+  for (int t = 0; t < nch; t++) {
+    int64_t c = expand_range(st, k, y, opt->lo, opt->hi, opt->increasing, bound[t], bound[t + 1],
+                             prev[t], fit, opt->solver_blocks ? NULL : start);
+    count += opt->solver_blocks ? entry_starts(st, k, bound[t], bound[t + 1], start) : c;
+  }
   if (nblocks) *nblocks = count;
   return GPUISO_OK;
 }

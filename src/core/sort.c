@@ -99,6 +99,10 @@ static void sort_bucket(sort_record *src, sort_record *tmp, int64_t len, int bit
   if (src != want) memcpy(want, src, (size_t)len * sizeof *src);
 }
 
+void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len) {
+  sort_bucket(r, tmp, len, 64, 0);
+}
+
 /* The first pass splits the records into buckets of balanced sizes: a histogram of the 16
  * highest bits in which the keys differ, cut into runs of neighbouring prefixes that hold about
  * TOP_BUCKET_RECORDS records each, so that data whose keys crowd into a few exponents (as uniform

@@ -193,6 +193,7 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.w = w;
   v.fit = fit;
   v.start = start;
+  v.edge_start = p->opt.solver_blocks ? start : NULL;
   v.sign = p->opt.increasing ? 1.0 : -1.0;
   v.lo = p->opt.lo;
   v.hi = p->opt.hi;
@@ -280,7 +281,8 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
   gpuiso_status s = p->pack_first                             ? fit_short(ex, p, v, err)
                     : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
-  if (s == GPUISO_OK && start && !p->pack_first) s = each(ex, block_start_step<T>{v}, p->nchunks);
+  if (s == GPUISO_OK && start && !p->pack_first && !p->opt.solver_blocks)
+    s = each(ex, block_start_step<T>{v}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

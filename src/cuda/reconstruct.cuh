@@ -1,7 +1,8 @@
 /* The simple path's reconstruction: a thread per chunk finds its row's root hull vertex at or
- * before its first element and gives every element the level of the edge above it (as hull.c).
- * Then, as in the CPU engine, a level that rounding put on the wrong side of the one before takes
- * that one (rare: a thread per flagged row), and block starts are where the level changes.
+ * before its first element and gives every element the level of the edge above it (as hull.c);
+ * the solver's blocks (solver_blocks) are those edges, flagged here. Then, as in the CPU engine,
+ * a level that rounding put on the wrong side of the one before takes that one (rare: a thread
+ * per flagged row), and otherwise block starts are where the level changes.
  */
 #ifndef GPUISO_CUDA_RECONSTRUCT_CUH
 #define GPUISO_CUDA_RECONSTRUCT_CUH
@@ -19,8 +20,12 @@ struct fit_step {
     hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
     while (i < end) {
       int64_t ri;
+      int head = hull_block_start(&slots, root, q, i, v.offsets[r]);
       T z = (T)clip(hull_edge(&slots, root, q, v.sign, &q, &ri), v.lo, v.hi);
-      for (int64_t stop = ri < end ? ri : end; i < stop; i++) v.fit[i] = z;
+      int64_t stop = ri < end ? ri : end;
+      if (v.edge_start)
+        for (int64_t k = i; k < stop; k++) v.edge_start[k] = k == i && head;
+      for (; i < stop; i++) v.fit[i] = z;
     }
   }
 };

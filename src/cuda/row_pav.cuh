@@ -1,6 +1,6 @@
 /* The benchmarks' control: pool adjacent violators with one thread per row and its stack in
  * global memory, the design of torchsort. Same fit (zero weights and clipping included), sums in
- * double; the input is not checked.
+ * double; the input is not checked. Its blocks are the stack's (solver_blocks).
  */
 #ifndef GPUISO_CUDA_ROW_PAV_CUH
 #define GPUISO_CUDA_ROW_PAV_CUH
@@ -28,7 +28,10 @@ struct row_pav_step {
     }
     for (int64_t b = from; b <= k; b++) {
       T z = (T)clip(v.sign * (v.pav_sum[b] / v.pav_weight[b]), v.lo, v.hi);
-      for (int64_t i = v.pav_start[b], end = b < k ? v.pav_start[b + 1] : to; i < end; i++) v.fit[i] = z;
+      for (int64_t i = v.pav_start[b], end = b < k ? v.pav_start[b + 1] : to; i < end; i++) {
+        v.fit[i] = z;
+        if (v.edge_start) v.edge_start[i] = i == v.pav_start[b];
+      }
     }
   }
 };

@@ -11,7 +11,8 @@
  *      by walking from the shared point and clears the mask bits strictly between its ends;
  *   5. gives each of its elements the slope of the hull edge above it (a zero weight the level of
  *      the nearest positive weight on its left, else on its right), a running maximum keeping
- *      rounding from stepping against the direction, clipped, written once.
+ *      rounding from stepping against the direction, clipped, written once; and its block
+ *      flags: the solver's blocks (edge_start), or where the level changes (start).
  * Every warp collective is reached by all 32 lanes, whatever their row's state, so that idle and
  * failed lanes keep step. A warp per block: its points take 33 KB of shared memory.
  */
@@ -267,10 +268,18 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
     before = level[k] > before ? level[k] : before;
     v.fit[me.first + k] = (T)clip(v.sign * before, v.lo, v.hi);
   }
-  if (!v.start) return;
-  simt::sync_warp();
-  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-    v.start[i] = i == me.from || v.fit[i] != v.fit[i - 1];
+  if (v.edge_start) { /* the solver's blocks: from a vertex, past the zero weights on it */
+    for (int64_t k = 0; ok && k < me.count; k++) {
+      int64_t i = me.first + k - me.from, before = i - 1;
+      while (before >= 0 && v.w && v.w[me.from + before] == 0) before--;
+      int positive = !v.w || v.w[me.from + i] > 0;
+      v.edge_start[me.from + i] = i == 0 || (positive && before >= 0 && short_prev_vertex(sh, me, i + 1, 0) > before);
+    }
+  } else if (v.start) { /* the level changes, once every lane has written its levels */
+    simt::sync_warp();
+    for (int64_t i = me.first; ok && i < me.first + me.count; i++)
+      v.start[i] = i == me.from || v.fit[i] != v.fit[i - 1];
+  }
 }
 
 #endif

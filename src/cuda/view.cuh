@@ -32,6 +32,7 @@ struct solver_view {
   const T *y, *w;                     /* w NULL: all 1 */
   T *fit;
   uint8_t *start;                     /* NULL: not wanted */
+  uint8_t *edge_start;                /* start when the solver's blocks are wanted, else NULL */
   double sign, lo, hi;                /* sign -1: a decreasing fit, as an increasing one of -y */
   /* the simple path's scratch */
   chunk_total *tot;

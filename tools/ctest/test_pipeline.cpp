@@ -55,7 +55,7 @@ static void test_short_rows(void) {
   int64_t n = off[R] + 513;
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
-  uint8_t *start = (uint8_t *)malloc(n);
+  uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
   for (int f = 0; f < FAM_COUNT; f++) {
     for (int wk = 0; wk < W_COUNT; wk++) {
       for (int over = 0; over <= 1; over++) {
@@ -75,15 +75,26 @@ static void test_short_rows(void) {
         int flags_ok = 1;
         for (int64_t r = 0; r < rows; r++)
           for (int64_t i = o[r]; i < o[r + 1]; i++) flags_ok = flags_ok && start[i] == (i == o[r] || z[i] != z[i - 1]);
-        CHECK(s == GPUISO_OK && c.max_dev <= (over ? 0 : 1e-12) && c.step_downs == 0 && flags_ok &&
-                  ex.held == 0,
-              "short rows, %s, %s weights%s: status %d (%s), deviation %g at %lld, %lld step downs, "
-              "%lld buffers held", family_names[f], weight_names[wk], over ? ", one row over the limit" : "",
-              (int)s, e.message, c.max_dev, (long long)c.worst, (long long)c.step_downs, (long long)ex.held);
+        /* the solver's blocks, against the hull engine's */
+        opt.solver_blocks = 1;
+        sim_exec ex2 = {&e, 0, 0, 0, 0, sim_seed};
+        gpuiso_status s2 = fit_rows_host(ex2, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+        for (int64_t r = 0; r < rows; r++) {
+          gpuiso_error er;
+          gpuiso_hull(o[r + 1] - o[r], y + o[r], wp ? wp + o[r] : NULL, &opt, ref + o[r], ref_start + o[r], NULL, &er);
+        }
+        int64_t blocks_differ = 0;
+        for (int64_t i = 0; i < o[rows]; i++) blocks_differ += start[i] != ref_start[i];
+        CHECK(s == GPUISO_OK && s2 == GPUISO_OK && c.max_dev <= (over ? 0 : 1e-12) && c.step_downs == 0 &&
+                  flags_ok && blocks_differ == 0 && ex.held == 0 && ex2.held == 0,
+              "short rows, %s, %s weights%s: status %d, %d (%s), deviation %g at %lld, %lld step downs, "
+              "%lld solver block flags differ, %lld buffers held", family_names[f], weight_names[wk],
+              over ? ", one row over the limit" : "", (int)s, (int)s2, e.message, c.max_dev, (long long)c.worst,
+              (long long)c.step_downs, (long long)blocks_differ, (long long)ex.held);
       }
     }
   }
-  free(y); free(w); free(ref); free(z); free(start);
+  free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
 static void test_families(void) {

@@ -59,8 +59,16 @@ static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
-  *end = v->index[root[r.t].chunk * v->slot + r.p];
+  *end = hull_index(v, root, r);
   return sign * hull_slope(hull_at(v, root, q), hull_at(v, root, r));
+}
+
+/* Whether element i, the first under the edge from vertex q of the root list, starts one of the
+ * solver's blocks: i is the row's first element, or q's point is i's and q is not the first
+ * vertex (whose point leading zero weights share: they and it are the first block). */
+static inline GPUISO_HD int hull_block_start(const hull_slots *v, const hull_segment *root,
+                                             hull_pos q, int64_t i, int64_t first) {
+  return i == first || (i == hull_index(v, root, q) && (q.t > 0 || q.p > root[0].first));
 }
 
 #endif

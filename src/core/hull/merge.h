@@ -33,6 +33,12 @@ static inline GPUISO_HD hull_point hull_at(const hull_slots *v, const hull_segme
   return v->vert[list[q.t].chunk * v->slot + q.p];
 }
 
+/* The point index of a vertex: the element whose block it starts, when it is one. */
+static inline GPUISO_HD int64_t hull_index(const hull_slots *v, const hull_segment *list,
+                                           hull_pos q) {
+  return v->index[list[q.t].chunk * v->slot + q.p];
+}
+
 static inline GPUISO_HD hull_pos hull_prev(const hull_segment *list, hull_pos q) {
   if (q.p > list[q.t].first) {
     q.p--;

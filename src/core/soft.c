@@ -1,0 +1,149 @@
+/* Soft ranks and soft sorts (gpuiso_soft), row by row and in parallel over rows: a stable radix
+ * sort of the row decreasingly, one non-increasing PAV fit (or the hull engine's) that records
+ * its blocks, and for the backward pass the fit's vector-Jacobian product between the two
+ * permutations. The formulas per element are those of soft.h, which the device shares.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "soft.h"
+
+/* A thread's buffers for rows of n elements. */
+typedef struct {
+  sort_record *rec, *tmp;
+  double *z, *v, *gs, *a;
+  uint8_t *start;
+  pav_work pav;
+} soft_work;
+
+static void soft_work_free(soft_work *wk) {
+  free(wk->rec);
+  free(wk->tmp);
+  free(wk->z);
+  free(wk->v);
+  free(wk->gs);
+  free(wk->a);
+  free(wk->start);
+  pav_work_free(&wk->pav);
+}
+
+static int soft_work_init(soft_work *wk, int64_t n) {
+  size_t m = (size_t)(n > 0 ? n : 1);
+  memset(wk, 0, sizeof *wk);
+  wk->rec = malloc(m * sizeof *wk->rec);
+  wk->tmp = malloc(m * sizeof *wk->tmp);
+  wk->z = malloc(m * sizeof *wk->z);
+  wk->v = malloc(m * sizeof *wk->v);
+  wk->gs = malloc(m * sizeof *wk->gs);
+  wk->a = malloc(m * sizeof *wk->a);
+  wk->start = malloc(m);
+  int ok = pav_work_init(&wk->pav, n);
+  if (ok && wk->rec && wk->tmp && wk->z && wk->v && wk->gs && wk->a && wk->start) return 1;
+  soft_work_free(wk);
+  return 0;
+}
+
+/* Row r of the matrix (its elements nrow apart). The fit's options o are non-increasing, on one
+ * thread, with the solver's blocks. */
+static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, int64_t r,
+                              const double *x, const double *g, double epsilon, int decreasing,
+                              const gpuiso_opts *o, soft_work *wk, double *out,
+                              gpuiso_error *err) {
+  for (int64_t j = 0; j < n; j++) {
+    double t = soft_key(kind, x[r + j * nrow], epsilon, decreasing);
+    sort_record rec = {~double_key(t), j, t, 1.0};
+    wk->rec[j] = rec;
+  }
+  sort_records_serial(wk->rec, wk->tmp, n);
+  for (int64_t k = 0; k < n; k++) wk->z[k] = soft_target(kind, wk->rec[k].y, k, n, epsilon);
+  gpuiso_status s = fit_row(n, wk->z, NULL, o, &wk->pav, wk->v, wk->start, NULL, err);
+  if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
+    s = s == GPUISO_E_Y_NONFINITE ? GPUISO_E_OVERFLOW : s;
+    set_error(err, s, -1, r);
+    return s;
+  }
+  if (!g) {
+    for (int64_t k = 0; k < n; k++)
+      out[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow] =
+          soft_value(kind, wk->rec[k].y, wk->v[k], k, n, epsilon);
+    return GPUISO_OK;
+  }
+  for (int64_t k = 0; k < n; k++)
+    wk->gs[k] = g[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow];
+  vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
+  for (int64_t k = 0; k < n; k++)
+    out[r + wk->rec[k].tag * nrow] = soft_grad(kind, wk->gs[k], wk->a[k], epsilon, decreasing);
+  return GPUISO_OK;
+}
+
+/* The first element whose key is not finite (x itself, or x / epsilon overflowing), in the
+ * matrix's order; the soft sort's (n, ..., 1) / epsilon must be finite too. */
+static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol, const double *x,
+                                double epsilon, int nth, gpuiso_error *err) {
+  int64_t bad = len;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) reduction(min : bad)
+#endif
+  for (int64_t i = 0; i < len; i++)
+    if (!isfinite(soft_key(kind, x[i], epsilon, 0)) && i < bad) bad = i;
+  if (bad < len) {
+    gpuiso_status s = isfinite(x[bad]) ? GPUISO_E_OVERFLOW : GPUISO_E_X_NONFINITE;
+    set_error(err, s, bad, -1);
+    return s;
+  }
+  if (kind == GPUISO_SOFT_SORT && !isfinite((double)ncol / epsilon)) {
+    set_error(err, GPUISO_E_OVERFLOW, -1, -1);
+    return GPUISO_E_OVERFLOW;
+  }
+  return GPUISO_OK;
+}
+
+gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                          const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
+                          double *out, gpuiso_error *err) {
+  set_error(err, GPUISO_OK, -1, -1);
+  int64_t len = nrow * ncol;
+  int nth = resolve_threads(opt, len);
+  gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, err);
+  if (s != GPUISO_OK || len == 0) return s;
+  if (opt->engine == GPUISO_GPU)
+    return gpuiso_cuda_soft(kind, nrow, ncol, x, g, epsilon, decreasing, opt, out, err);
+  if (nth > nrow) nth = (int)nrow;
+  gpuiso_opts o = *opt;
+  o.increasing = 0;
+  o.lo = -INFINITY;
+  o.hi = INFINITY;
+  o.nthreads = 1;
+  o.solver_blocks = 1;
+
+  soft_work *work = calloc((size_t)nth, sizeof *work);
+  int ok = work != NULL, made = 0;
+  for (; ok && made < nth; made++) ok = soft_work_init(&work[made], ncol);
+  if (!ok) {
+    for (int t = 0; t < made - 1; t++) soft_work_free(&work[t]);
+    free(work);
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. */
+  int64_t round = GPUISO_POLL_EVERY / ncol + 1;
+  gpuiso_error first = {GPUISO_OK, -1, -1, ""};
+  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK; r0 += round) {
+    int64_t r1 = r0 + round < nrow ? r0 + round : nrow;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#endif
+    for (int64_t r = r0; r < r1; r++) {
+      gpuiso_error e;
+      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, &work[thread_num()], out,
+                   &e) != GPUISO_OK)
+        keep_error(&first, &e);
+    }
+    if (first.status == GPUISO_OK && r1 < nrow && poll_interrupt(opt))
+      set_error(&first, GPUISO_E_INTERRUPT, -1, -1);
+  }
+  for (int t = 0; t < nth; t++) soft_work_free(&work[t]);
+  free(work);
+  if (err) *err = first;
+  return first.status;
+}

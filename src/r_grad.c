@@ -1,0 +1,69 @@
+/* .Call entry points for the gradients: the vector-Jacobian product of fits, and the soft ranks
+ * and sorts. Shapes and values of g and epsilon are checked in R; x by the core. */
+#include "r_glue.h"
+
+/* offsets (double, nrows + 1) lay out rows one after another in y, w (NULL), fit, start
+ * (logical) and g; returns list(dy, dw) in that layout. engine: the gpuiso_engine code (the
+ * CUDA engine for 2, in double precision). */
+SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
+           SEXP engine) {
+  int64_t nrows = (int64_t)XLENGTH(offsets) - 1;
+  R_xlen_t n = XLENGTH(y);
+  int64_t *off = (int64_t *)R_alloc((size_t)nrows + 1, sizeof *off);
+  for (int64_t r = 0; r <= nrows; r++) off[r] = (int64_t)REAL(offsets)[r];
+  uint8_t *flag = (uint8_t *)R_alloc((size_t)(n > 0 ? n : 1), 1);
+  for (R_xlen_t i = 0; i < n; i++) flag[i] = LOGICAL(start)[i] == 1;
+  gpuiso_opts opt = r_plain_opts();
+  opt.lo = Rf_asReal(lo);
+  opt.hi = Rf_asReal(hi);
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  double *dy = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, n)));
+  double *dw = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, n)));
+  gpuiso_error err;
+  gpuiso_status s =
+      Rf_asInteger(engine) == GPUISO_GPU
+          ? gpuiso_cuda_vjp(nrows, off, GPUISO_DOUBLE, REAL(y), r_optional_real(w), REAL(fit), flag,
+                            REAL(g), &opt, dy, dw, &err)
+          : gpuiso_vjp(nrows, off, REAL(y), r_optional_real(w), REAL(fit), flag, REAL(g), &opt, dy,
+                       dw, &err);
+  if (s != GPUISO_OK) {
+    r_error_context ctx = {"vector", 0, R_NilValue, y, w, {NULL, NULL, NULL}, R_NilValue};
+    r_stop_on_error(&err, &ctx);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* kind: 0 rank, 1 sort; x: a double vector (one row) or matrix (rows); g: NULL (the values) or
+ * the upstream gradient, of x's shape. Returns a double vector of x's length. */
+SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine) {
+  int matrix = Rf_isMatrix(x);
+  int64_t nrow = matrix ? Rf_nrows(x) : 1, ncol = matrix ? Rf_ncols(x) : (int64_t)XLENGTH(x);
+  gpuiso_opts opt = r_plain_opts();
+  opt.engine = (gpuiso_engine)Rf_asInteger(engine);
+  double eps = Rf_asReal(epsilon);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, XLENGTH(x)));
+  gpuiso_error err;
+  gpuiso_status s = gpuiso_soft((gpuiso_soft_kind)Rf_asInteger(kind), nrow, ncol, REAL(x),
+                                r_optional_real(g), eps, Rf_asLogical(decreasing) == 1, &opt,
+                                REAL(out), &err);
+  if (s == GPUISO_E_OVERFLOW && err.index >= 0) {
+    long long i = (long long)err.index;
+    if (matrix)
+      Rf_errorcall(R_NilValue, "`x / epsilon` overflows double precision at row %lld, column %lld; use a "
+                   "larger `epsilon` or rescale `x`", i % nrow + 1, i / nrow + 1);
+    Rf_errorcall(R_NilValue, "`x / epsilon` overflows double precision at element %lld; use a larger "
+                 "`epsilon` or rescale `x`", i + 1);
+  }
+  if (s == GPUISO_E_OVERFLOW)
+    Rf_errorcall(R_NilValue, "the sums of the soft %s overflow double precision (`epsilon` = %g is "
+                 "too small for `x`); use a larger `epsilon` or rescale `x`",
+                 Rf_asInteger(kind) == GPUISO_SOFT_RANK ? "rank" : "sort", eps);
+  if (s != GPUISO_OK) {
+    r_error_context ctx = {matrix ? "matrix" : "vector", nrow, x, R_NilValue, R_NilValue,
+                           {NULL, NULL, NULL}, R_NilValue};
+    r_stop_on_error(&err, &ctx);
+  }
+  UNPROTECT(1);
+  return out;
+}

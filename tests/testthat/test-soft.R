@@ -1,0 +1,140 @@
+# Soft ranks and soft sorts: their limits in epsilon, sums, symmetries, rows of matrices, the
+# plain-R formula, and their gradients against central differences.
+
+central_x <- function(f, x, g, h = 1e-6) {
+  vapply(seq_along(x), function(i) {
+    up <- down <- x
+    up[i] <- x[i] + h
+    down[i] <- x[i] - h
+    (sum(g * f(up)) - sum(g * f(down))) / (2 * h)
+  }, 0)
+}
+
+# The formula in plain R: sort, a non-increasing isotonic fit, back to the input's order.
+ref_soft_rank <- function(x, epsilon) {
+  n <- length(x)
+  o <- order(x / epsilon, decreasing = TRUE)
+  s <- (x / epsilon)[o]
+  v <- fitted(isoreg_gpu(s - n:1, increasing = FALSE))
+  out <- numeric(n)
+  out[o] <- s - v
+  out
+}
+ref_soft_sort <- function(x, epsilon) {
+  n <- length(x)
+  r <- (n:1) / epsilon
+  rev(r - fitted(isoreg_gpu(r - sort(x, decreasing = TRUE), increasing = FALSE)))
+}
+
+test_that("soft ranks follow the formula, sum to n (n + 1) / 2 and reach their limits", {
+  set.seed(1)
+  for (n in c(1, 2, 10, 500)) {
+    x <- stats::rnorm(n)
+    for (eps in c(1e-3, 0.3, 1, 50)) {
+      r <- soft_rank(x, eps)
+      expect_equal(r, ref_soft_rank(x, eps), tolerance = 1e-12)
+      expect_equal(sum(r), n * (n + 1) / 2, tolerance = 1e-12)
+    }
+    expect_equal(soft_rank(x, 1e-9), rank(x), tolerance = 1e-6)
+    expect_equal(soft_rank(x, 1e9), rep((n + 1) / 2, n), tolerance = 1e-6)
+  }
+  # tied values get equal soft ranks
+  r <- soft_rank(c(2, 1, 2, 3), 0.01)
+  expect_equal(r[1], r[3])
+  expect_equal(r, c(2.5, 1, 2.5, 4))
+})
+
+test_that("soft sorts follow the formula and reach sort(x) and mean(x)", {
+  set.seed(2)
+  for (n in c(1, 3, 40, 700)) {
+    x <- stats::runif(n, -2, 5)
+    for (eps in c(1e-3, 1, 20)) expect_equal(soft_sort(x, eps), ref_soft_sort(x, eps), tolerance = 1e-12)
+    # exactly sorted once 1 / epsilon exceeds every gap between neighbours
+    expect_equal(soft_sort(x, 1e-4), sort(x), tolerance = 1e-9)
+    expect_equal(soft_sort(x, 1e9), rep(mean(x), n), tolerance = 1e-6)
+    expect_equal(sum(soft_sort(x, 0.5)), sum(x), tolerance = 1e-12)
+  }
+})
+
+test_that("decreasing = TRUE gives ranks from the largest and sorts from the largest", {
+  set.seed(3)
+  x <- stats::rnorm(25)
+  for (eps in c(0.01, 1, 10)) {
+    expect_equal(soft_rank(x, eps, decreasing = TRUE), 26 - soft_rank(x, eps), tolerance = 1e-12)
+    expect_equal(soft_rank(x, eps, decreasing = TRUE), soft_rank(-x, eps), tolerance = 1e-12)
+    expect_equal(soft_sort(x, eps, decreasing = TRUE), rev(soft_sort(x, eps)), tolerance = 1e-12)
+  }
+  expect_equal(soft_rank(x, 1e-9, decreasing = TRUE), rank(-x), tolerance = 1e-6)
+  expect_equal(soft_sort(x, 1e-4, decreasing = TRUE), sort(x, decreasing = TRUE), tolerance = 1e-9)
+})
+
+test_that("the rows of a matrix equal one-row calls, and names are kept", {
+  set.seed(4)
+  X <- matrix(stats::rnorm(6 * 50), 6, dimnames = list(paste0("q", 1:6), paste0("i", 1:50)))
+  G <- matrix(stats::rnorm(6 * 50), 6)
+  for (dec in c(FALSE, TRUE)) {
+    R <- soft_rank(X, 0.2, decreasing = dec)
+    S <- soft_sort(X, 0.2, decreasing = dec)
+    DR <- soft_rank_vjp(X, G, 0.2, decreasing = dec)
+    DS <- soft_sort_vjp(X, G, 0.2, decreasing = dec)
+    expect_identical(dimnames(R), dimnames(X))
+    expect_identical(dimnames(S), list(rownames(X), NULL))
+    expect_identical(dimnames(DS), dimnames(X))
+    for (r in 1:6) {
+      expect_equal(unname(R[r, ]), soft_rank(X[r, ], 0.2, decreasing = dec)[], ignore_attr = TRUE)
+      expect_equal(S[r, ], soft_sort(unname(X[r, ]), 0.2, decreasing = dec))
+      expect_equal(unname(DR[r, ]), unname(soft_rank_vjp(X[r, ], G[r, ], 0.2, decreasing = dec)))
+      expect_equal(unname(DS[r, ]), unname(soft_sort_vjp(X[r, ], G[r, ], 0.2, decreasing = dec)))
+    }
+  }
+  x <- c(a = 3, b = 1, c = 2)
+  expect_identical(names(soft_rank(x)), c("a", "b", "c"))
+  expect_null(names(soft_sort(x)))
+  expect_identical(names(soft_sort_vjp(x, 1:3)), c("a", "b", "c"))
+})
+
+test_that("the vector-Jacobian products match central differences", {
+  set.seed(5)
+  for (n in c(2, 8, 60)) {
+    x <- stats::rnorm(n)
+    g <- stats::rnorm(n)
+    for (eps in c(0.05, 0.5, 3)) {
+      for (dec in c(FALSE, TRUE)) {
+        label <- sprintf("n = %d, epsilon = %g, decreasing = %s", n, eps, dec)
+        expect_equal(soft_rank_vjp(x, g, eps, dec),
+                     central_x(function(v) soft_rank(v, eps, dec), x, g), tolerance = 1e-6, label = label)
+        expect_equal(soft_sort_vjp(x, g, eps, dec),
+                     central_x(function(v) soft_sort(v, eps, dec), x, g), tolerance = 1e-6, label = label)
+      }
+    }
+  }
+})
+
+test_that("soft ranks are the projection: their gradient sums to zero, and a constant g gives none", {
+  set.seed(6)
+  x <- stats::rnorm(30)
+  expect_equal(sum(soft_rank_vjp(x, stats::rnorm(30), 0.3)), 0, tolerance = 1e-12)
+  expect_equal(soft_rank_vjp(x, rep(2, 30), 0.3), rep(0, 30), tolerance = 1e-12)
+  # soft sorts: a constant g moves every output with the mean of x
+  expect_equal(soft_sort_vjp(x, rep(1, 30), 0.3), rep(1, 30), tolerance = 1e-12)
+})
+
+test_that("bad input to the soft operators gives errors naming the argument", {
+  expect_error(soft_rank(c(1, NA, 3)), "`x` must be finite, but has NA at element 2")
+  expect_error(soft_sort(matrix(c(1, 2, NaN, 4), 2)), "`x` must be finite, but has NaN at row 1, column 2")
+  expect_error(soft_rank(numeric(0)), "`x` must have at least one element")
+  expect_error(soft_rank("a"), "`x` must be a numeric vector or matrix, not a character vector")
+  expect_error(soft_rank(data.frame(a = 1)), "`x` must be a numeric vector or matrix, not a data frame")
+  expect_error(soft_rank(array(1:8, c(2, 2, 2))), "`x` must be a vector or a matrix, not an array")
+  for (bad in list(0, -1, Inf, NA, c(1, 2), "1")) {
+    expect_error(soft_rank(1:3, bad), "`epsilon` must be a positive finite number")
+  }
+  expect_error(soft_sort(1:3, decreasing = NA), "`decreasing` must be TRUE or FALSE")
+  expect_error(soft_rank_vjp(1:3), "`g` is missing")
+  expect_error(soft_rank_vjp(1:3, 1:2), "`g` must have the shape of `x` \\(a vector of length 3\\), not a vector of length 2")
+  expect_error(soft_sort_vjp(matrix(1:4, 2), 1:4), "`g` must have the shape of `x` \\(a 2 x 2 matrix\\)")
+  expect_error(soft_rank_vjp(1:3, c(1, Inf, 2)), "`g` must be finite, but has Inf at element 2")
+  expect_error(soft_rank(c(1e300, 1), 1e-10), "`x / epsilon` overflows double precision at element 1")
+  expect_error(soft_sort(1:3, 1e-310), "the sums of the soft sort overflow")
+  expect_error(soft_rank(1:3, device = "tpu"), "should be one of")
+})

@@ -1,0 +1,257 @@
+/* Standalone tests of the gradients in the C core: the solver's block flags of each engine
+ * (opt.solver_blocks) against the exact partition, with the fitted values unchanged bit for bit;
+ * gpuiso_vjp against central finite differences of the fit; soft ranks and sorts against their
+ * limits, their sums and finite differences. Prints "ctest: N passed, N failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuiso.h"
+
+#include "check.h"
+
+static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
+
+static gpuiso_opts options(int increasing, gpuiso_engine engine, int chunks) {
+  gpuiso_opts o = {.increasing = increasing, .lo = -INFINITY, .hi = INFINITY, .nthreads = 2,
+                   .chunks = chunks, .engine = engine, .hull_chunk = 8};
+  return o;
+}
+
+/* The exact partition of PAV on small integer data, by cross products of integer sums (equal
+ * means pool; zero weights join the block before, or the first block). */
+static void partition(int n, const double *y, const double *w, int increasing, uint8_t *start) {
+  double sum[512], weight[512];
+  int first[512], k = -1;
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1, s = wi * (increasing ? y[i] : -y[i]);
+    if (wi == 0 && k >= 0) continue;
+    int f = i;
+    while (k >= 0 && weight[k] > 0 && sum[k] * wi >= s * weight[k]) {
+      s += sum[k];
+      wi += weight[k];
+      f = first[k--];
+    }
+    if (k >= 0 && weight[k] == 0) { /* leading zero weights join the first block */
+      s += sum[k], wi += weight[k], f = first[k--];
+    }
+    k++;
+    sum[k] = s, weight[k] = wi, first[k] = f;
+  }
+  for (int i = 0; i < n; i++) start[i] = 0;
+  for (int b = 0; b <= k; b++) start[first[b]] = 1;
+  start[0] = 1;
+}
+
+static void test_solver_blocks(void) {
+  double y[400], w[400], z0[400], z1[400];
+  uint8_t ref[400], s0[400], s1[400];
+  int bad_fit = 0, bad_flags = 0, bad_count = 0, bad_clip = 0, cases = 0;
+  for (int rep = 0; rep < 1500; rep++) {
+    int n = 1 + rand() % 300, increasing = rep % 2, weighted = rep % 3;
+    for (int i = 0; i < n; i++) {
+      y[i] = (double)(rand() % 7) + (rep % 4 == 0 ? 0.25 * i : 0);
+      w[i] = weighted == 1 ? (double)(rand() % 3) : 1 + rand() % 4;
+    }
+    if (weighted == 1) w[rand() % n] = 1;
+    const double *wp = weighted ? w : NULL;
+    partition(n, y, wp, increasing, ref);
+    for (int e = 0; e < 4; e++) { /* PAV, PAV in chunks, hull, hull in chunks of 8 */
+      gpuiso_opts o = options(increasing, e < 2 ? GPUISO_PAV : GPUISO_HULL, e == 1 ? 5 : 0);
+      if (e == 3) o.hull_chunk = 3;
+      gpuiso_error err;
+      int64_t nb0, nb1;
+      gpuiso_fit(n, y, wp, &o, z0, s0, &nb0, &err);
+      o.solver_blocks = 1;
+      gpuiso_fit(n, y, wp, &o, z1, s1, &nb1, &err);
+      int64_t count = 0;
+      for (int i = 0; i < n; i++) count += s1[i];
+      bad_fit += memcmp(z0, z1, (size_t)n * sizeof *z0) != 0;
+      bad_flags += memcmp(s1, ref, (size_t)n) != 0;
+      bad_count += count != nb1;
+      /* clipping merges levels, not the solver's blocks */
+      o.lo = 2;
+      o.hi = 4.5;
+      gpuiso_fit(n, y, wp, &o, z1, s0, &nb1, &err);
+      bad_clip += memcmp(s0, ref, (size_t)n) != 0;
+      cases++;
+    }
+  }
+  CHECK(bad_fit == 0, "fits changed by solver_blocks: %d of %d", bad_fit, cases);
+  CHECK(bad_flags == 0, "solver blocks differ from the exact partition: %d of %d", bad_flags, cases);
+  CHECK(bad_count == 0, "nblocks is not the number of solver blocks: %d of %d", bad_count, cases);
+  CHECK(bad_clip == 0, "clipped solver blocks differ: %d of %d", bad_clip, cases);
+}
+
+/* The same on unsorted x with ties, through the sort: the knots' flags. */
+static void test_solver_blocks_xy(void) {
+  double x[300], y[300], z[300], kx[300], kl[300], kw[300];
+  uint8_t ks[300], ref[300];
+  int bad = 0;
+  for (int rep = 0; rep < 300; rep++) {
+    int n = 2 + rand() % 250;
+    for (int i = 0; i < n; i++) x[i] = rand() % (n / 2 + 1), y[i] = rand() % 5;
+    gpuiso_opts o = options(rep % 2, GPUISO_PAV, 0);
+    o.solver_blocks = 1;
+    gpuiso_sorted *sorted;
+    int64_t nk;
+    gpuiso_error err;
+    gpuiso_sort_xy(n, x, y, NULL, &o, &sorted, &nk, &err);
+    gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
+    gpuiso_fit_sorted(sorted, &o, z, &kn, &err);
+    /* the knots' means are rational: the partition of the knots' integer sums */
+    double sum[300];
+    for (int64_t d = 0; d < nk; d++) sum[d] = 0;
+    for (int i = 0; i < n; i++) {
+      int64_t d = 0;
+      while (kx[d] != x[i]) d++;
+      sum[d] += y[i];
+    }
+    double sy[300], sw[300];
+    int first[300], k = -1;
+    for (int64_t d = 0; d < nk; d++) {
+      double s = o.increasing ? sum[d] : -sum[d], wd = kw[d];
+      int f = (int)d;
+      while (k >= 0 && sy[k] * wd >= s * sw[k]) s += sy[k], wd += sw[k], f = first[k--];
+      k++;
+      sy[k] = s, sw[k] = wd, first[k] = f;
+    }
+    for (int64_t d = 0; d < nk; d++) ref[d] = 0;
+    for (int b = 0; b <= k; b++) ref[first[b]] = 1;
+    bad += memcmp(ref, ks, (size_t)nk) != 0;
+    gpuiso_sorted_free(sorted);
+  }
+  CHECK(bad == 0, "solver blocks of knots differ from the exact partition: %d of 300", bad);
+}
+
+/* sum_i g_i z_i(y, w) by the PAV engine. */
+static double objective(int n, const double *y, const double *w, const double *g,
+                        const gpuiso_opts *o) {
+  double z[64], s = 0;
+  gpuiso_error err;
+  gpuiso_pav(n, y, w, o, z, NULL, NULL, &err);
+  for (int i = 0; i < n; i++) s += g[i] * z[i];
+  return s;
+}
+
+static void test_vjp_fd(void) {
+  double y[64], w[64], g[64], z[64], dy[64], dw[64], yp[64], wp[64];
+  uint8_t st[64];
+  double worst = 0;
+  for (int rep = 0; rep < 400; rep++) {
+    int n = 1 + rand() % 40;
+    gpuiso_opts o = options(rep % 2, GPUISO_PAV, 0);
+    o.solver_blocks = 1;
+    if (rep % 5 == 0) o.lo = -0.5, o.hi = 0.7;
+    for (int i = 0; i < n; i++) {
+      y[i] = 2 * unif() - 1 + 0.05 * i;
+      w[i] = 0.2 + unif();
+      g[i] = 2 * unif() - 1;
+    }
+    gpuiso_error err;
+    gpuiso_pav(n, y, w, &o, z, st, NULL, &err);
+    int64_t off[2] = {0, n};
+    gpuiso_vjp(1, off, y, w, z, st, g, &o, dy, dw, &err);
+    double h = 1e-6;
+    for (int i = 0; i < n; i++) {
+      memcpy(yp, y, sizeof y);
+      memcpy(wp, w, sizeof w);
+      yp[i] = y[i] + h;
+      double up = objective(n, yp, w, g, &o);
+      yp[i] = y[i] - h;
+      double fy = (up - objective(n, yp, w, g, &o)) / (2 * h);
+      wp[i] = w[i] + h;
+      up = objective(n, y, wp, g, &o);
+      wp[i] = w[i] - h;
+      double fw = (up - objective(n, y, wp, g, &o)) / (2 * h);
+      double e = fmax(fabs(fy - dy[i]), fabs(fw - dw[i]));
+      worst = e > worst ? e : worst;
+    }
+  }
+  CHECK(worst < 1e-6, "vjp against central differences: worst %g", worst);
+}
+
+static void test_soft(void) {
+  int n = 7;
+  double x[7] = {0.3, -1.2, 2.5, 0.31, 1.1, -0.4, 0.0}, r[7], out[7];
+  gpuiso_opts o = options(1, GPUISO_PAV, 0);
+  gpuiso_error err;
+  /* hard ranks as epsilon -> 0, the mean rank as epsilon -> Inf; ranks sum to n (n + 1) / 2 */
+  gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 1e-9, 0, &o, r, &err);
+  int hard = 1;
+  for (int i = 0; i < n; i++) {
+    int rank = 1;
+    for (int j = 0; j < n; j++) rank += x[j] < x[i];
+    hard = hard && fabs(r[i] - rank) < 1e-6;
+  }
+  CHECK(hard, "soft ranks tend to the ranks");
+  gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 1e9, 0, &o, r, &err);
+  double sum = 0, spread = 0;
+  for (int i = 0; i < n; i++) sum += r[i], spread = fmax(spread, fabs(r[i] - 4));
+  CHECK(spread < 1e-6 && fabs(sum - 28) < 1e-9, "soft ranks tend to (n + 1) / 2: %g", spread);
+  gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 0.7, 0, &o, r, &err);
+  gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 0.7, 1, &o, out, &err);
+  double mirror = 0;
+  for (int i = 0; i < n; i++) mirror = fmax(mirror, fabs(out[i] - (n + 1 - r[i])));
+  CHECK(mirror < 1e-12, "decreasing ranks are n + 1 minus increasing ones: %g", mirror);
+  gpuiso_soft(GPUISO_SOFT_SORT, 1, n, x, NULL, 1e-9, 0, &o, out, &err);
+  int sorted = 1;
+  for (int i = 0; i + 1 < n; i++) sorted = sorted && out[i] <= out[i + 1];
+  CHECK(sorted && fabs(out[0] + 1.2) < 1e-6 && fabs(out[6] - 2.5) < 1e-6, "soft sort tends to sort");
+
+  /* vector-Jacobian products against central differences, both kinds and directions */
+  double g[7] = {0.5, -1, 0.25, 2, -0.75, 1, 0.1}, dx[7], xp[7], a[7], b[7];
+  double worst = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    for (int dec = 0; dec < 2; dec++) {
+      gpuiso_soft((gpuiso_soft_kind)kind, 1, n, x, g, 0.6, dec, &o, dx, &err);
+      for (int i = 0; i < n; i++) {
+        double h = 1e-6, fp = 0, fm = 0;
+        memcpy(xp, x, sizeof x);
+        xp[i] = x[i] + h;
+        gpuiso_soft((gpuiso_soft_kind)kind, 1, n, xp, NULL, 0.6, dec, &o, a, &err);
+        xp[i] = x[i] - h;
+        gpuiso_soft((gpuiso_soft_kind)kind, 1, n, xp, NULL, 0.6, dec, &o, b, &err);
+        for (int j = 0; j < n; j++) fp += g[j] * a[j], fm += g[j] * b[j];
+        worst = fmax(worst, fabs((fp - fm) / (2 * h) - dx[i]));
+      }
+    }
+  }
+  CHECK(worst < 1e-6, "soft vjp against central differences: worst %g", worst);
+
+  /* rows of a matrix, with the hull engine, equal rows fitted alone by PAV */
+  enum { R = 5, C = 300 };
+  static double m[R * C], mo[R * C], row[C], ro[C], mg[R * C], rg[C];
+  for (int i = 0; i < R * C; i++) m[i] = 3 * unif(), mg[i] = unif() - 0.5;
+  double diff = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    for (int back = 0; back < 2; back++) {
+      gpuiso_opts h = options(1, GPUISO_HULL, 0);
+      gpuiso_soft((gpuiso_soft_kind)kind, R, C, m, back ? mg : NULL, 0.05, kind, &h, mo, &err);
+      for (int r0 = 0; r0 < R; r0++) {
+        for (int j = 0; j < C; j++) row[j] = m[r0 + j * R], rg[j] = mg[r0 + j * R];
+        gpuiso_soft((gpuiso_soft_kind)kind, 1, C, row, back ? rg : NULL, 0.05, kind, &o, ro, &err);
+        for (int j = 0; j < C; j++) diff = fmax(diff, fabs(ro[j] - mo[r0 + j * R]));
+      }
+    }
+  }
+  CHECK(diff < 1e-9, "matrix rows (hull engine) against single rows (PAV): %g", diff);
+
+  x[3] = NAN;
+  gpuiso_status s = gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 1, 0, &o, r, &err);
+  CHECK(s == GPUISO_E_X_NONFINITE && err.index == 3, "non-finite x: status %d", (int)s);
+  x[3] = 1e300;
+  s = gpuiso_soft(GPUISO_SOFT_RANK, 1, n, x, NULL, 1e-10, 0, &o, r, &err);
+  CHECK(s == GPUISO_E_OVERFLOW && err.index == 3, "x / epsilon overflowing: status %d", (int)s);
+}
+
+int main(void) {
+  srand(7);
+  test_solver_blocks();
+  test_solver_blocks_xy();
+  test_vjp_fd();
+  test_soft();
+  printf("ctest: %d passed, %d failed (gradients of the core)\n", passed, failed);
+  return failed != 0;
+}
