@@ -192,7 +192,8 @@ as.matrix.gpuiso_idrfit <- function(x, ...) {
   if (as.double(nx) * m > 2^31 - 1) {
     stop_arg("x", sprintf("is too large for a dense matrix (%d x %d); use the predictions instead", nx, m))
   }
-  out <- .Call(C_cdf_eval, x$runs, seq_len(nx) - 1L, double(nx), as.double(seq_len(m) - 1L), FALSE)
+  at_fit <- new_idr_predictions(x$runs, x$thresholds, seq_len(nx) - 1L, double(nx))
+  out <- eval_runs(at_fit, seq_len(m) - 1L, arg = "x")
   dimnames(out) <- list(NULL, format(x$thresholds, digits = 6))
   out
 }

@@ -94,6 +94,14 @@ new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
 
 pred_part <- function(x, name) .subset2(x, name)
 
+# Checks every part of predictions that C code reads (see predictions_from_r in src/r_idr.c): an
+# object edited, built by hand or saved by another version is an error that names `arg`. The C
+# entry points check again themselves; this is for R code that reads the parts first.
+check_predictions <- function(x, arg = "predictions") {
+  .Call(C_check_predictions, x, arg)
+  x
+}
+
 #' @export
 length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 
@@ -110,16 +118,16 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
   if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
     stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
   }
-  one <- x[i]
+  one <- check_predictions(x[i], "x")
   thr <- pred_part(one, "thresholds")
-  k <- as.double(seq_along(thr) - 1L)
-  value <- eval_runs(one, k)[1L, ]
+  k <- seq_along(thr) - 1L
+  value <- eval_runs(one, k, arg = "x")[1L, ]
   jump <- c(value[1L] > 0, diff(value) > 0)
   out <- data.frame(points = thr[jump], cdf = value[jump])
   if (isTRUE(pred_part(one, "bounds"))) {
     p <- pred_part(one, "pos")
     side <- function(pos) {
-      .Call(C_cdf_eval, pred_part(one, "runs"), pos, 0, k, FALSE)[1L, jump]
+      eval_runs(new_idr_predictions(pred_part(one, "runs"), thr, pos, 0), k, arg = "x")[1L, jump]
     }
     has_next <- pred_part(one, "lambda") > 0
     out$lower <- side(p + as.integer(has_next))
@@ -132,11 +140,11 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 #' @export
 as.list.gpuiso_idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
 
-# CDF values of the predictions at 0-based threshold indices k (-1: below the first): a matrix
-# with a row per prediction, or with paired = TRUE one value per prediction.
-eval_runs <- function(pred, k, paired = FALSE) {
-  .Call(C_cdf_eval, pred_part(pred, "runs"), pred_part(pred, "pos"), pred_part(pred, "lambda"),
-        as.double(k), paired)
+# CDF values of the predictions (the argument called arg) at 0-based threshold indices k (-1:
+# below the first): a matrix with a row per prediction, or with paired = TRUE one value per
+# prediction.
+eval_runs <- function(pred, k, paired = FALSE, arg = "predictions") {
+  .Call(C_cdf_eval, pred, as.double(k), paired, arg)
 }
 
 #' @export

@@ -47,6 +47,7 @@ cdf <- function(predictions, thresholds) UseMethod("cdf")
 #' @rdname idr_scores
 #' @export
 cdf.gpuiso_idr <- function(predictions, thresholds) {
+  check_predictions(predictions)
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
   k <- findInterval(thresholds, pred_part(predictions, "thresholds")) - 1L
   out <- eval_runs(predictions, k)
@@ -65,8 +66,7 @@ qpred.gpuiso_idr <- function(predictions, quantiles) {
   if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
     stop_arg("quantiles", "must be levels between 0 and 1")
   }
-  k <- .Call(C_cdf_quantile, pred_part(predictions, "runs"), pred_part(predictions, "pos"),
-             pred_part(predictions, "lambda"), quantiles)
+  k <- .Call(C_cdf_quantile, predictions, quantiles, "predictions")
   out <- matrix(pred_part(predictions, "thresholds")[k + 1], nrow = nrow(k), ncol = ncol(k))
   colnames(out) <- format(quantiles, digits = 6)
   out
@@ -111,8 +111,7 @@ crps <- function(predictions, y) UseMethod("crps")
 #' @export
 crps.gpuiso_idr <- function(predictions, y) {
   y <- check_observations(y, length(predictions))
-  .Call(C_cdf_crps, pred_part(predictions, "runs"), pred_part(predictions, "thresholds"),
-        pred_part(predictions, "pos"), pred_part(predictions, "lambda"), y)
+  .Call(C_cdf_crps, predictions, y, "predictions")
 }
 
 #' @rdname idr_scores
@@ -122,6 +121,7 @@ pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
 #' @rdname idr_scores
 #' @export
 pit.gpuiso_idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
+  check_predictions(predictions)
   y <- check_observations(y, length(predictions), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
   thr <- pred_part(predictions, "thresholds")
