@@ -92,13 +92,9 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
 # The backend of an IDR fit: "auto" is the CPU (the crossover of IDR on the GPU has not been
 # measured; gpuiso.gpu_min_n is the solver's), "gpu" a CUDA device or an error saying why not.
 idr_device <- function(device) {
-  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (device == "auto") "cpu" else resolve_device(device, 0)
 }
-
-# Weights times a power of two (exact) that puts the largest in [1, 2): the fit does not depend on
-# their scale, and their sums then cannot overflow.
-scale_weights <- function(w) w * 2^-floor(log2(max(w)))
 
 check_idr_options <- function(groups, orders, stoch, pars) {
   if (!is.null(groups) || !is.null(pars)) {

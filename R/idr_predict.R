@@ -60,7 +60,7 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
   inside <- at >= 1L & at < nx & x > grid[pmax(at, 1L)]
   if (any(inside)) {
     i <- at[inside]
-    lambda[inside] <- if (midpoint) 0.5 else (x[inside] - grid[i]) / (grid[i + 1L] - grid[i])
+    lambda[inside] <- if (midpoint) 0.5 else interp_fraction(x[inside], grid[i], grid[i + 1L])
   }
   new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda, bounds = !is.null(data))
 }
