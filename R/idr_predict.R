@@ -62,7 +62,9 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
     i <- at[inside]
     lambda[inside] <- if (midpoint) 0.5 else interp_fraction(x[inside], grid[i], grid[i + 1L])
   }
-  new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda, bounds = !is.null(data))
+  # checked here, so that an edited fit is an error of predict(), not of what uses the predictions
+  check_predictions(new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda,
+                                        bounds = !is.null(data)), "object")
 }
 
 # The covariate of new data (the argument called arg) as numbers, checked against the covariate

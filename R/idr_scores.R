@@ -155,6 +155,12 @@ bscore <- function(predictions, thresholds, y) {
 qscore <- function(predictions, quantiles, y) {
   q <- qpred(predictions, quantiles)
   y <- check_observations(y, nrow(q))
+  # 2 (1{q > y} - alpha) (q - y), with the factor applied before the difference can overflow,
+  # and from halves where q - y exceeds the largest double
   d <- q - y
-  2 * d * sweep(d > 0, 2L, quantiles)
+  weight <- 2 * sweep(q > y, 2L, quantiles)
+  wide <- is.infinite(d)
+  d[wide] <- (q / 2 - y / 2)[wide]
+  weight[wide] <- 2 * weight[wide]
+  d * weight
 }

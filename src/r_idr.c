@@ -90,8 +90,8 @@ static gpuiso_cdf_runs runs_from_r(SEXP runs, SEXP arg) {
   SEXP npos = element(runs, "npos");
   if (!Rf_isNumeric(npos) || XLENGTH(npos) != 1) invalid(arg, "its `runs$npos` is not one number");
   double np = Rf_asReal(npos);
-  if (!(np >= 1 && np <= INT_MAX && np == floor(np)))
-    invalid(arg, "its `runs$npos` is not a whole number from 1 to 2^31 - 1");
+  if (!(np >= 0 && np <= INT_MAX && np == floor(np)))
+    invalid(arg, "its `runs$npos` is not a whole number from 0 to 2^31 - 1");
   R_xlen_t total = XLENGTH(start);
   if (XLENGTH(value) != total) invalid(arg, "its `runs$start` and `runs$value` differ in length");
   if (XLENGTH(offset) < 2) invalid(arg, "its `runs$offset` has fewer than 2 elements");
@@ -102,15 +102,17 @@ static gpuiso_cdf_runs runs_from_r(SEXP runs, SEXP arg) {
   if (off[0] != 0) invalid(arg, "its `runs$offset` does not start at 0");
   r.offset[0] = 0;
   for (int64_t k = 1; k <= r.nthr; k++) {
-    /* every threshold has at least one run */
-    if (!(off[k] > off[k - 1] && off[k] <= (double)total && off[k] == floor(off[k])))
+    /* every threshold has a run at each position: at least one, none without positions (the
+     * dense runs of no CDFs) */
+    int ok = r.npos > 0 ? off[k] > off[k - 1] : off[k] == off[k - 1];
+    if (!(ok && off[k] <= (double)total && off[k] == floor(off[k])))
       invalid(arg, "its `runs$offset` is not increasing whole numbers up to the number of runs");
     r.offset[k] = (int64_t)off[k];
   }
   if (r.offset[r.nthr] != (int64_t)total) invalid(arg, "its `runs$offset` does not end at the number of runs");
   r.start = INTEGER(start);
   r.value = REAL(value);
-  for (int64_t k = 0; k < r.nthr; k++) {
+  for (int64_t k = 0; k < r.nthr && r.npos > 0; k++) {
     if (r.start[r.offset[k]] != 0) invalid(arg, "a threshold's runs in `runs$start` do not start at position 0");
     for (int64_t j = r.offset[k] + 1; j < r.offset[k + 1]; j++) {
       if (!(r.start[j] > r.start[j - 1] && r.start[j] < r.npos))

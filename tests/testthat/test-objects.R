@@ -80,19 +80,28 @@ test_that("a prediction built by hand in the right shape is evaluated, a wrong o
   expect_invalid(cdf(structure(list(1, 2), class = "gpuiso_idr"), 1))
 })
 
-test_that("an edited IDR fit is an error in as.matrix and in what its predictions read", {
+test_that("an edited IDR fit is an error in as.matrix and predict", {
   fit <- idr(c(3, 5, 3, 8), 1:4)
   bad <- fit
   bad$runs$offset[2] <- 1e6
   expect_invalid(as.matrix(bad), "x")
-  expect_invalid(cdf(predict(bad, 2), 3))
+  expect_invalid(predict(bad, 2), "object")
+  expect_invalid(predict(bad), "object")
   bad <- fit
   bad$X <- data.frame(x = 1:10) # more positions than the runs cover
   expect_invalid(as.matrix(bad), "x")
-  expect_invalid(cdf(predict(bad, 9.5), 3))
+  expect_invalid(predict(bad, 9.5), "object")
   bad <- fit
   bad$thresholds <- bad$thresholds[-1]
-  expect_invalid(crps(predict(bad, 2), 3))
+  expect_invalid(predict(bad, 2), "object")
+})
+
+test_that("idrbag and predict of no new data give no predictions, which are valid", {
+  fit <- idr(c(3, 5, 3, 8), 1:4)
+  p <- idrbag(c(3, 5, 3, 8), 1:4, newdata = numeric(0), b = 2, p = 0.5)
+  expect_identical(dim(cdf(p, 1:3)), c(0L, 3L))
+  expect_identical(crps(p, numeric(0)), numeric(0))
+  expect_identical(dim(cdf(predict(fit, numeric(0)), 1:3)), c(0L, 3L))
 })
 
 test_that("predictions saved and restored keep working", {
