@@ -16,7 +16,7 @@
 #' @param group For a vector `y`: a factor or vector of group ids the length of `y`, without
 #'   `NA`. Groups may be of any sizes and interleaved.
 #' @param block_starts If `TRUE`, also return where the blocks of each fit start.
-#' @param y_min,y_max Bounds the fitted values are clipped to.
+#' @param y_min,y_max Bounds the fitted values are clipped to (see [isoreg_gpu()]).
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
 #' @param method The CPU engine for every problem: `"auto"`, `"pav"` or `"hull"` (see
 #'   [isoreg_gpu()]).

@@ -21,7 +21,10 @@
 #' @param prob Numeric vector of predicted probabilities, in `[0, 1]`.
 #' @param label The outcomes: a logical vector, or numeric `0` and `1`, the length of `prob`.
 #' @param bins Number of bins, a positive whole number.
-#' @param weights Optional non-negative weights, the length of `prob`, at least one positive.
+#' @param weights Optional non-negative weights, the length of `prob`, at least one positive. Only
+#'   their ratios matter: weights near the largest double or subnormal ones give the scores of
+#'   the same weights at scale 1 (the `weight` column of `calibration_bins()` is in the input's
+#'   units, `Inf` where a bin's total exceeds the largest double).
 #' @param binning `"width"` (equal-width bins) or `"mass"` (equal-mass bins).
 #' @param eps `log_loss()` takes the probability given to the observed label as at least `eps`,
 #'   so that a probability of exactly 0 or 1 (which isotonic calibration can give) costs a large

@@ -5,8 +5,8 @@
 #' row is taken as the empirical distribution of its members. They let a study score the raw
 #' forecasts beside their IDR postprocessing with the same functions.
 #'
-#' @param predictions A data frame of numeric columns: one row per forecast, one column per
-#'   member, no `NA`.
+#' @param predictions A data frame of numeric columns: one row per forecast (possibly none), one
+#'   column per member, no `NA`.
 #' @inheritParams idr_scores
 #' @return As for IDR predictions (see [idr_scores]).
 #' @examples

@@ -23,7 +23,9 @@
 #' @param y Numeric vector of responses, finite.
 #' @param X The covariate: a data frame with one numeric or ordered-factor column, or a numeric
 #'   vector (or one-column matrix).
-#' @param weights Optional non-negative weights, one per observation.
+#' @param weights Optional non-negative weights, one per observation; only their ratios matter
+#'   (they are scaled by a power of two, so weights near the largest double or subnormal ones fit
+#'   as the same weights at scale 1).
 #' @param groups,pars Accepted for compatibility with isodistrreg; they only matter with several
 #'   covariates, which gpuiso does not support, and must be left `NULL`.
 #' @param orders Accepted for compatibility with isodistrreg: with one covariate every order

@@ -26,7 +26,8 @@
 #' @param ... Nothing: an argument that is not one of the above is an error (for example
 #'   `newdata`; new covariate values go in `data`).
 #' @return An object of class `"gpuiso_idr"` (gpuiso's own class; isodistrreg's `"idr"`
-#'   predictions are left alone): predictive distributions, one per row of `data`.
+#'   predictions are left alone): predictive distributions, one per row of `data`. A fit whose
+#'   parts were edited so that its CDFs no longer hold together is an error that names `object`.
 #' @seealso [idr()], [cdf()], [plot.gpuiso_idr()].
 #' @examples
 #' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))

@@ -7,6 +7,10 @@
 #' e.g. `isodistrreg::crps()`, on those). A predictive CDF is a step function: it jumps only at the
 #' thresholds of the fit, and is 0 below the first and 1 from the last on.
 #'
+#' The parts of a `"gpuiso_idr"` object (its runs of CDF values, thresholds, positions and
+#' interpolation weights) are checked before they are used: an object edited by hand, built by
+#' hand or saved by an incompatible version of gpuiso is an error that names the argument.
+#'
 #' * `cdf()`: the CDF at `thresholds`.
 #' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
 #' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt},

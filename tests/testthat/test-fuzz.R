@@ -423,7 +423,7 @@ test_that("malformed calls give errors naming an argument or confirmed results; 
                                  "unconfirmed result", "crash", "hang")))
   log <- Sys.getenv("GPUISO_FUZZ_LOG")
   if (nzchar(log)) {
-    cat(sprintf("fuzz: %d calls: %s\n", length(calls),
+    cat(sprintf("%d calls: %s\n", length(calls),
                 paste(sprintf("%d %s", counts, names(counts)), collapse = ", ")),
         file = log, append = TRUE)
   }
