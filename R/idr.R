@@ -191,7 +191,7 @@ as.matrix.gpuiso_idrfit <- function(x, ...) {
     stop_arg("x", sprintf("is too large for a dense matrix (%d x %d); use the predictions instead", nx, m))
   }
   at_fit <- new_idr_predictions(x$runs, x$thresholds, seq_len(nx) - 1L, double(nx))
-  out <- eval_runs(at_fit, seq_len(m) - 1L, arg = "x")
+  out <- cdf_values(at_fit, x$thresholds, arg = "x")
   dimnames(out) <- list(NULL, format(x$thresholds, digits = 6))
   out
 }

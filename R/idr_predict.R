@@ -98,8 +98,8 @@ new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
 pred_part <- function(x, name) .subset2(x, name)
 
 # Checks every part of predictions that C code reads (see predictions_from_r in src/r_idr.c): an
-# object edited, built by hand or saved by another version is an error that names `arg`. The C
-# entry points check again themselves; this is for R code that reads the parts first.
+# object edited, built by hand or saved by another version is an error that names `arg`. (The C
+# entry points check what they are given themselves.)
 check_predictions <- function(x, arg = "predictions") {
   .Call(C_check_predictions, x, arg)
   x
@@ -121,20 +121,21 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
   if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
     stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
   }
-  one <- check_predictions(x[i], "x")
+  one <- x[i]
   thr <- pred_part(one, "thresholds")
-  k <- seq_along(thr) - 1L
-  value <- eval_runs(one, k, arg = "x")[1L, ]
-  jump <- c(value[1L] > 0, diff(value) > 0)
-  out <- data.frame(points = thr[jump], cdf = value[jump])
-  if (isTRUE(pred_part(one, "bounds"))) {
+  bounds <- isTRUE(pred_part(one, "bounds"))
+  if (bounds) { # with the CDFs at the fitted values on either side, in one evaluation
     p <- pred_part(one, "pos")
-    side <- function(pos) {
-      eval_runs(new_idr_predictions(pred_part(one, "runs"), thr, pos, 0), k, arg = "x")[1L, jump]
-    }
-    has_next <- pred_part(one, "lambda") > 0
-    out$lower <- side(p + as.integer(has_next))
-    out$upper <- side(p)
+    lambda <- pred_part(one, "lambda")
+    one <- new_idr_predictions(pred_part(one, "runs"), thr, c(p, p + as.integer(lambda > 0), p),
+                               c(lambda, 0, 0))
+  }
+  value <- cdf_values(one, thr, arg = "x")
+  jump <- c(value[1L, 1L] > 0, diff(value[1L, ]) > 0)
+  out <- data.frame(points = thr[jump], cdf = value[1L, jump])
+  if (bounds) {
+    out$lower <- value[2L, jump]
+    out$upper <- value[3L, jump]
     out <- out[c("points", "lower", "cdf", "upper")]
   }
   out
@@ -143,11 +144,11 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 #' @export
 as.list.gpuiso_idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
 
-# CDF values of the predictions (the argument called arg) at 0-based threshold indices k (-1:
-# below the first): a matrix with a row per prediction, or with paired = TRUE one value per
-# prediction.
-eval_runs <- function(pred, k, paired = FALSE, arg = "predictions") {
-  .Call(C_cdf_eval, pred, as.double(k), paired, arg)
+# The CDFs of the predictions (the argument called arg) at the values `at` (double; with
+# left_open, just below them): a matrix with a row per prediction, or with paired = TRUE one
+# value per prediction.
+cdf_values <- function(pred, at, paired = FALSE, left_open = FALSE, arg = "predictions") {
+  .Call(C_cdf_eval, pred, at, paired, left_open, arg)
 }
 
 #' @export

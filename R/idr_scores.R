@@ -51,10 +51,8 @@ cdf <- function(predictions, thresholds) UseMethod("cdf")
 #' @rdname idr_scores
 #' @export
 cdf.gpuiso_idr <- function(predictions, thresholds) {
-  check_predictions(predictions)
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
-  k <- findInterval(thresholds, pred_part(predictions, "thresholds")) - 1L
-  out <- eval_runs(predictions, k)
+  out <- cdf_values(predictions, thresholds)
   colnames(out) <- format(thresholds, digits = 6)
   out
 }
@@ -125,13 +123,11 @@ pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
 #' @rdname idr_scores
 #' @export
 pit.gpuiso_idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
-  check_predictions(predictions)
   y <- check_observations(y, length(predictions), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
-  thr <- pred_part(predictions, "thresholds")
-  upper <- eval_runs(predictions, findInterval(y, thr) - 1L, paired = TRUE)
+  upper <- cdf_values(predictions, y, paired = TRUE)
   if (!randomize) return(upper)
-  lower <- eval_runs(predictions, findInterval(y, thr, left.open = TRUE) - 1L, paired = TRUE)
+  lower <- cdf_values(predictions, y, paired = TRUE, left_open = TRUE)
   lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
 }
 

@@ -12,7 +12,7 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, S
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_check_predictions(SEXP pred, SEXP arg);
-SEXP C_cdf_eval(SEXP pred, SEXP k, SEXP paired, SEXP arg);
+SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg);
 SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg);
 SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
@@ -30,7 +30,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},
-  {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 4},
+  {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
   {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 3},
   {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 3},
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},

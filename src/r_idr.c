@@ -81,6 +81,28 @@ static SEXP typed_element(SEXP list, const char *name, SEXPTYPE type, SEXP arg) 
   return v;
 }
 
+/* The runs of each threshold, whose offsets are checked: 0 when they start at position 0, increase
+ * below npos and hold values in [0, 1]; else the highest of the codes 1, 2, 3 of these that fail
+ * (the same whatever the threads). In parallel: a large fit has millions of runs, checked at
+ * every call. */
+static int runs_problem(const gpuiso_cdf_runs *r) {
+  int bad = 0;
+#ifdef _OPENMP
+  int nth = r->offset[r->nthr] < ((int64_t)1 << 16) ? 1 : gpuiso_get_threads();
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(max : bad)
+#endif
+  for (int64_t k = 0; k < r->nthr; k++) {
+    int64_t first = r->offset[k], end = r->offset[k + 1];
+    int why = first < end && r->start[first] != 0 ? 1 : 0;
+    for (int64_t j = first + 1; !why && j < end; j++)
+      if (!(r->start[j] > r->start[j - 1] && r->start[j] < r->npos)) why = 2;
+    for (int64_t j = first; !why && j < end; j++)
+      if (!(r->value[j] >= 0 && r->value[j] <= 1)) why = 3;
+    if (why > bad) bad = why;
+  }
+  return bad;
+}
+
 static gpuiso_cdf_runs runs_from_r(SEXP runs, SEXP arg) {
   gpuiso_cdf_runs r;
   if (TYPEOF(runs) != VECSXP) invalid(arg, "its `runs` is missing or not a list");
@@ -112,16 +134,12 @@ static gpuiso_cdf_runs runs_from_r(SEXP runs, SEXP arg) {
   if (r.offset[r.nthr] != (int64_t)total) invalid(arg, "its `runs$offset` does not end at the number of runs");
   r.start = INTEGER(start);
   r.value = REAL(value);
-  for (int64_t k = 0; k < r.nthr && r.npos > 0; k++) {
-    if (r.start[r.offset[k]] != 0) invalid(arg, "a threshold's runs in `runs$start` do not start at position 0");
-    for (int64_t j = r.offset[k] + 1; j < r.offset[k + 1]; j++) {
-      if (!(r.start[j] > r.start[j - 1] && r.start[j] < r.npos))
-        invalid(arg, "a threshold's runs in `runs$start` are not increasing positions below `runs$npos`");
-    }
-  }
-  for (R_xlen_t j = 0; j < total; j++) {
-    if (!(r.value[j] >= 0 && r.value[j] <= 1)) invalid(arg, "its `runs$value` has a CDF value outside [0, 1]");
-  }
+  static const char *problem[] = {
+      NULL, "a threshold's runs in `runs$start` do not start at position 0",
+      "a threshold's runs in `runs$start` are not increasing positions below `runs$npos`",
+      "its `runs$value` has a CDF value outside [0, 1]"};
+  int bad = runs_problem(&r);
+  if (bad) invalid(arg, problem[bad]);
   return r;
 }
 
@@ -159,14 +177,31 @@ SEXP C_check_predictions(SEXP pred, SEXP arg) {
   return R_NilValue;
 }
 
-static const int64_t *indices_from_r(SEXP k, int64_t nthr) {
-  R_xlen_t n = XLENGTH(k);
+/* For each value t of at, the 0-based index of the last threshold at or below it (below it when
+ * left_open), -1 when there is none: where the step CDFs are evaluated at t (just below t).
+ * Increasing values (all the thresholds, say) are found in one walk, others by bisection. */
+static const int64_t *threshold_indices(SEXP at, const idr_view *v, int left_open) {
+  R_xlen_t n = XLENGTH(at);
+  const double *t = REAL(at);
   int64_t *out = (int64_t *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+  int sorted = 1;
+  for (R_xlen_t i = 1; sorted && i < n; i++) sorted = t[i] >= t[i - 1];
+#define BELOW(k, x) (left_open ? v->thr[k] < (x) : v->thr[k] <= (x))
+  int64_t lo = 0; /* the thresholds before lo are below t[i] (or at it) */
   for (R_xlen_t i = 0; i < n; i++) {
-    double v = REAL(k)[i];
-    if (!(v >= -1 && v < (double)nthr)) Rf_errorcall(R_NilValue, "gpuiso: internal error: threshold index out of range");
-    out[i] = (int64_t)v;
+    if (sorted) {
+      while (lo < v->r.nthr && BELOW(lo, t[i])) lo++;
+    } else {
+      int64_t hi = v->r.nthr;
+      lo = 0;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (BELOW(mid, t[i])) lo = mid + 1; else hi = mid;
+      }
+    }
+    out[i] = lo - 1;
   }
+#undef BELOW
   return out;
 }
 
@@ -209,15 +244,17 @@ SEXP C_cdf_dense(SEXP cdf) {
   return fitted_runs(st, r, &err);
 }
 
-SEXP C_cdf_eval(SEXP pred, SEXP k, SEXP paired, SEXP arg) {
+/* The CDFs at the values at (double, checked in R), or just below them with left_open; paired:
+ * at[i] for prediction i. */
+SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
   idr_view v = predictions_from_r(pred, arg);
   int pair = Rf_asLogical(paired) == 1;
-  int64_t nk = (int64_t)XLENGTH(k);
-  if (pair ? nk != v.q.n : nk > INT_MAX)
-    Rf_errorcall(R_NilValue, "gpuiso: internal error: thresholds do not match the predictions");
-  const int64_t *kidx = indices_from_r(k, v.r.nthr);
+  int64_t nk = (int64_t)XLENGTH(at);
+  if (TYPEOF(at) != REALSXP || (pair ? nk != v.q.n : nk > INT_MAX))
+    Rf_errorcall(R_NilValue, "gpuiso: internal error: values do not match the predictions");
+  const int64_t *kidx = threshold_indices(at, &v, Rf_asLogical(left_open) == 1);
   SEXP out = PROTECT(pair ? Rf_allocVector(REALSXP, (R_xlen_t)nk)
                           : Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nk));
   if (gpuiso_cdf_eval(&v.r, &v.q, nk, kidx, pair, &opt, REAL(out), &err) != GPUISO_OK)
