@@ -7,8 +7,8 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
                   SEXP single);
 SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
                     SEXP want_start);
-SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP engine, SEXP single, SEXP want_start);
+SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
+                    SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_check_predictions(SEXP pred, SEXP arg);
@@ -26,7 +26,7 @@ SEXP C_threads(SEXP threads);
 static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 8},
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 8},
-  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 10},
+  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 11},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},

@@ -70,6 +70,18 @@ test_that("a bad value of y with x unsorted is reported at its position in the i
   expect_error(isoreg_gpu(c(2, 1, 1, 2), c(NA, 1, NaN, 2)), "has NA at element 1$")
 })
 
+test_that("a batch's error names the group by its id, not by an internal code", {
+  expect_error(isoreg_batch(c(1, NA, 3, 4), group = c(2, 1, 2, 1)),
+               "has NA at element 2 \\(group \"1\"\\)")
+  expect_error(isoreg_batch(c(1, NA, 3, 4), group = c("b", "a", "b", "a")),
+               "has NA at element 2 \\(group \"a\"\\)")
+  expect_error(isoreg_batch(c(1, NA, 3, 4), group = factor(c("b", "a", "b", "a"))),
+               "has NA at element 2 \\(group \"a\"\\)")
+  expect_error(isoreg_batch(c(1, NA, 3, 4), group = c(2L, 1L, 2L, 1L)), "has NA at element 2 \\(group 1\\)")
+  expect_error(isoreg_batch(c(1, 2, 3, 4), w = c(1, 0, 1, 0), group = c(7, 9, 7, 9)),
+               "`w` must have at least one positive weight in group \"9\"")
+})
+
 test_that("zero-row ensembles, 1-d arrays and infinite b", {
   ens <- data.frame(a = numeric(0), b = numeric(0))
   expect_identical(dim(cdf(ens, c(1, 2))), c(0L, 2L))
