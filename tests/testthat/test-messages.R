@@ -39,7 +39,7 @@ test_that("a wrong type is described as what it is", {
     list(as.difftime(1:3, units = "secs"), 'an object of class "difftime"'),
     list(list(1, 2), "a list"),
     list(new.env(), "an environment"),
-    list(methods::getClass("numeric"), 'an S4 object of class "classRepresentation"'),
+    list(getClass("numeric"), 'an S4 object of class "classRepresentation"'),
     list(c("a", "b"), "a character vector"),
     list(matrix(c("a", "b")), "a character matrix"),
     list(c(TRUE, FALSE), "a logical vector"),
