@@ -8,6 +8,9 @@
 #   make demo      deps + install + run demo("gpuiso")
 #   make check     deps + build + R CMD check --no-manual; fails on any ERROR or WARNING
 #   make ctest     build and run the standalone C tests of src/core (tools/ctest)
+#   make sanitize  the package (CPU only) and the C tests of the core built with AddressSanitizer
+#                  and UndefinedBehaviorSanitizer, running the testthat suite and the C tests;
+#                  fails on any sanitizer report (tools/sanitize/run)
 #   make clean     remove build products
 #
 # GPUISO_CUDA (0 = CPU only, 1 = require CUDA, unset = auto) and GPUISO_CUDA_ARCH are read by
@@ -31,7 +34,7 @@ SUDO := $(shell if [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; the
 # GPUISO_* settings reach ./configure unchanged: make passes its environment, and variables given
 # on its command line (make check GPUISO_CUDA=0), to the commands it runs.
 
-.PHONY: all deps document build install demo check ctest clean
+.PHONY: all deps document build install demo check ctest sanitize clean
 
 all: build
 
@@ -108,6 +111,9 @@ ctest:
 	  timeout 1200 $$bin || status=1; \
 	done; \
 	exit $$status
+
+sanitize:
+	bash tools/sanitize/run
 
 clean:
 	./cleanup

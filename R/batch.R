@@ -17,7 +17,7 @@
 #'   `NA`. Groups may be of any sizes and interleaved.
 #' @param block_starts If `TRUE`, also return where the blocks of each fit start (where the fitted
 #'   level changes).
-#' @param y_min,y_max Bounds the fitted values are clipped to.
+#' @param y_min,y_max Bounds the fitted values are clipped to (see [isoreg_gpu()]).
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
 #' @param method The CPU engine for every problem: `"auto"`, `"pav"` or `"hull"` (see
 #'   [isoreg_gpu()]).
@@ -116,17 +116,19 @@ batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_
   }
   if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %d)", which(is.na(group))[1L]))
   ids <- group_ids(group)
-  .Call(C_batch_groups, y, w, ids, max(ids), increasing, bounds[1], bounds[2], engine, single,
-        block_starts || gradient, gradient)
+  .Call(C_batch_groups, y, w, ids$codes, max(ids$codes), ids$labels, increasing, bounds[1],
+        bounds[2], engine, single, block_starts || gradient, gradient)
 }
 
-# Group codes 1..K. Which code a group gets does not matter (results come back in input order),
-# so factor codes and small positive integer ids are used as they are, without hashing.
+# Group codes 1..K, and the group of each code for error messages (NULL when the codes are the
+# ids). Which code a group gets does not matter (results come back in input order), so factor
+# codes and small positive integer ids are used as they are, without hashing.
 group_ids <- function(group) {
-  if (is.factor(group)) return(as.integer(group))
+  if (is.factor(group)) return(list(codes = as.integer(group), labels = levels(group)))
   if (is.integer(group)) {
     r <- range(group)
-    if (r[1] >= 1L && r[2] <= length(group)) return(group)
+    if (r[1] >= 1L && r[2] <= length(group)) return(list(codes = group, labels = NULL))
   }
-  match(group, unique(group))
+  first <- unique(group)
+  list(codes = match(group, first), labels = as.character(first))
 }

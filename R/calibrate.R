@@ -126,8 +126,7 @@ curves_at <- function(object, code, s, type) {
   inside <- j > 0L & j < last
   v <- py[ifelse(j > 0L, j, match(code, pg))]
   a <- j[inside]
-  # halves, so that scores spanning the whole double range do not overflow
-  frac <- (s[inside] / 2 - px[a] / 2) / (px[a + 1L] / 2 - px[a] / 2)
+  frac <- interp_fraction(s[inside], px[a], px[a + 1L])
   v[inside] <- py[a] + frac * (py[a + 1L] - py[a])
   out[ok] <- v
   out
@@ -173,7 +172,7 @@ locate <- function(pg, pv, qg, qv) {
 predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
                                       strict = FALSE, ...) {
   check_no_dots(...)
-  type <- match.arg(type)
+  type <- check_choice(type, c("step", "linear"), "type")
   strict <- check_flag(strict, "strict")
   if (missing(score)) stop_arg("score", "is missing")
   if (!is.numeric(score) || length(dim(score)) > 1L) {

@@ -21,7 +21,10 @@
 #' @param prob Numeric vector of predicted probabilities, in `[0, 1]`.
 #' @param label The outcomes: a logical vector, or numeric `0` and `1`, the length of `prob`.
 #' @param bins Number of bins, a positive whole number.
-#' @param weights Optional non-negative weights, the length of `prob`, at least one positive.
+#' @param weights Optional non-negative weights, the length of `prob`, at least one positive. Only
+#'   their ratios matter: weights near the largest double or subnormal ones give the scores of
+#'   the same weights at scale 1 (the `weight` column of `calibration_bins()` is in the input's
+#'   units, `Inf` where a bin's total exceeds the largest double).
 #' @param binning `"width"` (equal-width bins) or `"mass"` (equal-mass bins).
 #' @param eps `log_loss()` takes the probability given to the observed label as at least `eps`,
 #'   so that a probability of exactly 0 or 1 (which isotonic calibration can give) costs a large
@@ -45,16 +48,22 @@ NULL
 #' @rdname calibration_error
 #' @export
 calibration_error <- function(prob, label, bins = 10, weights = NULL, binning = c("width", "mass")) {
-  bins_error(calibration_bins(prob, label, bins, weights, binning))
+  bins_error(scaled_bins(prob, label, bins, weights, binning))
 }
 
-# The ECE of a table of calibration_bins().
+# The ECE of a table of bins (their weights on any common scale).
 bins_error <- function(b) sum(b$weight * abs(b$mean_prob - b$rate)) / sum(b$weight)
 
 #' @rdname calibration_error
 #' @export
 calibration_bins <- function(prob, label, bins = 10, weights = NULL, binning = c("width", "mass")) {
-  binning <- match.arg(binning)
+  unscale_bins(scaled_bins(prob, label, bins, weights, binning))
+}
+
+# The table of calibration_bins() with the weights scaled by 2^e (see check_scored), e in the
+# attribute "weight_exponent": the means and the ECE come from these sums, which do not overflow.
+scaled_bins <- function(prob, label, bins, weights, binning) {
+  binning <- check_choice(binning, c("width", "mass"), "binning")
   d <- check_scored(prob, label, weights)
   if (!is.numeric(bins) || length(bins) != 1L || !is.finite(bins) || bins < 1 || bins != round(bins)) {
     stop_arg("bins", "must be a single positive whole number")
@@ -66,11 +75,20 @@ calibration_bins <- function(prob, label, bins = 10, weights = NULL, binning = c
   keep <- weight > 0
   lower <- c(if (binning == "width") 0 else min(d$prob), edges)
   upper <- c(edges, if (binning == "width") 1 else max(d$prob))
-  data.frame(
+  out <- data.frame(
     bin = seq_len(bins), lower = lower, upper = upper, n = tabulate(bin, bins), weight = weight,
     mean_prob = tabulate_weight(d$weights * d$prob, bin, bins) / weight,
     rate = tabulate_weight(d$weights * d$label, bin, bins) / weight
   )[keep, , drop = FALSE]
+  attr(out, "weight_exponent") <- d$exponent
+  out
+}
+
+# The bins' weights in the units of the input (Inf where their sum exceeds the largest double).
+unscale_bins <- function(b) {
+  b$weight <- times_pow2(b$weight, -attr(b, "weight_exponent"))
+  attr(b, "weight_exponent") <- NULL
+  b
 }
 
 #' @rdname calibration_error
@@ -93,7 +111,10 @@ brier_score <- function(prob, label, weights = NULL) {
   sum(d$weights * (d$prob - d$label)^2) / sum(d$weights)
 }
 
-# Probabilities, their labels and weights (1 when NULL), checked.
+# Probabilities, their labels and weights (1 when NULL), checked. The weights come back times
+# 2^exponent, which puts the largest in [1, 2): every score is a ratio of weighted sums, which
+# this leaves unchanged but keeps from overflowing (weights near the largest double) or from
+# losing digits (subnormal weights).
 check_scored <- function(prob, label, weights) {
   prob <- check_vector(prob, "prob")
   if (anyNA(prob) || any(prob < 0 | prob > 1)) {
@@ -103,12 +124,15 @@ check_scored <- function(prob, label, weights) {
   }
   n <- length(prob)
   label <- check_label(label, n, "prob")
+  exponent <- 0
   if (is.null(weights)) {
     weights <- rep(1, n)
   } else {
     weights <- check_weights(weights, n, "prob")
+    exponent <- weight_exponent(weights)
+    weights <- times_pow2(weights, exponent)
   }
-  list(prob = prob, label = label, weights = weights)
+  list(prob = prob, label = label, weights = weights, exponent = exponent)
 }
 
 # The weighted quantiles of prob at 1/bins, ..., (bins - 1)/bins: the smallest prob whose

@@ -26,7 +26,7 @@ plot.gpuiso_calibrator <- function(x, groups = NULL, max_groups = 6, pooled = TR
                                    type = c("step", "linear"), col = NULL, legend = "topleft",
                                    xlab = "score", ylab = "calibrated probability",
                                    main = "Isotonic calibration", ...) {
-  type <- match.arg(type)
+  type <- check_choice(type, c("step", "linear"), "type")
   pooled <- check_flag(pooled, "pooled")
   if (!is.numeric(max_groups) || length(max_groups) != 1L || is.na(max_groups) || max_groups < 0) {
     stop_arg("max_groups", "must be a single non-negative number")
@@ -94,12 +94,12 @@ reliability_diagram <- function(prob, label, bins = 10, weights = NULL,
                                 binning = c("width", "mass"), col = NULL, pch = 19,
                                 legend = "topleft", xlab = "mean predicted probability",
                                 ylab = "observed rate", main = "Reliability diagram", ...) {
-  binning <- match.arg(binning)
+  binning <- check_choice(binning, c("width", "mass"), "binning")
   sets <- if (is.list(prob)) prob else list(prob)
   if (length(sets) == 0L) stop_arg("prob", "must hold at least one set of probabilities")
   unnamed <- if (is.null(names(sets))) rep(TRUE, length(sets)) else names(sets) == ""
   names(sets)[unnamed] <- if (length(sets) == 1L) "prediction" else paste("set", which(unnamed))
-  table <- lapply(sets, calibration_bins, label = label, bins = bins, weights = weights, binning = binning)
+  table <- lapply(sets, scaled_bins, label = label, bins = bins, weights = weights, binning = binning)
   ece <- vapply(table, bins_error, 0)
   if (is.null(col)) col <- grDevices::hcl.colors(max(length(sets), 2L), "Dark 3")
   col <- rep_len(col, length(sets))
@@ -114,5 +114,5 @@ reliability_diagram <- function(prob, label, bins = 10, weights = NULL,
     graphics::legend(legend, legend = sprintf("%s (ECE %.4f)", names(sets), ece), col = col,
                      pch = pch, lty = 1, bty = "n", cex = 0.8)
   }
-  invisible(table)
+  invisible(lapply(table, unscale_bins))
 }

@@ -4,14 +4,17 @@ stop_arg <- function(name, problem) {
   stop(sprintf("`%s` %s", name, problem), call. = FALSE)
 }
 
-# A numeric vector (not a matrix or array) of at least one element, as double; with n, of the
-# length of the argument called ref.
+# A numeric vector (not a matrix or array; a 1-d array is taken as its vector) of at least one
+# element, as double; with n, of the length of the argument called ref.
 check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.numeric(v)) {
     stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
   }
-  if (!is.null(dim(v)) && length(dim(v)) > 1L) {
-    stop_arg(name, sprintf("must be a vector, not a %s", if (is.matrix(v)) "matrix" else "array"))
+  if (!is.null(dim(v))) {
+    if (length(dim(v)) > 1L) {
+      stop_arg(name, sprintf("must be a vector, not a %s", if (is.matrix(v)) "matrix" else "array"))
+    }
+    v <- as.vector(v)
   }
   if (length(v) == 0L) stop_arg(name, "must have at least one element")
   if (!is.null(n) && length(v) != n) {
@@ -34,6 +37,9 @@ check_bound <- function(v, name) {
 check_bounds <- function(y_min, y_max) {
   y_min <- check_bound(y_min, "y_min")
   y_max <- check_bound(y_max, "y_max")
+  # clipping to them would make every fitted value infinite
+  if (y_min == Inf) stop_arg("y_min", "must be a finite number or -Inf (no lower bound), not Inf")
+  if (y_max == -Inf) stop_arg("y_max", "must be a finite number or Inf (no upper bound), not -Inf")
   if (y_min > y_max) stop_arg("y_min", sprintf("(%g) must not exceed `y_max` (%g)", y_min, y_max))
   c(y_min, y_max)
 }
@@ -51,11 +57,69 @@ check_weights <- function(weights, n, ref = "y") {
   w
 }
 
+# What v is, for "must be ..., not <what>": "a character vector", "a list", "an object of class
+# \"Date\"", "an environment".
 describe <- function(v) {
   if (is.null(v)) return("NULL")
   if (is.factor(v)) return("a factor")
   if (is.data.frame(v)) return("a data frame")
-  sprintf("a %s %s", typeof(v), if (is.list(v)) "list" else "vector")
+  if (isS4(v)) return(sprintf("an S4 object of class %s", quoted_list(class(v))))
+  if (is.object(v)) return(sprintf("an object of class %s", quoted_list(class(v))))
+  if (is.function(v)) return("a function")
+  if (is.list(v)) return("a list")
+  if (is.atomic(v)) {
+    shape <- if (is.matrix(v)) "matrix" else if (is.array(v)) "array" else "vector"
+    return(with_article(sprintf("%s %s", typeof(v), shape)))
+  }
+  with_article(typeof(v))
+}
+
+with_article <- function(s) paste(if (grepl("^[aeiou]", s)) "an" else "a", s)
+
+# One of the strings `choices`, as match.arg() takes it (the whole default vector means its first
+# element, a unique prefix means its choice), but an error that names the argument otherwise.
+check_choice <- function(value, choices, name) {
+  if (identical(value, choices)) return(choices[1L])
+  one <- is.character(value) && length(value) == 1L && !is.na(value)
+  if (one) {
+    i <- pmatch(value, choices)
+    if (!is.na(i)) return(choices[i])
+  }
+  given <- if (one) {
+    sprintf("\"%s\"", value)
+  } else if (is.atomic(value) && length(value) == 1L && is.na(value)) {
+    "NA"
+  } else if (is.atomic(value) && length(value) > 1L) {
+    sprintf("%d values", length(value))
+  } else {
+    describe(value)
+  }
+  stop_arg(name, sprintf("must be one of %s, not %s", quoted_list(choices), given))
+}
+
+# The exponent e for which w * 2^e has its largest element in [1, 2): the weights of a fit or a
+# score can be scaled by it without changing the result (exactly, for a power of two), and
+# their sums then neither overflow nor lose digits to underflow.
+weight_exponent <- function(w) -floor(log2(max(w)))
+
+# v * 2^e, exact while the result is a normal double: in two factors, each a finite double even
+# where 2^e is not (e up to 1074, for subnormal weights).
+times_pow2 <- function(v, e) {
+  half <- e %/% 2
+  v * 2^half * 2^(e - half)
+}
+
+scale_weights <- function(w) times_pow2(w, weight_exponent(w))
+
+# The fraction of the way from x0 to x1 (x0 < x1) at which x lies; where x1 - x0 overflows
+# (ends of opposite signs near the largest double), from halves, which are exact that far from
+# the subnormals. (The values interpolated, fitted levels or probabilities, cannot overflow:
+# a fit's weighted sum of |y| is finite.)
+interp_fraction <- function(x, x0, x1) {
+  f <- (x - x0) / (x1 - x0)
+  wide <- is.infinite(x1 - x0)
+  if (any(wide)) f[wide] <- (x[wide] / 2 - x0[wide] / 2) / (x1[wide] / 2 - x0[wide] / 2)
+  f
 }
 
 # The backend that runs a fit of n elements: "gpu" when requested (an error naming the reason
@@ -64,7 +128,7 @@ describe <- function(v) {
 # usable device is present. (The size from which the GPU, transfers included, is faster has not
 # been measured yet.)
 resolve_device <- function(device, n) {
-  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (device == "cpu") return("cpu")
   if (device == "gpu") {
     why <- gpu_unavailable()
@@ -98,7 +162,7 @@ gpu_unavailable <- function() {
 # src/core/cuda_lost.c) has made it unusable for the rest of the process, that error's text.
 gpu_lost <- function() .Call(C_cuda_lost)
 
-check_precision <- function(precision) match.arg(precision, c("double", "single"))
+check_precision <- function(precision) check_choice(precision, c("double", "single"), "precision")
 
 # The engine code of the C glue (gpuiso_engine): PAV, the CPU hull engine, or the CUDA solver.
 engine_code <- function(backend, method) {
@@ -110,7 +174,7 @@ engine_code <- function(backend, method) {
 # GPU lost in the fit, which was usable when "auto" chose it, says so itself); a GPU asked for by
 # name reports the error.
 run_on <- function(backend, device, method, fit) {
-  if (backend == "gpu" && match.arg(device, c("auto", "cpu", "gpu")) == "auto") {
+  if (backend == "gpu" && check_choice(device, c("auto", "cpu", "gpu"), "device") == "auto") {
     return(tryCatch(list(value = fit(engine_code("gpu", method)), backend = "gpu"), error = function(e) {
       why <- conditionMessage(e)
       lost <- !is.null(gpu_lost())
@@ -127,7 +191,7 @@ run_on <- function(backend, device, method, fit) {
 # more from threads than PAV's own chunked rows do, so it wins at no row length or thread count
 # there. It is the GPU's algorithm, run on the CPU to test it and for comparison.
 resolve_method <- function(method) {
-  method <- match.arg(method, c("auto", "pav", "hull"))
+  method <- check_choice(method, c("auto", "pav", "hull"), "method")
   if (method == "auto") "pav" else method
 }
 

@@ -5,8 +5,8 @@
 #' row is taken as the empirical distribution of its members. They let a study score the raw
 #' forecasts beside their IDR postprocessing with the same functions.
 #'
-#' @param predictions A data frame of numeric columns: one row per forecast, one column per
-#'   member, no `NA`.
+#' @param predictions A data frame of numeric columns: one row per forecast (possibly none), one
+#'   column per member, no `NA`.
 #' @inheritParams idr_scores
 #' @return As for IDR predictions (see [idr_scores]).
 #' @examples
@@ -35,8 +35,11 @@ cdf.data.frame <- function(predictions, thresholds) {
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
   # counts over n in one division (rowMeans divides in long double, then rounds again)
   out <- vapply(thresholds, function(t) rowSums(m <= t) / ncol(m), numeric(nrow(m)))
-  matrix(out, nrow(m), dimnames = list(NULL, format(thresholds, digits = 6)))
+  matrix(out, nrow(m), length(thresholds), dimnames = list(NULL, format(thresholds, digits = 6)))
 }
+
+# The members of each forecast in increasing order.
+sort_rows <- function(m) matrix(m[order(row(m), m)], nrow(m), ncol(m), byrow = TRUE)
 
 #' @rdname ensemble_scores
 #' @export
@@ -46,8 +49,7 @@ qpred.data.frame <- function(predictions, quantiles) {
   if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
     stop_arg("quantiles", "must be levels between 0 and 1")
   }
-  sorted <- t(apply(m, 1L, sort))
-  if (ncol(m) == 1L) sorted <- t(sorted)
+  sorted <- sort_rows(m)
   # The k-th smallest member for the smallest k with k / n >= level, k / n divided as in cdf(),
   # so that a level equal to a CDF value gives that member. ceiling(level * n) - 1 is rounded:
   # never above that k and at most two below it.
@@ -64,10 +66,16 @@ qpred.data.frame <- function(predictions, quantiles) {
 crps.data.frame <- function(predictions, y) {
   m <- ensemble_matrix(predictions)
   y <- check_observations(y, nrow(m))
-  n_mem <- ncol(m)
-  # CRPS = E|X - y| - E|X - X'| / 2 for the members X, X' of the forecast
-  spread <- vapply(seq_len(nrow(m)), function(i) sum(abs(outer(m[i, ], m[i, ], "-"))), 0)
-  rowMeans(abs(m - y)) - spread / (2 * n_mem^2)
+  # CRPS = E|X - y| - E|X - X'| / 2 for the members X, X' of the forecast, with E|X - X'| =
+  # sum_j c_j x_(j) over the sorted members, c_j = 2 (2j - n - 1) / n^2: no partial sum exceeds
+  # twice the largest |member|. It is homogeneous of degree 1, so members or observations beyond
+  # a quarter of the largest double are halved (exactly) to keep |X - y| finite, and the score
+  # doubled.
+  n <- ncol(m)
+  s <- if (max(abs(m), abs(y), 0) > .Machine$double.xmax / 4) 2 else 1
+  c_j <- 2 * (2 * seq_len(n) - n - 1) / n^2
+  spread <- as.vector(sort_rows(m / s) %*% c_j)
+  s * (rowMeans(abs(m / s - y / s)) - spread / 2)
 }
 
 #' @rdname ensemble_scores

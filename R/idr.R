@@ -23,7 +23,9 @@
 #' @param y Numeric vector of responses, finite.
 #' @param X The covariate: a data frame with one numeric or ordered-factor column, or a numeric
 #'   vector (or one-column matrix).
-#' @param weights Optional non-negative weights, one per observation.
+#' @param weights Optional non-negative weights, one per observation; only their ratios matter
+#'   (they are scaled by a power of two, so weights near the largest double or subnormal ones fit
+#'   as the same weights at scale 1).
 #' @param groups,pars Accepted for compatibility with isodistrreg; they only matter with several
 #'   covariates, which gpuiso does not support, and must be left `NULL`.
 #' @param orders Accepted for compatibility with isodistrreg: with one covariate every order
@@ -92,13 +94,9 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
 # The backend of an IDR fit: "auto" is the CPU (the crossover of IDR on the GPU has not been
 # measured; gpuiso.gpu_min_n is the solver's), "gpu" a CUDA device or an error saying why not.
 idr_device <- function(device) {
-  device <- match.arg(device, c("auto", "cpu", "gpu"))
+  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (device == "auto") "cpu" else resolve_device(device, 0)
 }
-
-# Weights times a power of two (exact) that puts the largest in [1, 2): the fit does not depend on
-# their scale, and their sums then cannot overflow.
-scale_weights <- function(w) w * 2^-floor(log2(max(w)))
 
 check_idr_options <- function(groups, orders, stoch, pars) {
   if (!is.null(groups) || !is.null(pars)) {
@@ -192,7 +190,8 @@ as.matrix.gpuiso_idrfit <- function(x, ...) {
   if (as.double(nx) * m > 2^31 - 1) {
     stop_arg("x", sprintf("is too large for a dense matrix (%d x %d); use the predictions instead", nx, m))
   }
-  out <- .Call(C_cdf_eval, x$runs, seq_len(nx) - 1L, double(nx), as.double(seq_len(m) - 1L), FALSE)
+  at_fit <- new_idr_predictions(x$runs, x$thresholds, seq_len(nx) - 1L, double(nx))
+  out <- cdf_values(at_fit, x$thresholds, arg = "x")
   dimnames(out) <- list(NULL, format(x$thresholds, digits = 6))
   out
 }

@@ -26,7 +26,8 @@
 #' @param ... Nothing: an argument that is not one of the above is an error (for example
 #'   `newdata`; new covariate values go in `data`).
 #' @return An object of class `"gpuiso_idr"` (gpuiso's own class; isodistrreg's `"idr"`
-#'   predictions are left alone): predictive distributions, one per row of `data`.
+#'   predictions are left alone): predictive distributions, one per row of `data`. A fit whose
+#'   parts were edited so that its CDFs no longer hold together is an error that names `object`.
 #' @seealso [idr()], [cdf()], [plot.gpuiso_idr()].
 #' @examples
 #' fit <- idr(c(3, 5, 3), data.frame(x = c(7, 11, 13)))
@@ -60,9 +61,11 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
   inside <- at >= 1L & at < nx & x > grid[pmax(at, 1L)]
   if (any(inside)) {
     i <- at[inside]
-    lambda[inside] <- if (midpoint) 0.5 else (x[inside] - grid[i]) / (grid[i + 1L] - grid[i])
+    lambda[inside] <- if (midpoint) 0.5 else interp_fraction(x[inside], grid[i], grid[i + 1L])
   }
-  new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda, bounds = !is.null(data))
+  # checked here, so that an edited fit is an error of predict(), not of what uses the predictions
+  check_predictions(new_idr_predictions(object$runs, object$thresholds, pos - 1L, lambda,
+                                        bounds = !is.null(data)), "object")
 }
 
 # The covariate of new data (the argument called arg) as numbers, checked against the covariate
@@ -94,6 +97,14 @@ new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
 
 pred_part <- function(x, name) .subset2(x, name)
 
+# Checks every part of predictions that C code reads (see predictions_from_r in src/r_idr.c): an
+# object edited, built by hand or saved by another version is an error that names `arg`. (The C
+# entry points check what they are given themselves.)
+check_predictions <- function(x, arg = "predictions") {
+  .Call(C_check_predictions, x, arg)
+  x
+}
+
 #' @export
 length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 
@@ -112,18 +123,19 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
   }
   one <- x[i]
   thr <- pred_part(one, "thresholds")
-  k <- as.double(seq_along(thr) - 1L)
-  value <- eval_runs(one, k)[1L, ]
-  jump <- c(value[1L] > 0, diff(value) > 0)
-  out <- data.frame(points = thr[jump], cdf = value[jump])
-  if (isTRUE(pred_part(one, "bounds"))) {
+  bounds <- isTRUE(pred_part(one, "bounds"))
+  if (bounds) { # with the CDFs at the fitted values on either side, in one evaluation
     p <- pred_part(one, "pos")
-    side <- function(pos) {
-      .Call(C_cdf_eval, pred_part(one, "runs"), pos, 0, k, FALSE)[1L, jump]
-    }
-    has_next <- pred_part(one, "lambda") > 0
-    out$lower <- side(p + as.integer(has_next))
-    out$upper <- side(p)
+    lambda <- pred_part(one, "lambda")
+    one <- new_idr_predictions(pred_part(one, "runs"), thr, c(p, p + as.integer(lambda > 0), p),
+                               c(lambda, 0, 0))
+  }
+  value <- cdf_values(one, thr, arg = "x")
+  jump <- c(value[1L, 1L] > 0, diff(value[1L, ]) > 0)
+  out <- data.frame(points = thr[jump], cdf = value[1L, jump])
+  if (bounds) {
+    out$lower <- value[2L, jump]
+    out$upper <- value[3L, jump]
     out <- out[c("points", "lower", "cdf", "upper")]
   }
   out
@@ -132,11 +144,11 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 #' @export
 as.list.gpuiso_idr <- function(x, ...) lapply(seq_len(length(x)), function(i) x[[i]])
 
-# CDF values of the predictions at 0-based threshold indices k (-1: below the first): a matrix
-# with a row per prediction, or with paired = TRUE one value per prediction.
-eval_runs <- function(pred, k, paired = FALSE) {
-  .Call(C_cdf_eval, pred_part(pred, "runs"), pred_part(pred, "pos"), pred_part(pred, "lambda"),
-        as.double(k), paired)
+# The CDFs of the predictions (the argument called arg) at the values `at` (double; with
+# left_open, just below them): a matrix with a row per prediction, or with paired = TRUE one
+# value per prediction.
+cdf_values <- function(pred, at, paired = FALSE, left_open = FALSE, arg = "predictions") {
+  .Call(C_cdf_eval, pred, at, paired, left_open, arg)
 }
 
 #' @export

@@ -7,6 +7,10 @@
 #' e.g. `isodistrreg::crps()`, on those). A predictive CDF is a step function: it jumps only at the
 #' thresholds of the fit, and is 0 below the first and 1 from the last on.
 #'
+#' The parts of a `"gpuiso_idr"` object (its runs of CDF values, thresholds, positions and
+#' interpolation weights) are checked before they are used: an object edited by hand, built by
+#' hand or saved by an incompatible version of gpuiso is an error that names the argument.
+#'
 #' * `cdf()`: the CDF at `thresholds`.
 #' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
 #' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt},
@@ -48,8 +52,7 @@ cdf <- function(predictions, thresholds) UseMethod("cdf")
 #' @export
 cdf.gpuiso_idr <- function(predictions, thresholds) {
   thresholds <- check_finite(check_vector(thresholds, "thresholds"), "thresholds")
-  k <- findInterval(thresholds, pred_part(predictions, "thresholds")) - 1L
-  out <- eval_runs(predictions, k)
+  out <- cdf_values(predictions, thresholds)
   colnames(out) <- format(thresholds, digits = 6)
   out
 }
@@ -65,8 +68,7 @@ qpred.gpuiso_idr <- function(predictions, quantiles) {
   if (anyNA(quantiles) || any(quantiles < 0 | quantiles > 1)) {
     stop_arg("quantiles", "must be levels between 0 and 1")
   }
-  k <- .Call(C_cdf_quantile, pred_part(predictions, "runs"), pred_part(predictions, "pos"),
-             pred_part(predictions, "lambda"), quantiles)
+  k <- .Call(C_cdf_quantile, predictions, quantiles, "predictions")
   out <- matrix(pred_part(predictions, "thresholds")[k + 1], nrow = nrow(k), ncol = ncol(k))
   colnames(out) <- format(quantiles, digits = 6)
   out
@@ -111,8 +113,7 @@ crps <- function(predictions, y) UseMethod("crps")
 #' @export
 crps.gpuiso_idr <- function(predictions, y) {
   y <- check_observations(y, length(predictions))
-  .Call(C_cdf_crps, pred_part(predictions, "runs"), pred_part(predictions, "thresholds"),
-        pred_part(predictions, "pos"), pred_part(predictions, "lambda"), y)
+  .Call(C_cdf_crps, predictions, y, "predictions")
 }
 
 #' @rdname idr_scores
@@ -124,10 +125,9 @@ pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
 pit.gpuiso_idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
   y <- check_observations(y, length(predictions), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
-  thr <- pred_part(predictions, "thresholds")
-  upper <- eval_runs(predictions, findInterval(y, thr) - 1L, paired = TRUE)
+  upper <- cdf_values(predictions, y, paired = TRUE)
   if (!randomize) return(upper)
-  lower <- eval_runs(predictions, findInterval(y, thr, left.open = TRUE) - 1L, paired = TRUE)
+  lower <- cdf_values(predictions, y, paired = TRUE, left_open = TRUE)
   lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
 }
 
@@ -155,6 +155,12 @@ bscore <- function(predictions, thresholds, y) {
 qscore <- function(predictions, quantiles, y) {
   q <- qpred(predictions, quantiles)
   y <- check_observations(y, nrow(q))
+  # 2 (1{q > y} - alpha) (q - y), with the factor applied before the difference can overflow,
+  # and from halves where q - y exceeds the largest double
   d <- q - y
-  2 * d * sweep(d > 0, 2L, quantiles)
+  weight <- 2 * sweep(q > y, 2L, quantiles)
+  wide <- is.infinite(d)
+  d[wide] <- (q / 2 - y / 2)[wide]
+  weight[wide] <- 2 * weight[wide]
+  d * weight
 }

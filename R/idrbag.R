@@ -6,14 +6,17 @@
 #'
 #' When the package future.apply is installed, the subsamples run on the workers of the current
 #' [future::plan()]: `plan(multisession)` on the cores of one machine, `plan(cluster)` or a
-#' batchtools plan across machines; without a plan they run one after the other. The subsamples
-#' are drawn in the calling session before any work is sent out, so they depend on the seed only,
-#' not on the plan or the number of workers (the averaged CDFs then agree up to the rounding of
-#' the sums, which workers add in their own order).
+#' batchtools plan across machines; without a plan they run one after the other. They run in
+#' rounds (at least one subsample per worker, at most 20 rounds unless memory bounds them):
+#' before each round the calling session draws that round's subsamples, in order, and hands each
+#' worker its share, so that no more than about 2^24 drawn indices (or one subsample per worker)
+#' are held at once whatever `b` is. The subsamples depend on the seed only, not on the plan or
+#' the number of workers (the averaged CDFs then agree up to the rounding of the sums, which
+#' workers add in their own order).
 #'
 #' @inheritParams idr
 #' @param newdata Covariate values to predict at (as `data` in [predict.gpuiso_idrfit()]).
-#' @param b Number of subsamples.
+#' @param b Number of subsamples, a whole number from 1 to 10^6.
 #' @param p Size of each subsample, relative to the data: a number in (0, 1).
 #' @param replace Draw with replacement (bagging) instead of without (subagging)?
 #' @param grid Thresholds at which the averaged CDFs are held; default the distinct `y`. A grid
@@ -36,8 +39,10 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   n <- length(y)
   cov <- idr_covariate(X, n)
   w <- if (!is.null(weights)) check_weights(weights, n)
-  if (!is.numeric(b) || length(b) != 1L || is.na(b) || b < 1 || b != round(b)) {
-    stop_arg("b", "must be a positive whole number")
+  # Each subsample is an IDR fit of its own: a million of them is hours of work, more a mistake.
+  if (!is.numeric(b) || length(b) != 1L || is.na(b) || b < 1 || b > 1e6 || b != round(b)) {
+    stop_arg("b", sprintf("must be a whole number from 1 to 1e6 (the number of subsamples), not %s",
+                          if (is.numeric(b) && length(b) == 1L) format(b) else describe(b)))
   }
   if (!is.numeric(p) || length(p) != 1L || is.na(p) || p <= 0 || p >= 1) {
     stop_arg("p", "must be a number between 0 and 1 (exclusive)")
@@ -53,7 +58,7 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
   x <- cov$restore(cov$value)
 
   size <- ceiling(p * n)
-  samples <- lapply(seq_len(b), function(i) sample.int(n, size, replace = replace))
+  draw <- function(count) lapply(seq_len(count), function(i) sample.int(n, size, replace = replace))
   one_bag <- function(s) {
     if (!is.null(w) && !any(w[s] > 0)) {
       stop_arg("weights", "are all zero in one of the subsamples; use a larger `p` or fewer zero weights")
@@ -62,36 +67,39 @@ idrbag <- function(y, X, newdata, b, p, replace = FALSE, grid = NULL, weights = 
     cdf(stats::predict(fit, newx), grid)
   }
   sum_bags <- function(bags) Reduce(`+`, lapply(bags, one_bag))
-  total <- bag_rounds(samples, sum_bags, progress)
+  total <- bag_rounds(b, size, draw, sum_bags, progress)
   preds <- total / b
   runs <- .Call(C_cdf_dense, preds)
   new_idr_predictions(runs, grid, seq_len(nrow(preds)) - 1L, double(nrow(preds)))
 }
 
-# Runs sum_bags over the samples in rounds, on the workers of the current future plan when
-# future.apply is installed, and returns the sum; the progress bar moves after each round.
-bag_rounds <- function(samples, sum_bags, progress) {
+# Runs sum_bags over b samples in rounds, on the workers of the current future plan when
+# future.apply is installed, and returns the sum; draw(k) draws the next k samples (of `size`
+# indices each) in the calling session, just before their round; the progress bar moves after
+# each round. A round has at least one sample per worker and at most about 2^24 indices.
+bag_rounds <- function(b, size, draw, sum_bags, progress) {
   use_future <- requireNamespace("future.apply", quietly = TRUE)
   workers <- if (use_future) future::nbrOfWorkers() else 1
   # A plan may report infinitely many workers: then one chunk per sample.
-  workers <- as.integer(max(1, min(workers, length(samples))))
-  b <- length(samples)
-  rounds <- split(seq_len(b), ceiling(seq_len(b) / max(workers, ceiling(b / 20))))
+  workers <- as.integer(max(1, min(workers, b)))
+  per_round <- max(workers, min(ceiling(b / 20), floor(2^24 / size)))
   if (progress) {
     bar <- utils::txtProgressBar(min = 0, max = b, style = 3)
     on.exit(close(bar))
   }
   total <- 0
-  done <- 0L
-  for (round in rounds) {
-    chunks <- split(samples[round], seq_along(round) %% workers)
+  done <- 0
+  while (done < b) {
+    count <- min(per_round, b - done)
+    samples <- draw(count)
+    chunks <- split(samples, seq_len(count) %% workers)
     parts <- if (use_future) {
       future.apply::future_lapply(chunks, sum_bags)
     } else {
       lapply(chunks, sum_bags)
     }
     total <- total + Reduce(`+`, parts)
-    done <- done + length(round)
+    done <- done + count
     if (progress) utils::setTxtProgressBar(bar, done)
   }
   total

@@ -12,7 +12,10 @@
 #'
 #' **Weights.** `w` must be finite and non-negative. An element of weight zero does not influence
 #' the fit; it takes the level of the nearest positive-weight element on its left (the first
-#' block's level when there is none). At least one weight must be positive.
+#' block's level when there is none). At least one weight must be positive. The fit does not
+#' depend on the scale of the weights: subnormal weights (below 2^-1022) are scaled up by a power
+#' of two before their products with `y` are formed, so they give the fit of the same weights at
+#' scale 1.
 #'
 #' **Errors.** `NA`, `NaN` or infinite values in `x`, `y` or `w`, negative weights, lengths that
 #' differ, matrices, non-numeric and empty input are errors that name the argument. So are data
@@ -53,8 +56,11 @@
 #' @param w Optional numeric vector of non-negative weights, the length of `y`.
 #' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one.
 #' @param y_min,y_max Bounds that the fitted values are clipped to after the fit (as in
-#'   scikit-learn's `IsotonicRegression`).
-#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#'   scikit-learn's `IsotonicRegression`); `-Inf` and `Inf` for none. `y_min = Inf` and
+#'   `y_max = -Inf`, which would make every fitted value infinite, are errors.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`. For this and the other choices (`method`,
+#'   `precision`), a unique prefix is taken, as [match.arg()] does; anything else is an error that
+#'   names the argument and its choices.
 #' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
 #' @param precision On the GPU, `"double"` or `"single"` (see Precision on the GPU).
 #' @param gradient If `TRUE`, the fit also records the blocks the solver pooled the data into, so

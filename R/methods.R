@@ -31,7 +31,9 @@ check_no_dots <- function(..., hint = NULL) {
 #' isoreg_blocks(isoreg_gpu(c(8, 4, 8, 2, 2, 0, 8)))
 #' @export
 isoreg_blocks <- function(object) {
-  stopifnot(inherits(object, "gpuiso_fit"))
+  if (!inherits(object, "gpuiso_fit")) {
+    stop_arg("object", sprintf("must be a \"gpuiso_fit\" from isoreg_gpu(), not %s", describe(object)))
+  }
   start <- object$block_start
   end <- c(start[-1L] - 1L, length(object$knots))
   size <- end - start + 1L
@@ -114,18 +116,21 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
                                outside = c("clip", "na", "error"), ...) {
   check_no_dots(...)
   if (missing(newdata)) return(object$fitted)
-  type <- match.arg(type)
-  outside <- match.arg(outside)
+  type <- check_choice(type, c("step", "linear"), "type")
+  outside <- check_choice(outside, c("clip", "na", "error"), "outside")
   if (!is.numeric(newdata) || length(dim(newdata)) > 1L) {
     stop_arg("newdata", sprintf("must be a numeric vector, not %s", describe(newdata)))
   }
   knots <- object$knots
   level <- object$level
   nk <- length(knots)
-  out <- if (type == "step" || nk == 1L) {
-    level[pmax(findInterval(newdata, knots), 1L)]
-  } else {
-    stats::approx(knots, level, xout = newdata, rule = 2, ties = "ordered")$y
+  at <- findInterval(newdata, knots)
+  out <- level[pmax(at, 1L)]
+  if (type == "linear") {
+    inside <- !is.na(at) & at >= 1L & at < nk
+    j <- at[inside]
+    f <- interp_fraction(newdata[inside], knots[j], knots[j + 1L])
+    out[inside] <- level[j] + f * (level[j + 1L] - level[j])
   }
   beyond <- !is.na(newdata) & (newdata < knots[1L] | newdata > knots[nk])
   if (any(beyond)) {

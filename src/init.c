@@ -7,16 +7,17 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
                   SEXP single, SEXP grad);
 SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
                     SEXP want_start, SEXP grad);
-SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP engine, SEXP single, SEXP want_start, SEXP grad);
+SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
+                    SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start, SEXP grad);
 SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
            SEXP engine);
 SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
-SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired);
-SEXP C_cdf_quantile(SEXP runs, SEXP pos, SEXP lambda, SEXP level);
-SEXP C_cdf_crps(SEXP runs, SEXP thr, SEXP pos, SEXP lambda, SEXP y);
+SEXP C_check_predictions(SEXP pred, SEXP arg);
+SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg);
+SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg);
+SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
 SEXP C_check_labels(SEXP label);
 SEXP C_backend_info(void);
@@ -28,14 +29,15 @@ SEXP C_threads(SEXP threads);
 static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 9},
-  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 11},
+  {"C_batch_groups", (DL_FUNC)&C_batch_groups, 12},
   {"C_vjp", (DL_FUNC)&C_vjp, 9},
   {"C_soft", (DL_FUNC)&C_soft, 6},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
+  {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
-  {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 4},
-  {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 5},
+  {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 3},
+  {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 3},
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},

@@ -159,9 +159,10 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engi
   return out;
 }
 
-/* group: integer ids 1..ngroups, no NA (checked in R). grad as for C_batch_matrix. */
-SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, SEXP lo, SEXP hi,
-                    SEXP engine, SEXP single, SEXP want_start, SEXP grad) {
+/* group: integer ids 1..ngroups, no NA (checked in R); labels: NULL, or the group of each id as
+ * errors name it. grad as for C_batch_matrix. */
+SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
+                    SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start, SEXP grad) {
   R_xlen_t n = XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
@@ -174,7 +175,7 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP increasing, S
                                         r_optional_real(w), &opt, REAL(fit),
                                         Rf_isNull(start) ? NULL : RAW(start), &err);
   if (s != GPUISO_OK) {
-    r_error_context ctx = {"groups", 0, R_NilValue, y, w};
+    r_error_context ctx = {"groups", 0, R_NilValue, y, w, {NULL, NULL, NULL}, labels};
     r_stop_on_error(&err, &ctx);
   }
   SEXP out = fitted_with_starts(fit, start);

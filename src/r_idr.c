@@ -1,7 +1,12 @@
 /* .Call entry points for isotonic distributional regression and its predictive CDFs. Arguments
- * are checked in R; positions and threshold indices arrive 0-based. A set of step CDFs lives in
- * R as list(offset, start, value, npos) (see gpuiso_cdf_runs). */
+ * of fits are checked in R; predictions, which R code can edit, are checked here (see
+ * predictions_from_r). Positions and threshold indices arrive 0-based. A set of step CDFs lives
+ * in R as list(offset, start, value, npos) (see gpuiso_cdf_runs). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "r_glue.h"
 
@@ -35,28 +40,168 @@ static SEXP runs_to_r(gpuiso_cdf_runs *r) {
   return out;
 }
 
-/* A view of R's runs for the core (the offsets converted to 64-bit). */
-static gpuiso_cdf_runs runs_from_r(SEXP runs) {
+/* ---- Predictions from R, checked ----------------------------------------------------------
+ * A "gpuiso_idr" object is list(runs, thresholds, pos, lambda, bounds), runs being
+ * list(offset, start, value, npos). R code can edit these, an object saved by another version of
+ * gpuiso may differ, and one may be built by hand: every entry point below reads a prediction
+ * only through predictions_from_r, which checks all that the core reads (types, lengths, the
+ * offsets, the runs of each threshold, positions and fractions in range), so that a bad object is
+ * an R error naming the argument, never an access out of bounds or a silently wrong value. */
+
+typedef struct {
   gpuiso_cdf_runs r;
-  SEXP offset = VECTOR_ELT(runs, 0);
+  gpuiso_cdf_query q;
+  const double *thr;
+} idr_view;
+
+static void invalid(SEXP arg, const char *problem) {
+  Rf_errorcall(R_NilValue,
+               "`%s` is not a valid gpuiso IDR object: %s (it may have been edited, built by hand "
+               "or saved by another version of gpuiso)",
+               CHAR(STRING_ELT(arg, 0)), problem);
+}
+
+/* The element called name of list, or R's NULL. */
+static SEXP element(SEXP list, const char *name) {
+  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+  if (TYPEOF(list) != VECSXP || TYPEOF(names) != STRSXP) return R_NilValue;
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
+static SEXP typed_element(SEXP list, const char *name, SEXPTYPE type, SEXP arg) {
+  SEXP v = element(list, name);
+  if (TYPEOF(v) != type) {
+    char problem[96];
+    snprintf(problem, sizeof problem, "its `%s` is missing or not of type %s", name,
+             Rf_type2char(type));
+    invalid(arg, problem);
+  }
+  return v;
+}
+
+/* The runs of each threshold, whose offsets are checked: 0 when they start at position 0, increase
+ * below npos and hold values in [0, 1]; else the highest of the codes 1, 2, 3 of these that fail
+ * (the same whatever the threads). In parallel: a large fit has millions of runs, checked at
+ * every call. */
+static int runs_problem(const gpuiso_cdf_runs *r) {
+  int bad = 0;
+#ifdef _OPENMP
+  int nth = r->offset[r->nthr] < ((int64_t)1 << 16) ? 1 : gpuiso_get_threads();
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(max : bad)
+#endif
+  for (int64_t k = 0; k < r->nthr; k++) {
+    int64_t first = r->offset[k], end = r->offset[k + 1];
+    int why = first < end && r->start[first] != 0 ? 1 : 0;
+    for (int64_t j = first + 1; !why && j < end; j++)
+      if (!(r->start[j] > r->start[j - 1] && r->start[j] < r->npos)) why = 2;
+    for (int64_t j = first; !why && j < end; j++)
+      if (!(r->value[j] >= 0 && r->value[j] <= 1)) why = 3;
+    if (why > bad) bad = why;
+  }
+  return bad;
+}
+
+static gpuiso_cdf_runs runs_from_r(SEXP runs, SEXP arg) {
+  gpuiso_cdf_runs r;
+  if (TYPEOF(runs) != VECSXP) invalid(arg, "its `runs` is missing or not a list");
+  SEXP offset = typed_element(runs, "offset", REALSXP, arg);
+  SEXP start = typed_element(runs, "start", INTSXP, arg);
+  SEXP value = typed_element(runs, "value", REALSXP, arg);
+  SEXP npos = element(runs, "npos");
+  if (!Rf_isNumeric(npos) || XLENGTH(npos) != 1) invalid(arg, "its `runs$npos` is not one number");
+  double np = Rf_asReal(npos);
+  if (!(np >= 0 && np <= INT_MAX && np == floor(np)))
+    invalid(arg, "its `runs$npos` is not a whole number from 0 to 2^31 - 1");
+  R_xlen_t total = XLENGTH(start);
+  if (XLENGTH(value) != total) invalid(arg, "its `runs$start` and `runs$value` differ in length");
+  if (XLENGTH(offset) < 2) invalid(arg, "its `runs$offset` has fewer than 2 elements");
   r.nthr = (int64_t)XLENGTH(offset) - 1;
-  r.npos = (int64_t)Rf_asReal(VECTOR_ELT(runs, 3));
+  r.npos = (int64_t)np;
   r.offset = (int64_t *)R_alloc((size_t)(r.nthr + 1), sizeof(int64_t));
-  for (int64_t k = 0; k <= r.nthr; k++) r.offset[k] = (int64_t)REAL(offset)[k];
-  r.start = INTEGER(VECTOR_ELT(runs, 1));
-  r.value = REAL(VECTOR_ELT(runs, 2));
+  const double *off = REAL(offset);
+  if (off[0] != 0) invalid(arg, "its `runs$offset` does not start at 0");
+  r.offset[0] = 0;
+  for (int64_t k = 1; k <= r.nthr; k++) {
+    /* every threshold has a run at each position: at least one, none without positions (the
+     * dense runs of no CDFs) */
+    int ok = r.npos > 0 ? off[k] > off[k - 1] : off[k] == off[k - 1];
+    if (!(ok && off[k] <= (double)total && off[k] == floor(off[k])))
+      invalid(arg, "its `runs$offset` is not increasing whole numbers up to the number of runs");
+    r.offset[k] = (int64_t)off[k];
+  }
+  if (r.offset[r.nthr] != (int64_t)total) invalid(arg, "its `runs$offset` does not end at the number of runs");
+  r.start = INTEGER(start);
+  r.value = REAL(value);
+  static const char *problem[] = {
+      NULL, "a threshold's runs in `runs$start` do not start at position 0",
+      "a threshold's runs in `runs$start` are not increasing positions below `runs$npos`",
+      "its `runs$value` has a CDF value outside [0, 1]"};
+  int bad = runs_problem(&r);
+  if (bad) invalid(arg, problem[bad]);
   return r;
 }
 
-static gpuiso_cdf_query query_from_r(SEXP pos, SEXP lambda) {
-  gpuiso_cdf_query q = {(int64_t)XLENGTH(pos), INTEGER(pos), REAL(lambda)};
-  return q;
+static idr_view predictions_from_r(SEXP pred, SEXP arg) {
+  idr_view v;
+  if (TYPEOF(pred) != VECSXP) invalid(arg, "it is not a list");
+  v.r = runs_from_r(element(pred, "runs"), arg);
+  SEXP thr = typed_element(pred, "thresholds", REALSXP, arg);
+  SEXP pos = typed_element(pred, "pos", INTSXP, arg);
+  SEXP lambda = typed_element(pred, "lambda", REALSXP, arg);
+  if (XLENGTH(thr) != v.r.nthr) invalid(arg, "its `thresholds` do not match its runs in number");
+  v.thr = REAL(thr);
+  for (int64_t k = 0; k < v.r.nthr; k++) {
+    if (!isfinite(v.thr[k]) || (k > 0 && !(v.thr[k] > v.thr[k - 1])))
+      invalid(arg, "its `thresholds` are not finite and increasing");
+  }
+  if (XLENGTH(lambda) != XLENGTH(pos)) invalid(arg, "its `pos` and `lambda` differ in length");
+  if (XLENGTH(pos) > INT_MAX) invalid(arg, "it has more than 2^31 - 1 predictions");
+  v.q.n = (int64_t)XLENGTH(pos);
+  v.q.pos = INTEGER(pos);
+  v.q.lambda = REAL(lambda);
+  for (int64_t i = 0; i < v.q.n; i++) {
+    int32_t p = v.q.pos[i];
+    double lam = v.q.lambda[i];
+    if (!(p >= 0 && p < v.r.npos)) invalid(arg, "its `pos` has a position outside the runs");
+    /* lambda > 0 reads position p + 1 */
+    if (!(lam >= 0 && lam <= 1) || (lam > 0 && p + 1 >= v.r.npos))
+      invalid(arg, "its `lambda` has a fraction outside [0, 1] or past the last position");
+  }
+  return v;
 }
 
-static const int64_t *indices_from_r(SEXP k) {
-  R_xlen_t n = XLENGTH(k);
+SEXP C_check_predictions(SEXP pred, SEXP arg) {
+  predictions_from_r(pred, arg);
+  return R_NilValue;
+}
+
+/* For each value t of at, the 0-based index of the last threshold at or below it (below it when
+ * left_open), -1 when there is none: where the step CDFs are evaluated at t (just below t).
+ * Increasing values (all the thresholds, say) are found in one walk, others by bisection. */
+static const int64_t *threshold_indices(SEXP at, const idr_view *v, int left_open) {
+  R_xlen_t n = XLENGTH(at);
+  const double *t = REAL(at);
   int64_t *out = (int64_t *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-  for (R_xlen_t i = 0; i < n; i++) out[i] = (int64_t)REAL(k)[i];
+  int sorted = 1;
+  for (R_xlen_t i = 1; sorted && i < n; i++) sorted = t[i] >= t[i - 1];
+#define BELOW(k, x) (left_open ? v->thr[k] < (x) : v->thr[k] <= (x))
+  int64_t lo = 0; /* the thresholds before lo are below t[i] (or at it) */
+  for (R_xlen_t i = 0; i < n; i++) {
+    if (sorted) {
+      while (lo < v->r.nthr && BELOW(lo, t[i])) lo++;
+    } else {
+      int64_t hi = v->r.nthr;
+      lo = 0;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (BELOW(mid, t[i])) lo = mid + 1; else hi = mid;
+      }
+    }
+    out[i] = lo - 1;
+  }
+#undef BELOW
   return out;
 }
 
@@ -99,44 +244,50 @@ SEXP C_cdf_dense(SEXP cdf) {
   return fitted_runs(st, r, &err);
 }
 
-SEXP C_cdf_eval(SEXP runs, SEXP pos, SEXP lambda, SEXP k, SEXP paired) {
+/* The CDFs at the values at (double, checked in R), or just below them with left_open; paired:
+ * at[i] for prediction i. */
+SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
-  gpuiso_cdf_runs r = runs_from_r(runs);
-  gpuiso_cdf_query q = query_from_r(pos, lambda);
+  idr_view v = predictions_from_r(pred, arg);
   int pair = Rf_asLogical(paired) == 1;
-  int64_t nk = (int64_t)XLENGTH(k);
+  int64_t nk = (int64_t)XLENGTH(at);
+  if (TYPEOF(at) != REALSXP || (pair ? nk != v.q.n : nk > INT_MAX))
+    Rf_errorcall(R_NilValue, "gpuiso: internal error: values do not match the predictions");
+  const int64_t *kidx = threshold_indices(at, &v, Rf_asLogical(left_open) == 1);
   SEXP out = PROTECT(pair ? Rf_allocVector(REALSXP, (R_xlen_t)nk)
-                          : Rf_allocMatrix(REALSXP, (int)q.n, (int)nk));
-  if (gpuiso_cdf_eval(&r, &q, nk, indices_from_r(k), pair, &opt, REAL(out), &err) != GPUISO_OK)
+                          : Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nk));
+  if (gpuiso_cdf_eval(&v.r, &v.q, nk, kidx, pair, &opt, REAL(out), &err) != GPUISO_OK)
     stop_on_error(&err);
   UNPROTECT(1);
   return out;
 }
 
-/* Returns the 0-based threshold index of each quantile, as a q->n x length(level) matrix. */
-SEXP C_cdf_quantile(SEXP runs, SEXP pos, SEXP lambda, SEXP level) {
+/* Returns the 0-based threshold index of each quantile, as a q.n x length(level) matrix. */
+SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
-  gpuiso_cdf_runs r = runs_from_r(runs);
-  gpuiso_cdf_query q = query_from_r(pos, lambda);
+  idr_view v = predictions_from_r(pred, arg);
   int64_t nlev = (int64_t)XLENGTH(level);
-  int64_t *k = (int64_t *)R_alloc((size_t)(q.n * nlev > 0 ? q.n * nlev : 1), sizeof(int64_t));
-  if (gpuiso_cdf_quantile(&r, &q, nlev, REAL(level), &opt, k, &err) != GPUISO_OK)
+  if (nlev > INT_MAX) Rf_errorcall(R_NilValue, "`quantiles` has more than 2^31 - 1 levels");
+  int64_t *k = (int64_t *)R_alloc((size_t)(v.q.n * nlev > 0 ? v.q.n * nlev : 1), sizeof(int64_t));
+  if (gpuiso_cdf_quantile(&v.r, &v.q, nlev, REAL(level), &opt, k, &err) != GPUISO_OK)
     stop_on_error(&err);
-  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)q.n, (int)nlev));
-  for (int64_t i = 0; i < q.n * nlev; i++) REAL(out)[i] = (double)k[i];
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nlev));
+  for (int64_t i = 0; i < v.q.n * nlev; i++) REAL(out)[i] = (double)k[i];
   UNPROTECT(1);
   return out;
 }
 
-SEXP C_cdf_crps(SEXP runs, SEXP thr, SEXP pos, SEXP lambda, SEXP y) {
+/* y: one finite observation per prediction (checked in R). */
+SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
-  gpuiso_cdf_runs r = runs_from_r(runs);
-  gpuiso_cdf_query q = query_from_r(pos, lambda);
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)q.n));
-  if (gpuiso_cdf_crps(&r, REAL(thr), &q, REAL(y), &opt, REAL(out), &err) != GPUISO_OK)
+  idr_view v = predictions_from_r(pred, arg);
+  if (TYPEOF(y) != REALSXP || XLENGTH(y) != v.q.n)
+    Rf_errorcall(R_NilValue, "gpuiso: internal error: observations do not match the predictions");
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)v.q.n));
+  if (gpuiso_cdf_crps(&v.r, v.thr, &v.q, REAL(y), &opt, REAL(out), &err) != GPUISO_OK)
     stop_on_error(&err);
   UNPROTECT(1);
   return out;

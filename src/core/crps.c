@@ -14,11 +14,19 @@
 
 #include "internal.h"
 
+/* (b - a) * c * c for a <= b and c in [0, 1], finite where the product is though b - a
+ * overflows (thresholds of opposite signs near the largest double): from halves there, which are
+ * exact that far from the subnormals. */
+static double span_times(double b, double a, double c) {
+  double d = b - a;
+  return isinf(d) ? 2 * ((b / 2 - a / 2) * c * c) : d * c * c;
+}
+
 /* The integral over [ta, tb) (tb may be infinite: then only [ta, y), where F is taken as 1 on). */
 static double crps_interval(double ta, double tb, double f, double y) {
-  if (isinf(tb)) return y > ta ? (y - ta) * f * f : 0.0;
+  if (isinf(tb)) return y > ta ? span_times(y, ta, f) : 0.0;
   double a = y < ta ? ta : (y > tb ? tb : y);
-  return (a - ta) * f * f + (tb - a) * (1.0 - f) * (1.0 - f);
+  return span_times(a, ta, f) + span_times(tb, a, 1.0 - f);
 }
 
 static double threshold_after(const double *thr, int64_t m, int64_t k) {

@@ -70,11 +70,28 @@ void gpuiso_sorted_free(gpuiso_sorted *sorted) {
   free(sorted);
 }
 
+/* The weighted mean of y over the records [from, to) of one x, whose weights sum to sw and
+ * w * y to swy (0 for zero weight). Weights so small that their products with y come near the
+ * subnormals are first brought up by a power of two, which leaves the mean as it is but keeps
+ * the products' digits. */
+static double knot_mean(const sort_record *r, int64_t from, int64_t to, double sw, double swy) {
+  if (!(sw > 0)) return 0;
+  if (sw >= 0x1p-900) return swy / sw;
+  int shift = -ilogb(sw);
+  double a = 0, b = 0;
+  for (int64_t p = from; p < to; p++) {
+    double wi = ldexp(r[p].w, shift);
+    a += wi;
+    b += wi * r[p].y;
+  }
+  return b / a;
+}
+
 /* Pools the sorted records [from, to), which start a new x, into knots d0, d0 + 1, ...: x, the
  * weighted mean of y (0 for zero weight) and the summed weight. */
 static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to, int64_t d0,
                                  int gbits, gpuiso_knots *kn, gpuiso_error *err) {
-  int64_t d = d0 - 1;
+  int64_t d = d0 - 1, knot_from = from;
   double sw = 0, swy = 0;
   for (int64_t p = from; p < to; p++) {
     double yi = r[p].y, wi = r[p].w;
@@ -84,7 +101,8 @@ static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to,
       return s;
     }
     if (p == from || r[p].key != r[p - 1].key) {
-      if (d >= d0) kn->level[d] = sw > 0 ? swy / sw : 0;
+      if (d >= d0) kn->level[d] = knot_mean(r, knot_from, p, sw, swy);
+      knot_from = p;
       d++;
       kn->x[d] = key_double(r[p].key);
       sw = swy = 0;
@@ -97,8 +115,25 @@ static gpuiso_status pool_bucket(const sort_record *r, int64_t from, int64_t to,
       return GPUISO_E_OVERFLOW;
     }
   }
-  if (d >= d0) kn->level[d] = sw > 0 ? swy / sw : 0;
+  if (d >= d0) kn->level[d] = knot_mean(r, knot_from, to, sw, swy);
   return GPUISO_OK;
+}
+
+/* The records meet bad values in x order; the error names the first in input order: the
+ * element of lowest index whose y or w may not enter a fit, else (no bad value) the overflow
+ * that `bad` reports. */
+static void first_in_input(const sorted_records *s, gpuiso_error *bad) {
+  int64_t first = -1;
+  gpuiso_status why = GPUISO_OK;
+  for (int64_t p = 0; p < s->n; p++) {
+    gpuiso_status v = value_status(s->r[p].y, s->r[p].w);
+    int64_t i = tag_index(s->r[p].tag, s->gbits);
+    if (v != GPUISO_OK && (first < 0 || i < first)) {
+      first = i;
+      why = v;
+    }
+  }
+  if (first >= 0) set_error(bad, why, first, -1);
 }
 
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
@@ -128,6 +163,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
     }
   }
   if (bad.status != GPUISO_OK) {
+    first_in_input(s, &bad);
     if (err) *err = bad;
     return bad.status;
   }

@@ -17,7 +17,14 @@ static float *to_float(const double *v, int64_t n, int nth) {
 }
 
 gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
-                           const gpuiso_opts *opt, double *fit, uint8_t *start, gpuiso_error *err) {
+                           const gpuiso_opts *opt_in, double *fit, uint8_t *start, gpuiso_error *err) {
+  /* A chunk's slot holds hull_chunk + 1 vertices: no more than the longest row needs. */
+  gpuiso_opts capped = *opt_in;
+  const gpuiso_opts *opt = &capped;
+  int64_t longest = 1;
+  for (int64_t r = 0; r < nrows; r++)
+    if (offsets[r + 1] - offsets[r] > longest) longest = offsets[r + 1] - offsets[r];
+  if (capped.hull_chunk > longest) capped.hull_chunk = longest;
   if (opt->gpu_precision != GPUISO_SINGLE)
     return gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_DOUBLE, y, w, opt, fit, start, err);
   int64_t n = offsets[nrows];

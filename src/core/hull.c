@@ -73,6 +73,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   if (nblocks) *nblocks = 0;
   if (n == 0) return GPUISO_OK;
   int64_t C = opt->hull_chunk > 0 ? opt->hull_chunk : HULL_DEFAULT_CHUNK;
+  if (C > n) C = n; /* a chunk's slot holds C + 1 vertices, whatever the row's length */
   int64_t cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : HULL_DEFAULT_CAP;
   int64_t m = (n + C - 1) / C;
   int nth = resolve_threads(opt, n);
@@ -104,6 +105,9 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   }
   int e = 0;
   if (w && max_w > 0 && !any_bad) frexp(max_w, &e);
+  /* 2^-e must be a double: below 2^-1023 the largest weight is brought up by 2^1023 only, to at
+   * least 2^-51, far from the subnormals. */
+  if (e < -1023) e = -1023;
   if (e > 0) {
     scale = ldexp(1.0, -e);
     for (int64_t j = 0; j < m; j++) {

@@ -149,6 +149,7 @@ static int64_t push_first(const double *y, const double *w, pav_block *st, int64
 typedef struct {
   double sum_abs, max_abs, weight; /* of w * |y|, of |y|, of w */
   double min_abs, min_weight;      /* smallest nonzero |y|, smallest positive w */
+  double max_weight;
 } chunk_sums;
 
 /* Pushes elements [from, to) onto the stack whose top is st[k], checking each. The flags are
@@ -176,6 +177,7 @@ static GPUISO_ALWAYS_INLINE int64_t pav_push(const double *y, const double *w, i
     c.max_abs = a > c.max_abs ? a : c.max_abs;
     c.min_abs = a > 0 && a < c.min_abs ? a : c.min_abs;
     c.min_weight = wi < c.min_weight ? wi : c.min_weight;
+    c.max_weight = wi > c.max_weight ? wi : c.max_weight;
     c.weight += wi;
     k = k < 0 ? push_first(y, w, st, i, first_start)
               : push_element(y, w, st, k, i, weighted, increasing, guarded);
@@ -343,7 +345,7 @@ static gpuiso_status push_chunks(int64_t n, const double *y, const double *w,
                                  chunk_sums *sums, gpuiso_error *err) {
   int64_t bad[GPUISO_MAX_CHUNKS];
   for (int t = 0; t < nch; t++) {
-    chunk_sums zero = {0, 0, 0, INFINITY, INFINITY};
+    chunk_sums zero = {0, 0, 0, INFINITY, INFINITY, 0};
     top[t] = -1;
     bad[t] = -1;
     sums[t] = zero;
@@ -374,6 +376,38 @@ static gpuiso_status push_chunks(int64_t n, const double *y, const double *w,
   return GPUISO_OK;
 }
 
+/* Weights so small that their products with y come near the subnormals lose digits there. The
+ * weights times 2^shift, the power of two that brings the largest to [1, 2), give the same fit
+ * (exactly) without that loss: returns that shift when it is needed and the scaled sums cannot
+ * overflow, else 0. */
+static int tiny_weight_shift(const double *w, const chunk_sums *t) {
+  if (!w || !(t->max_weight < 1) || !(t->min_abs * t->min_weight < 0x1p-969)) return 0;
+  int shift = -ilogb(t->max_weight);
+  return t->sum_abs < ldexp(DBL_MAX, -shift - 1) ? shift : 0;
+}
+
+static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                                int nch, int nth, pav_block *st, double *fit, uint8_t *start,
+                                int64_t *nblocks, gpuiso_error *err);
+
+/* pav_chunks on a copy of w times 2^shift (see tiny_weight_shift). */
+static gpuiso_status pav_scaled(int64_t n, const double *y, const double *w, int shift,
+                                const gpuiso_opts *opt, int nch, int nth, pav_block *st,
+                                double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  double *scaled = malloc((size_t)n * sizeof *scaled);
+  if (!scaled) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+  for (int64_t i = 0; i < n; i++) scaled[i] = ldexp(w[i], shift);
+  gpuiso_status s = pav_chunks(n, y, scaled, opt, nch, nth, st, fit, start, nblocks, err);
+  free(scaled);
+  return s;
+}
+
 /* PAV of a row in nch chunks on nth threads, with a stack of n entries. */
 static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                                 int nch, int nth, pav_block *st, double *fit, uint8_t *start,
@@ -384,18 +418,21 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
   int guarded = 0;
   gpuiso_status s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);
   if (s != GPUISO_OK) return s;
-  chunk_sums total = {0, 0, 0, INFINITY, INFINITY};
+  chunk_sums total = {0, 0, 0, INFINITY, INFINITY, 0};
   for (int t = 0; t < nch; t++) {
     total.sum_abs += sums[t].sum_abs;
     total.max_abs = sums[t].max_abs > total.max_abs ? sums[t].max_abs : total.max_abs;
     total.weight += sums[t].weight;
     total.min_abs = sums[t].min_abs < total.min_abs ? sums[t].min_abs : total.min_abs;
     total.min_weight = sums[t].min_weight < total.min_weight ? sums[t].min_weight : total.min_weight;
+    total.max_weight = sums[t].max_weight > total.max_weight ? sums[t].max_weight : total.max_weight;
   }
   if (!isfinite(total.sum_abs) || !isfinite(total.weight)) {
     set_error(err, GPUISO_E_OVERFLOW, -1, -1);
     return GPUISO_E_OVERFLOW;
   }
+  int shift = tiny_weight_shift(w, &total);
+  if (shift > 0) return pav_scaled(n, y, w, shift, opt, nch, nth, st, fit, start, nblocks, err);
   if (!products_safe(total.max_abs, total.weight, total.min_abs, total.min_weight)) {
     guarded = 1;
     s = push_chunks(n, y, w, opt, guarded, nch, nth, bound, st, top, sums, err);

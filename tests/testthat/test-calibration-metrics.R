@@ -74,7 +74,8 @@ test_that("metrics reject bad input with clear errors", {
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), bins = 2.5), "`bins`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), weights = c(-1, 1)), "`weights`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), weights = c(0, 0)), "`weights`.*positive")
-  expect_error(calibration_error(c(0.1, 0.2), c(0, 1), binning = "quantile"), "should be one of")
+  expect_error(calibration_error(c(0.1, 0.2), c(0, 1), binning = "quantile"),
+               "`binning` must be one of \"width\", \"mass\", not \"quantile\"")
   expect_error(log_loss(c(0.1, 0.2), c(0, 1), eps = -1), "`eps`")
   expect_error(brier_score("a", 1), "`prob`")
 })

@@ -121,13 +121,14 @@ test_that("bad scalar arguments are errors", {
   expect_error(isoreg_gpu(1:3, increasing = c(TRUE, FALSE)), "increasing")
   expect_error(isoreg_gpu(1:3, y_min = NA), "y_min")
   expect_error(isoreg_gpu(1:3, y_max = "a"), "y_max")
-  expect_error(isoreg_gpu(1:3, device = "tpu"), "device|should be one of")
+  expect_error(isoreg_gpu(1:3, device = "tpu"), "`device` must be one of \"auto\", \"cpu\", \"gpu\", not \"tpu\"")
   expect_error(isoreg_batch(matrix(1:4, 2), increasing = NA), "increasing")
 })
 
 test_that("precision must be double or single", {
-  expect_error(isoreg_gpu(1:3, precision = "half"), "should be one of")
-  expect_error(isoreg_batch(matrix(1:4, 2), precision = "half"), "should be one of")
+  expect_error(isoreg_gpu(1:3, precision = "half"),
+               "`precision` must be one of \"double\", \"single\", not \"half\"")
+  expect_error(isoreg_batch(matrix(1:4, 2), precision = "half"), "`precision` must be one of")
 })
 
 test_that("errors leave no state behind: a good call after bad ones works", {

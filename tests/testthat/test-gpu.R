@@ -107,7 +107,7 @@ test_that("GPU errors name the argument and the place, as on the CPU", {
   expect_error(isoreg_gpu(1:3, w = c(0, 0, 0), device = "gpu"), "at least one positive weight$")
   expect_error(isoreg_batch(matrix(c(1, 2, NaN, 4), 2), device = "gpu"), "row 1, column 2")
   expect_error(isoreg_batch(c(1, 2, 3, Inf), group = c(1, 2, 1, 2), device = "gpu"),
-               "element 4 \\(group 2\\)")
+               "element 4 \\(group \"2\"\\)")
   expect_error(isoreg_gpu(rep(1e307, 20), device = "gpu"), "overflow")
   expect_equal(isoreg_gpu(c(3, 1, 2), y_min = 2.5, device = "gpu")$fitted, c(2.5, 2.5, 2.5))
 })

@@ -60,6 +60,6 @@ test_that("the hull engine clips, counts blocks and reports bad input like PAV",
   expect_error(isoreg_gpu(1:3, w = c(1, -1, 1), method = "hull"), "`w`")
   expect_error(isoreg_gpu(1:3, w = c(0, 0, 0), method = "hull"), "positive weight")
   expect_error(isoreg_gpu(rep(1e307, 20), method = "hull"), "overflow")
-  expect_error(isoreg_gpu(1:3, method = "simplex"), "should be one of")
+  expect_error(isoreg_gpu(1:3, method = "simplex"), "`method` must be one of \"auto\", \"pav\", \"hull\"")
   expect_identical(isoreg_gpu(1:3)$method, "pav")
 })

@@ -22,7 +22,7 @@ test_that("idr() rejects bad input with clear errors", {
   expect_error(idr(1:3, x, orders = c(lex = 1)), "`orders` must be a named vector")
   expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` only applies to several covariates")
   expect_error(idr(1:3, x, dense = NA), "`dense` must be TRUE or FALSE")
-  expect_error(idr(1:3, x, device = "tpu"), "should be one of")
+  expect_error(idr(1:3, x, device = "tpu"), "`device` must be one of")
 })
 
 test_that("nothing is modified in place", {
@@ -39,8 +39,8 @@ test_that("idrbag() rejects bad input with clear errors", {
   y <- c(1, 3, 2, 4)
   X <- data.frame(x = 1:4)
   nd <- data.frame(x = 2.5)
-  expect_error(idrbag(y, X, nd, b = 0, p = 0.5), "`b` must be a positive whole number")
-  expect_error(idrbag(y, X, nd, b = 2.5, p = 0.5), "`b` must be a positive whole number")
+  expect_error(idrbag(y, X, nd, b = 0, p = 0.5), "`b` must be a whole number from 1 to 1e6")
+  expect_error(idrbag(y, X, nd, b = 2.5, p = 0.5), "`b` must be a whole number from 1 to 1e6")
   expect_error(idrbag(y, X, nd, b = 2, p = 1), "`p` must be a number between 0 and 1")
   expect_error(idrbag(y, X, b = 2, p = 0.5), "`newdata` is missing")
   expect_error(idrbag(y, X, data.frame(x = "a"), b = 2, p = 0.5), "`newdata` must be numeric")

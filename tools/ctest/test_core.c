@@ -383,6 +383,63 @@ static void test_hull(void) {
   free(y); free(w); free(zp); free(zh); free(sp); free(sh);
 }
 
+/* Data at the edges of double precision, each fitted exactly: subnormal weights (their products
+ * with y near the subnormals lose digits unless the weights are scaled first), a hull chunk far
+ * longer than the row, and bad values met in x order but reported in input order. */
+static void test_edges(void) {
+  double y[3] = {0.7, 0.123456789, 0.3}, z[3], exact = (0.7 + 0.123456789 + 0.3) / 3;
+  double tiny[4] = {1e-320, 5e-324, 0x1p-1023, 1e-310};
+  gpuiso_error e;
+  int64_t nb;
+  for (int t = 0; t < 4; t++) {
+    double w[3] = {tiny[t], tiny[t], tiny[t]};
+    for (int hull = 0; hull <= 1; hull++) {
+      gpuiso_opts o = options(1, 1, 0);
+      gpuiso_status st = hull ? gpuiso_hull(3, y, w, &o, z, NULL, &nb, &e)
+                              : gpuiso_pav(3, y, w, &o, z, NULL, &nb, &e);
+      CHECK(st == GPUISO_OK && fabs(z[0] - exact) <= 4e-16 && z[2] == z[0] && nb == 1,
+            "%s with weights %g: status %d, %.17g", hull ? "hull" : "pav", tiny[t], (int)st, z[0]);
+    }
+  }
+  /* tied x with tiny weights: the knot's mean from scaled weights */
+  double x4[4] = {3, 1, 1, 2}, y4[4] = {0.1, 0.7, 0.123456789, 0.3}, w4[4] = {1e-320, 1e-320, 1e-320, 1e-320};
+  gpuiso_opts o = options(1, 1, 0);
+  gpuiso_sorted *sorted;
+  int64_t nk;
+  double z4[4], kx[4], kl[4], kw[4];
+  uint8_t ks[4];
+  gpuiso_knots kn = {0, kx, kl, kw, ks, 0};
+  int ok = gpuiso_sort_xy(4, x4, y4, w4, &o, &sorted, &nk, &e) == GPUISO_OK &&
+           gpuiso_fit_sorted(sorted, &o, z4, &kn, &e) == GPUISO_OK;
+  if (ok) gpuiso_sorted_free(sorted);
+  double m = (0.1 + 0.7 + 0.123456789 + 0.3) / 4; /* all knots pool */
+  CHECK(ok && fabs(z4[1] - m) <= 4e-16 && z4[0] == z4[1] && z4[3] == z4[1] && z4[2] == z4[1],
+        "tied x, tiny weights: %.17g", z4[1]);
+  /* bad values in x order and in input order */
+  double xb[3] = {3, 2, 1}, yb[3] = {1, NAN, NAN}, wb[3] = {1, 1, -1};
+  ok = gpuiso_sort_xy(3, xb, yb, NULL, &o, &sorted, &nk, &e) == GPUISO_OK;
+  CHECK(ok && gpuiso_fit_sorted(sorted, &o, z, &kn, &e) == GPUISO_E_Y_NONFINITE && e.index == 1,
+        "NaN y reported at %lld, not 1", (long long)e.index);
+  if (ok) gpuiso_sorted_free(sorted);
+  yb[1] = yb[2] = 1;
+  ok = gpuiso_sort_xy(3, xb, yb, wb, &o, &sorted, &nk, &e) == GPUISO_OK;
+  CHECK(ok && gpuiso_fit_sorted(sorted, &o, z, &kn, &e) == GPUISO_E_W_NEGATIVE && e.index == 2,
+        "negative w reported at %lld, not 2", (long long)e.index);
+  if (ok) gpuiso_sorted_free(sorted);
+  /* a hull chunk of 10^9 points on a row of 5000: the chunk is the row */
+  enum { N = 5000 };
+  double *yl = malloc(N * sizeof *yl), *zp = malloc(N * sizeof *zp), *zh = malloc(N * sizeof *zh);
+  for (int i = 0; i < N; i++) yl[i] = unif() + i * 1e-4;
+  o = options(1, 1, 0);
+  gpuiso_pav(N, yl, NULL, &o, zp, NULL, &nb, &e);
+  o.hull_chunk = 1000000000;
+  ok = gpuiso_hull(N, yl, NULL, &o, zh, NULL, &nb, &e) == GPUISO_OK;
+  double dev = 0;
+  for (int i = 0; ok && i < N; i++) dev = fabs(zh[i] - zp[i]) > dev ? fabs(zh[i] - zp[i]) : dev;
+  CHECK(ok && dev <= 1e-12, "hull with a chunk of 1e9 on %d points: deviation %g", N, dev);
+  free(yl); free(zp); free(zh);
+}
+
 int main(void) {
   srand(20261129);
   test_pav_small();
@@ -391,6 +448,7 @@ int main(void) {
   test_grouped_fits();
   test_batches();
   test_hull();
+  test_edges();
   printf("ctest: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

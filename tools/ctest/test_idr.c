@@ -156,8 +156,29 @@ static void test_queries(int NQ) {
   free(qpos); free(lam); free(y); free(got); free(kq); free(crps);
 }
 
+/* CRPS over thresholds that span more than the largest double, with a finite exact value, by
+ * the look-up (one query) and by the sweep (many queries). */
+static void test_crps_wide(void) {
+  enum { NQ = 400 };
+  double cdf[2] = {0.5, 1}, thr[2] = {-1e308, 1e308};
+  gpuiso_cdf_runs r;
+  CHECK(gpuiso_cdf_runs_dense(1, 2, cdf, &r, NULL) == GPUISO_OK, "dense runs");
+  int32_t pos[NQ];
+  double lam[NQ], y[NQ], out[NQ];
+  for (int i = 0; i < NQ; i++) pos[i] = 0, lam[i] = 0, y[i] = i % 2 ? 1e308 : -1e308;
+  gpuiso_opts o = options(1, 1);
+  for (int64_t n = 1; n <= NQ; n += NQ - 1) {
+    gpuiso_cdf_query q = {n, pos, lam};
+    gpuiso_cdf_crps(&r, thr, &q, y, &o, out, NULL);
+    for (int64_t i = 0; i < n; i++) /* 0.25 over the 2e308 between the thresholds */
+      CHECK(out[i] == 5e307, "crps of %lld queries: %g, not 5e307", (long long)n, out[i]);
+  }
+  gpuiso_cdf_runs_free(&r);
+}
+
 int main(void) {
   srand(20261129);
+  test_crps_wide();
   test_fit();
   test_queries(3);
   test_queries(40);
