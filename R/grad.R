@@ -109,7 +109,7 @@ vjp_rows <- function(fit) {
                  })
     rows$take_w <- function(w) if (is.matrix(w)) t(w) else rep(w, times = nr)
   } else if (!is.null(fit$group)) {
-    ids <- group_ids(fit$group)
+    ids <- group_ids(fit$group)$codes
     rows <- as_rows(order(ids, method = "radix"))
     rows$offsets <- c(0, cumsum(as.double(tabulate(ids, max(ids)))))
   } else {

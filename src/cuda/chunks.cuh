@@ -60,6 +60,7 @@ struct row_scale_step {
     } else if (v.w && max_w > 0) {
       int e = 0;
       frexp(max_w, &e);
+      if (e < -1023) e = -1023; /* 2^-e must be a double (as hull.c) */
       if (e != 0) {
         s.scale = ldexp(1.0, -e);
         s.rescale = e > 0 ? 1 : -1;

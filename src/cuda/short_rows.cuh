@@ -213,7 +213,7 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
   if (v.w && max_w > 0) {
     int e = 0;
     frexp(max_w, &e);
-    st.scale = ldexp(1.0, -e);
+    st.scale = ldexp(1.0, -(e < -1023 ? -1023 : e)); /* a double, as hull.c's */
   }
   int ok = me.row >= 0 && st.status == GPUISO_OK;
   if (me.row >= 0 && me.q == 0 && me.n > 0) {

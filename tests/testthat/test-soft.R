@@ -136,5 +136,5 @@ test_that("bad input to the soft operators gives errors naming the argument", {
   expect_error(soft_rank_vjp(1:3, c(1, Inf, 2)), "`g` must be finite, but has Inf at element 2")
   expect_error(soft_rank(c(1e300, 1), 1e-10), "`x / epsilon` overflows double precision at element 1")
   expect_error(soft_sort(1:3, 1e-310), "the sums of the soft sort overflow")
-  expect_error(soft_rank(1:3, device = "tpu"), "should be one of")
+  expect_error(soft_rank(1:3, device = "tpu"), "`device` must be one of")
 })

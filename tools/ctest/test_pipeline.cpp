@@ -152,6 +152,27 @@ static void test_families(void) {
   free(y); free(w); free(ref); free(z); free(yf); free(wf); free(zf); free(start);
 }
 
+/* Weights all below 2^-1023: the scale that brings them near 1 is no double; the solver's
+ * kernels against the CPU hull engine (the row-PAV control scales nothing). */
+static void test_tiny_weights(void) {
+  int64_t off[4] = {0, 3, 40, 700};
+  double y[700], w[700], ref[700], z[700];
+  for (int i = 0; i < 700; i++) y[i] = sin(0.37 * i) + 0.001 * i, w[i] = 1e-310 * (1 + i % 5);
+  gpuiso_opts opt = options(1, 16, 2);
+  reference(3, off, y, w, &opt, ref);
+  for (int kernel = 0; kernel <= 2; kernel += 2) {
+    opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+    gpuiso_error e;
+    sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+    int64_t rows = kernel == GPUISO_GPU_FAST ? 2 : 3; /* short rows only, for the fast kernel */
+    gpuiso_status s = fit_rows_host(ex, rows, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+    comparison c = compare_rows(rows, off, y, ref, GPUISO_DOUBLE, z, 1, 0);
+    CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0,
+          "weights below 2^-1023, %s kernel: status %d (%s), deviation %g", kernel_names[kernel], (int)s,
+          e.message, c.max_dev);
+  }
+}
+
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 static void test_errors(void) {
@@ -208,6 +229,7 @@ int main(void) {
     sim_seed = seeds[k];
     test_families();
     test_short_rows();
+    test_tiny_weights();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);
