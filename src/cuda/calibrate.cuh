@@ -227,13 +227,6 @@ struct calib_row_blocks_step {
   SIMT_DEVICE void operator()(int64_t r) const { v.row_blocks[r] = v.block_at[v.row_knots[r]]; }
 };
 
-/* Releases *p and clears it. */
-template <class Exec, typename T>
-static void drop(Exec &ex, T **p) {
-  ex.release((void *)*p);
-  *p = NULL;
-}
-
 template <class Exec>
 static void calib_release(Exec &ex, calib_view *v) {
   drop(ex, &v->score), drop(ex, &v->label), drop(ex, &v->w), drop(ex, &v->g);
@@ -244,19 +237,6 @@ static void calib_release(Exec &ex, calib_view *v) {
   drop(ex, &v->kx), drop(ex, &v->ky), drop(ex, &v->kw), drop(ex, &v->kfit), drop(ex, &v->kstart);
   drop(ex, &v->bound), drop(ex, &v->row_knots), drop(ex, &v->block_at), drop(ex, &v->block_first);
   drop(ex, &v->bw), drop(ex, &v->blocks), drop(ex, &v->row_blocks);
-}
-
-template <class Exec, typename T>
-static gpuiso_status upload(Exec &ex, const T **dev, const T *host, int64_t count) {
-  if (!host) return GPUISO_OK;
-  size_t bytes = (size_t)count * sizeof(T);
-  gpuiso_status s = ex.alloc((void **)dev, bytes);
-  return s == GPUISO_OK ? ex.put((void *)*dev, host, bytes) : s;
-}
-
-template <class Exec, typename T>
-static gpuiso_status make(Exec &ex, T **dev, int64_t count) {
-  return ex.alloc((void **)dev, (size_t)count * sizeof(T));
 }
 
 /* Steps 1 and 2: the stream in v.skey, v.sy, v.sw. */

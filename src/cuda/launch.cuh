@@ -34,6 +34,27 @@ static const char *step_name() {
   return name;
 }
 
+/* Device buffers for the host sides: *p released and cleared; an upload of count host elements
+ * (nothing for a NULL host); count elements allocated. */
+template <class Exec, typename T>
+static void drop(Exec &ex, T **p) {
+  ex.release((void *)*p);
+  *p = NULL;
+}
+
+template <class Exec, typename T>
+static gpuiso_status upload(Exec &ex, const T **dev, const T *host, int64_t count) {
+  if (!host) return GPUISO_OK;
+  size_t bytes = (size_t)count * sizeof(T);
+  gpuiso_status s = ex.alloc((void **)dev, bytes);
+  return s == GPUISO_OK ? ex.put((void *)*dev, host, bytes) : s;
+}
+
+template <class Exec, typename T>
+static gpuiso_status make(Exec &ex, T **dev, int64_t count) {
+  return ex.alloc((void **)dev, (size_t)count * sizeof(T));
+}
+
 /* step(i) for every i < count. */
 template <class Exec, class Step>
 static gpuiso_status each(Exec &ex, const Step &step, int64_t count) {

@@ -96,33 +96,28 @@ static void soft_release(Exec &ex, soft_view *v) {
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
-template <class Exec, typename T>
-static gpuiso_status soft_make(Exec &ex, T **dev, int64_t count) {
-  return ex.alloc((void **)dev, (size_t)count * sizeof(T));
-}
-
 /* Step 1: the stream order (perm) with keys and targets. */
 template <class Exec>
 static gpuiso_status soft_order(Exec &ex, soft_view &v) {
   int64_t n = v.n;
-  gpuiso_status s = soft_make(ex, &v.key, n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.key_sorted, n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.index, n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.by_key, n);
+  gpuiso_status s = make(ex, &v.key, n);
+  if (s == GPUISO_OK) s = make(ex, &v.key_sorted, n);
+  if (s == GPUISO_OK) s = make(ex, &v.index, n);
+  if (s == GPUISO_OK) s = make(ex, &v.by_key, n);
   if (s == GPUISO_OK) s = each(ex, soft_key_step{v}, n);
   if (s == GPUISO_OK) s = ex.sort_pairs(v.key, v.key_sorted, v.index, v.by_key, n, 64);
   if (v.nrow > 1) {
     int bits = 1;
     while (bits < 32 && ((int64_t)1 << bits) < v.nrow) bits++;
-    if (s == GPUISO_OK) s = soft_make(ex, &v.row, n);
-    if (s == GPUISO_OK) s = soft_make(ex, &v.row_sorted, n);
-    if (s == GPUISO_OK) s = soft_make(ex, &v.by_row, n);
+    if (s == GPUISO_OK) s = make(ex, &v.row, n);
+    if (s == GPUISO_OK) s = make(ex, &v.row_sorted, n);
+    if (s == GPUISO_OK) s = make(ex, &v.by_row, n);
     if (s == GPUISO_OK) s = each(ex, soft_row_step{v}, n);
     if (s == GPUISO_OK) s = ex.sort_pairs(v.row, v.row_sorted, v.index, v.by_row, n, bits);
   }
-  if (s == GPUISO_OK) s = soft_make(ex, &v.perm, n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.s, n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.z, n);
+  if (s == GPUISO_OK) s = make(ex, &v.perm, n);
+  if (s == GPUISO_OK) s = make(ex, &v.s, n);
+  if (s == GPUISO_OK) s = make(ex, &v.z, n);
   if (s == GPUISO_OK) s = each(ex, soft_stream_step{v}, n);
   return s;
 }
@@ -159,9 +154,9 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
   vjp_layout L;
   memset(&L, 0, sizeof L);
 
-  gpuiso_status s = soft_make(ex, (double **)&v.x, v.n);
+  gpuiso_status s = make(ex, (double **)&v.x, v.n);
   if (s == GPUISO_OK) s = ex.put((void *)v.x, x, bytes);
-  if (s == GPUISO_OK && g) s = soft_make(ex, (double **)&v.g, v.n);
+  if (s == GPUISO_OK && g) s = make(ex, (double **)&v.g, v.n);
   if (s == GPUISO_OK && g) s = ex.put((void *)v.g, g, bytes);
   if (s == GPUISO_OK) s = soft_order(ex, v);
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
@@ -169,8 +164,8 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
   /* step 2 */
   if (s == GPUISO_OK) s = plan_init(ex, &plan, nrow, offsets, GPUISO_DOUBLE, &solver, err);
   planned = s == GPUISO_OK;
-  if (s == GPUISO_OK) s = soft_make(ex, &v.v, v.n);
-  if (s == GPUISO_OK) s = soft_make(ex, &v.start, v.n);
+  if (s == GPUISO_OK) s = make(ex, &v.v, v.n);
+  if (s == GPUISO_OK) s = make(ex, &v.start, v.n);
   if (s == GPUISO_OK) {
     s = plan_fit(ex, &plan, (const double *)v.z, (const double *)NULL, v.v, v.start, err);
     if (s == GPUISO_E_Y_NONFINITE || s == GPUISO_E_OVERFLOW) {
@@ -181,11 +176,11 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
   if (planned) plan_release(ex, &plan);
 
   /* step 3 */
-  if (s == GPUISO_OK) s = soft_make(ex, &v.out, v.n);
+  if (s == GPUISO_OK) s = make(ex, &v.out, v.n);
   if (s == GPUISO_OK && !g) s = each(ex, soft_value_step{v}, v.n);
   if (s == GPUISO_OK && g) {
-    s = soft_make(ex, &v.gs, v.n);
-    if (s == GPUISO_OK) s = soft_make(ex, &v.a, v.n);
+    s = make(ex, &v.gs, v.n);
+    if (s == GPUISO_OK) s = make(ex, &v.a, v.n);
     if (s == GPUISO_OK) s = each(ex, soft_gather_step{v}, v.n);
     if (s == GPUISO_OK) s = vjp_layout_init(ex, &L, nrow, offsets, err);
     if (s == GPUISO_OK) {

@@ -391,10 +391,8 @@ static void check_access(arena &a, const char *kind, size_t off, size_t n, int w
   sim_thread *t = cur;
   uint32_t tok = token_for(t, atomic, pc, file, line);
   int any_init = 0;
-  for (size_t i = off; i < off + n;) {
-    size_t word = i / 8, first = i % 8, last = (off + n - 1) / 8 == word ? (off + n - 1) % 8 : 7;
-    uint8_t m = (uint8_t)(((1u << (last - first + 1)) - 1) << first);
-    cell *c = (cell *)a.shadow + word;
+  each_cell(a, off, n, [&](cell *c, uint8_t m) {
+    size_t i = (size_t)(c - (cell *)a.shadow) * 8 + (size_t)__builtin_ctz(m); /* the first byte */
     if ((c->acc & m) != m) report_access("out of bounds", a, kind, i, n, write, pc, "");
     any_init |= (c->init & m) != 0;
     if (c->w != TOKEN_NONE && (c->wm & m) && !ordered(c->w, t))
@@ -423,8 +421,7 @@ static void check_access(arena &a, const char *kind, size_t off, size_t n, int w
       if (o && (o->block != blk->linear || o->warp != t->warp)) c->r2 = c->r1, c->m2 = c->m1;
       c->r1 = tok, c->m1 = m;
     }
-    i = (word + 1) * 8;
-  }
+  });
   /* bytes partly written are taken as a value with padding; none written is a fresh read */
   if ((!write || (atomic && reads)) && !any_init)
     report_access("uninitialised read", a, kind, off, n, 0, pc, "");
