@@ -2,9 +2,10 @@
 #'
 #' Turns the scores of a binary classifier into calibrated probabilities: the isotonic
 #' (non-decreasing) regression of the 0/1 labels on the scores, fitted for all scores together and,
-#' with `group`, separately for each group (for example one curve per country or campaign). A
-#' calibrated probability is then the click rate of the block of neighbouring scores it falls in,
-#' the largest monotone step function that fits the labels best in least squares.
+#' with `group`, separately for each group (for example one curve per country or campaign). Each
+#' curve is the non-decreasing step function of the score that is closest to the labels in
+#' weighted least squares; a calibrated probability is the weighted rate of positive labels in the
+#' block of neighbouring scores it falls in.
 #'
 #' The scores may come in any order. They are sorted once; equal scores are pooled (their labels
 #' averaged with their weights, the weights summed), per group and for the pooled curve; and the

@@ -163,10 +163,12 @@ vjp_rows <- function(fit) {
 #' @param decreasing `FALSE` for ranks from the smallest value and increasing soft sorts, `TRUE`
 #'   for ranks from the largest and decreasing soft sorts.
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
-#' @param g For the `_vjp` functions: the upstream gradient, finite, of the shape of `x`.
+#' @param g For `soft_rank_vjp()` and `soft_sort_vjp()`: the upstream gradient, finite, of the
+#'   shape of `x`.
 #' @return An array of the shape of `x`: the soft ranks or soft sorts, row by row for a matrix, or
-#'   (`_vjp`) the gradient with respect to `x`. Names and dimnames of `x` are kept, except the
-#'   names of positions for soft sorts (the sorted values belong to no element).
+#'   (`soft_rank_vjp()`, `soft_sort_vjp()`) the gradient with respect to `x`. Names and dimnames
+#'   of `x` are kept, except the names of positions for soft sorts (the sorted values belong to no
+#'   element).
 #' @references Blondel, M., Teboul, O., Berthet, Q. and Djolonga, J. (2020). Fast differentiable
 #'   sorting and ranking. *Proceedings of the 37th International Conference on Machine Learning*,
 #'   PMLR 119, 950--959.

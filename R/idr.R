@@ -2,9 +2,9 @@
 #'
 #' Estimates the conditional distribution of `y` given one covariate `x` under the assumption that
 #' `y` tends to be larger when `x` is larger (first-order stochastic dominance): for every
-#' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)} is the
+#' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)}{F(t | x)} is the
 #' non-increasing (antitonic) weighted least-squares fit in `x` of the indicators
-#' \eqn{1\{y \le t\}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
+#' \eqn{1\{y \le t\}}{1{y <= t}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
 #' isodistrreg for one covariate, so that a study can switch by changing the `library()` line.
 #'
 #' On the CPU the fit sweeps the thresholds in increasing order and updates the previous

@@ -13,12 +13,12 @@
 #'
 #' * `cdf()`: the CDF at `thresholds`.
 #' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
-#' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt},
+#' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt}{integral of (F(t) - 1{t >= y})^2 dt},
 #'   computed exactly for the step CDFs.
 #' * `pit()`: the probability integral transform \eqn{F(y)}; with `randomize = TRUE` a uniform
 #'   draw between \eqn{F(y-)} and \eqn{F(y)} where the CDF jumps at `y`.
-#' * `bscore()`: Brier scores \eqn{(F(t) - 1\{y \le t\})^2}.
-#' * `qscore()`: quantile scores \eqn{2 (1\{q > y\} - \alpha)(q - y)}.
+#' * `bscore()`: Brier scores \eqn{(F(t) - 1\{y \le t\})^2}{(F(t) - 1{y <= t})^2}.
+#' * `qscore()`: quantile scores \eqn{2 (1\{q > y\} - \alpha)(q - y)}{2 (1{q > y} - alpha)(q - y)}, with \eqn{\alpha}{alpha} the quantile level.
 #'
 #' @param predictions A `"gpuiso_idr"` object.
 #' @param thresholds Numeric vector of thresholds.

@@ -29,8 +29,8 @@
 #' bridges, level by level and in parallel, with each node of the merge tree held as a list of
 #' segments of the chunks' hulls (the GPU's algorithm); its coordinates are double-double numbers,
 #' so its fit is at least as accurate as PAV's. `method = "auto"` chooses PAV, which is faster on
-#' CPUs at every row length and thread count measured (see `tools/bench/RESULTS.md`). An unsorted
-#' `x` is sorted by a parallel radix sort.
+#' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
+#' source repository). An unsorted `x` is sorted by a parallel radix sort.
 #'
 #' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: a
 #' thread builds each chunk's hull, a thread runs each merge of the chunk hulls, a thread
