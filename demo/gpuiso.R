@@ -39,9 +39,9 @@ range(fitted(isoreg_gpu(aq$Temp, aq$Ozone, y_min = 10, y_max = 100)))
 set.seed(1)
 Y <- t(replicate(5, cumsum(rnorm(20)) + rnorm(20, sd = 2)))
 rownames(Y) <- paste0("series", 1:5)
-F <- isoreg_batch(Y)
-round(F[, 1:8], 3)
-all(apply(F, 1, function(r) all(diff(r) >= -1e-12)))
+fitted_rows <- isoreg_batch(Y)
+round(fitted_rows[, 1:8], 3)
+all(apply(fitted_rows, 1, function(r) all(diff(r) >= -1e-12)))
 
 ## Groups of unequal length in one long vector: ozone by month, in day order
 by_month <- isoreg_batch(aq$Ozone, group = aq$Month)
@@ -51,6 +51,14 @@ head(data.frame(Month = aq$Month, Day = aq$Day, Ozone = aq$Ozone, fitted = by_mo
 bs <- isoreg_batch(Y, block_starts = TRUE)
 rowSums(bs$block_start)
 
+## --- The plot: on screen in an interactive session; otherwise into a PDF file in the working
+## directory (as R's own Rplots.pdf; a file under tempdir() would be deleted when R exits)
 if (interactive()) {
   plot(fit, main = "cars: isotonic fit of dist on speed")
+} else {
+  pdf_file <- file.path(getwd(), "gpuiso-demo.pdf")
+  grDevices::pdf(pdf_file, width = 7, height = 5)
+  plot(fit, main = "cars: isotonic fit of dist on speed")
+  invisible(grDevices::dev.off())
+  cat("The plot of the fit is in", pdf_file, "\n")
 }
