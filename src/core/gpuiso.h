@@ -55,8 +55,9 @@ typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1, GPUISO_GPU = 2 } gpuiso_engine;
  * the reference that faster variants are checked against and the control of their ablations.
  * GPUISO_GPU_ROW_PAV is the control of the benchmarks: pool adjacent violators, one thread per
  * row (the design of torchsort); it does not check its input. GPUISO_GPU_FAST is the paper's
- * solver as far as it is built: batches of rows of up to 512 elements packed several to a warp
- * (src/cuda/short_rows.cuh), device memory in proportion to the elements; other batches run the
+ * solver as far as it is built: batches of rows of up to 4096 elements on the lane kernels (rows
+ * of up to 1024 packed several to a warp, longer ones a block of up to four warps each;
+ * src/cuda/short_rows.cuh), device memory in proportion to the elements; other batches run the
  * simple path. */
 typedef enum { GPUISO_GPU_SIMPLE = 0, GPUISO_GPU_ROW_PAV = 1, GPUISO_GPU_FAST = 2 } gpuiso_gpu_kernel;
 

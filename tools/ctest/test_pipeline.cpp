@@ -41,18 +41,20 @@ static void reference(int64_t nrows, const int64_t *off, const double *y, const 
 
 static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 
-/* The fast path's short rows at the lengths around a lane, a warp and the limit, packed in one
- * batch (rows of 1 to 16 lanes side by side in warps), against the CPU hull engine and the
- * simple path; a row over the limit sends the batch to the simple path. */
+/* The fast path's lane kernels at the lengths around a lane, a warp, two and four warps, in one
+ * batch (short rows of 1 to 32 lanes side by side in warps, longer ones a block each, between
+ * them), against the CPU hull engine; a row over the limit sends the batch to the simple path. */
 static void test_short_rows(void) {
-  const int64_t lens[] = {1, 2, 31, 32, 33, 0, 63, 64, 65, 100, 1, 255, 256, 257, 3, 511, 512, 5, 1, 40};
+  const int64_t lens[] = {1,   2,    31,  32,   33,   0,    63,   64,   65,   100, 1,    255,  256, 257,
+                          3,   511,  512, 5,    1,    40,   513,  1000, 1023, 1024, 7,   1025, 2047, 2048,
+                          2049, 3000, 4095, 4096};
   const int nlens = (int)(sizeof lens / sizeof lens[0]);
   int64_t off[3 * nlens + 2];
   int64_t R = 0;
   off[0] = 0;
   for (int rep = 0; rep < 3; rep++)
     for (int k = 0; k < nlens; k++, R++) off[R + 1] = off[R] + lens[(k + 7 * rep) % nlens];
-  int64_t n = off[R] + 513;
+  int64_t n = off[R] + BLOCK_ROW_MAX + 1;
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
@@ -60,7 +62,7 @@ static void test_short_rows(void) {
     for (int wk = 0; wk < W_COUNT; wk++) {
       for (int over = 0; over <= 1; over++) {
         int64_t rows = over ? R + 1 : R, *o = off;
-        if (over) off[R + 1] = off[R] + 513;
+        if (over) off[R + 1] = off[R] + BLOCK_ROW_MAX + 1;
         int increasing = (f + wk) % 2;
         gen_rows((family_kind)f, (weight_kind)wk, rows, o, 5 + f, 0, y, w);
         const double *wp = wk == W_NONE ? NULL : w;
