@@ -95,3 +95,21 @@ gpuiso_threads <- function(threads = NULL) {
   }
   invisible(.Call(C_threads, as.integer(min(threads, .Machine$integer.max)))[1])
 }
+
+# Device bytes that a GPU fit of `rows` rows of `row_length` elements would ask for (data, fit,
+# block flags and the solver's scratch, as the CUDA engine plans them), with or without a device:
+# for the memory budget of the design (at most 48 bytes per element, weighted float64) and for
+# sizing work. Batches over the memory free run in slices of rows. Internal.
+gpu_workspace_bytes <- function(rows, row_length, precision = c("double", "single"), weighted = TRUE) {
+  whole <- function(v, name) {
+    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 1 || v != floor(v) || !is.finite(v)) {
+      stop_arg(name, sprintf("must be a positive whole number, not %s", describe(v)))
+    }
+    as.double(v)
+  }
+  rows <- whole(rows, "rows")
+  row_length <- whole(row_length, "row_length")
+  precision <- check_choice(precision, c("double", "single"), "precision")
+  weighted <- check_flag(weighted, "weighted")
+  .Call(C_gpu_workspace_bytes, rows, row_length, precision == "single", weighted)
+}

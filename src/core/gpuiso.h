@@ -361,6 +361,13 @@ const char *gpuiso_cuda_lost(void);
 /* For tests only: forgets the lost state. It does not repair the CUDA context. */
 void gpuiso_cuda_lost_reset(void);
 
+/* Device bytes a CUDA fit of nrows rows of row_length elements each asks for: y, w (weighted),
+ * the fit, the block flags and the solver's scratch, as gpu_fit_rows plans them (opt->gpu_kernel
+ * and hull_chunk apply, the chunk capped at the row). Computed on the host, with or without a
+ * device; a batch over the memory free runs in slices of rows of this size each. */
+double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
+                                  const gpuiso_opts *opt);
+
 /* ---- The CUDA engine ------------------------------------------------------------------------
  * Rows of a batch lie one after another in y: row r is elements offsets[r] .. offsets[r + 1] - 1
  * (offsets: nrows + 1 values on the host, from 0, non-decreasing; rows may be empty). y, w (NULL:

@@ -24,9 +24,6 @@
 #include "row_pav.cuh"
 #include "short_rows.cuh"
 
-#define GPU_DEFAULT_CHUNK 1024
-#define GPU_DEFAULT_CAP 64
-
 struct gpuiso_cuda_plan {
   int64_t nrows, n, nchunks, max_chunks; /* max_chunks: of any row, for the merge levels */
   gpuiso_precision type;
@@ -60,11 +57,6 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
                  p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
                  p->block_row};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
-}
-
-/* Whether the plan's rows run on the lane kernels (short_rows.cuh). */
-static inline int plan_short(const gpuiso_opts *opt, int64_t longest) {
-  return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= BLOCK_ROW_MAX;
 }
 
 /* The rows of the lane kernels (host): the short ones packed in order into warps (where each
@@ -181,20 +173,6 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   free(row);
   if (s != GPUISO_OK) plan_release(ex, p);
   return s;
-}
-
-/* Device bytes that plan_init takes per row of len elements (a few more per plan), for callers
- * that size batches to the memory free. */
-static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t len) {
-  if (plan_short(opt, len)) return (len > SHORT_ROW_MAX ? 3 : 2) * sizeof(int64_t) + sizeof(row_state);
-  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
-  double chunks = (double)((len + chunk - 1) / chunk);
-  double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
-  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
-    return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
-  return layout + sizeof(row_state) +
-         chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
-                   (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
 }
 
 template <typename T>
@@ -320,15 +298,13 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
   return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
 }
 
-/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out. */
+/* Rows of a host batch through the device: a plan, the data in, the fit out. */
 template <class Exec>
-static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
-                                   gpuiso_precision type, const void *y, const void *w,
-                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
-                                   gpuiso_error *err) {
-  set_error(err, GPUISO_OK, -1, -1);
+static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets,
+                                    gpuiso_precision type, const void *y, const void *w,
+                                    const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                    gpuiso_error *err) {
   int64_t n = offsets[nrows];
-  if (n == 0) return GPUISO_OK;
   size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
   gpuiso_cuda_plan p;
   gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, opt, err);
@@ -350,6 +326,50 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   ex.release(dfit);
   ex.release(dstart);
   plan_release(ex, &p);
+  return s;
+}
+
+/* The share of the free device memory a slice may take: the rest covers the plans' fixed parts
+ * and the allocator's rounding. */
+#define SLICE_SHARE 0.9
+
+/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out; in slices of rows
+ * when the batch needs more than the memory free (a row is never cut). */
+template <class Exec>
+static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
+                                   gpuiso_precision type, const void *y, const void *w,
+                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                   gpuiso_error *err) {
+  set_error(err, GPUISO_OK, -1, -1);
+  if (offsets[nrows] == 0) return GPUISO_OK;
+  size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
+  gpuiso_status s = ex.available(&avail);
+  int64_t longest = 0;
+  for (int64_t r = 0; r < nrows; r++)
+    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
+  int64_t *off = NULL; /* a slice's offsets, from 0 */
+  for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
+    double need = 0;
+    for (r1 = r0; r1 < nrows; r1++) {
+      int64_t len = offsets[r1 + 1] - offsets[r1];
+      double b = plan_row_bytes(opt, longest, len) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
+      if (r1 > r0 && need + b > SLICE_SHARE * (double)avail) break;
+      need += b;
+    }
+    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
+    if (!off && !(off = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *off))) {
+      s = GPUISO_E_NOMEM;
+      set_error(err, s, -1, -1);
+      break;
+    }
+    int64_t e0 = offsets[r0];
+    for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
+    s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
+                       w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
+                       start ? start + e0 : NULL, err);
+    if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
+  }
+  free(off);
   return s;
 }
 

@@ -24,8 +24,8 @@
 #include "chunks.cuh"
 #include "team.cuh"
 
-#define SHORT_ROW_MAX (SIMT_WARP * SIMT_WARP)
-#define BLOCK_ROW_MAX (4 * SHORT_ROW_MAX)
+static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
+              "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
 /* Lanes a row of n elements takes (0 for an empty row). */
 static inline GPUISO_HD int short_row_lanes(int64_t n) {

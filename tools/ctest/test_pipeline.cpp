@@ -175,6 +175,50 @@ static void test_tiny_weights(void) {
   }
 }
 
+/* A batch larger than the memory free runs in slices of rows: the same fit as in one slice,
+ * errors named by the batch's row and element, nothing held. */
+static void test_slices(void) {
+  int64_t off[60];
+  int64_t nrows = gen_ragged(6000, 600, 3, 50, off);
+  int64_t n = off[nrows];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
+  gen_rows(FAM_SAWTOOTH, W_EXTREME, nrows, off, 3, 0, y, w);
+  for (int kernel = 0; kernel <= 2; kernel += 2) {
+    gpuiso_opts opt = options(1, 0, 0);
+    opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+    gpuiso_error e;
+    sim_exec whole = {&e, 0, 0, 0, 0, sim_seed};
+    gpuiso_status s = fit_rows_host(whole, nrows, off, GPUISO_DOUBLE, y, w, &opt, ref, ref_start, &e);
+    /* room for about a tenth of the batch */
+    double need = 0;
+    for (int64_t r = 0; r < nrows; r++)
+      need += plan_row_bytes(&opt, 600, off[r + 1] - off[r]) + plan_row_data_bytes(off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
+    size_t memory = (size_t)(need / 10);
+    sim_exec sliced = {&e, 0, 0, 0, memory, sim_seed};
+    gpuiso_status s2 = fit_rows_host(sliced, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
+    double dev = 0;
+    int64_t flags = 0;
+    for (int64_t i = 0; i < n; i++) dev = fmax(dev, fabs(z[i] - ref[i])), flags += start[i] != ref_start[i];
+    CHECK(s == GPUISO_OK && s2 == GPUISO_OK && dev == 0 && flags == 0 && sliced.allocs > 5 * whole.allocs &&
+              sliced.held == 0,
+          "%s kernel in slices: status %d, %d, deviation %g, %lld flags differ, %lld and %lld allocations, %lld held",
+          kernel_names[kernel], (int)s, (int)s2, dev, (long long)flags, (long long)whole.allocs,
+          (long long)sliced.allocs, (long long)sliced.held);
+    int64_t bad = off[nrows - 3] + 2;
+    double keep = w[bad];
+    w[bad] = -1;
+    sim_exec failing = {&e, 0, 0, 0, memory, sim_seed};
+    s = fit_rows_host(failing, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+    CHECK(s == GPUISO_E_W_NEGATIVE && e.row == nrows - 3 && e.index == bad && failing.held == 0,
+          "%s kernel, a negative weight in a later slice: status %d, row %lld, index %lld", kernel_names[kernel],
+          (int)s, (long long)e.row, (long long)e.index);
+    w[bad] = keep;
+  }
+  free(y); free(w); free(ref); free(z); free(start); free(ref_start);
+}
+
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 static void test_errors(void) {
@@ -232,6 +276,7 @@ int main(void) {
     test_families();
     test_short_rows();
     test_tiny_weights();
+    test_slices();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);
