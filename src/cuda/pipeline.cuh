@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 
+#include "chunk_hulls.cuh"
 #include "chunks.cuh"
 #include "launch.cuh"
 #include "merge_level.cuh"
@@ -249,7 +250,8 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
-/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. */
+/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction; the fast path
+ * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk hull. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -265,7 +267,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
-  if (s == GPUISO_OK) s = each(ex, chunk_hull_step<T>{v}, M);
+  if (s == GPUISO_OK && p->opt.gpu_kernel == GPUISO_GPU_FAST && p->chunk <= SHORT_ROW_MAX)
+    s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
+  else if (s == GPUISO_OK)
+    s = each(ex, chunk_hull_step<T>{v}, M);
   for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
     s = each(ex, merge_step<T>{v, span}, M);
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);

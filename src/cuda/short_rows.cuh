@@ -196,12 +196,42 @@ static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_l
   return hull_slope(short_point(sh, me, u), short_point(sh, me, w));
 }
 
+/* The lanes' points of the cumulative sum diagram in shared memory, from `origin` (the row's or
+ * chunk's first point), weights scaled by `scale`: the lanes' totals scanned, then each lane's
+ * points from its start. */
+template <typename T, class Team>
+static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                    const short_lane &me, int ok, double scale, hull_point origin) {
+  hull_point run = {{0, 0}, {0, 0}};
+  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
+    run = hull_advance(run, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+  hull_point zero = {{0, 0}, {0, 0}};
+  hull_point p = team.exclusive_scan(run, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
+  p = hull_point{dd_add(origin.w, p.w), dd_add(origin.s, p.s)};
+  for (int64_t k = 0; ok && k < me.count; k++) {
+    int64_t i = me.first + k;
+    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = p;
+    p = hull_advance(p, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+  }
+  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = p;
+  team.sync();
+}
+
+/* The lane hulls, then their merges in rounds: the row's hull as mask bits (and its end point). */
+template <class Team>
+static SIMT_DEVICE void lane_hulls(const short_shared &sh, const Team &team, const short_lane &me, int ok) {
+  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull(sh, me);
+  team.sync();
+  for (int size = 1; size < team.span; size *= 2) {
+    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, me, size);
+    team.sync();
+  }
+}
+
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step. */
 template <typename T, class Team>
 static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                      const short_lane &me) {
-  int me_at = me.lane0 + me.q; /* the lane's place in the shared arrays */
-
   /* 1. the checks and the row's scale */
   chunk_total c = chunk_total_of(v, me.first, me.first + me.count, 1.0);
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
@@ -222,27 +252,10 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     if (st.status != GPUISO_OK) lower_failed_row(v.failed_row, me.row);
   }
 
-  /* 2. the points: the lanes' totals scanned, then each lane's points from its start */
-  hull_point run = {{0, 0}, {0, 0}};
-  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-    run = hull_advance(run, (double)v.y[i], v.w ? (double)v.w[i] * st.scale : 1.0, v.sign);
+  /* 2. the points, 3. the lane hulls, 4. their merges */
   hull_point origin = {{0, 0}, {0, 0}};
-  hull_point p = team.exclusive_scan(run, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, origin);
-  for (int64_t k = 0; ok && k < me.count; k++) {
-    int64_t i = me.first + k;
-    sh.pts[me_at * SIMT_WARP + k] = p;
-    p = hull_advance(p, (double)v.y[i], v.w ? (double)v.w[i] * st.scale : 1.0, v.sign);
-  }
-  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = p;
-  team.sync();
-
-  /* 3. the lane hulls, 4. their merges in rounds */
-  if (ok && me.count > 0) sh.masks[me_at] = short_lane_hull(sh, me);
-  team.sync();
-  for (int size = 1; size < team.span; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, me, size);
-    team.sync();
-  }
+  lane_points(v, sh, team, me, ok, st.scale, origin);
+  lane_hulls(sh, team, me, ok);
 
   /* 5. the levels, zero weights, the running maximum, clipped and written */
   double level[SIMT_WARP], top = -INFINITY;
