@@ -75,7 +75,9 @@ test_cuda_lost_reset <- function() invisible(.Call(C_test_cuda_lost_reset))
 #' `gpuiso.chunks` (a positive integer) sets the number of chunks instead, for any length; it exists
 #' for tests and tuning, and does not change the fit beyond rounding. Likewise
 #' `gpuiso.hull_chunk` and `gpuiso.hull_walk_cap` set the hull engine's points per chunk (1024)
-#' and the steps a merge walks before it searches (64).
+#' and the steps a merge walks before it searches (64), and `gpuiso.gpu_kernel` (`"simple"` or
+#' `"rowpav"`) replaces the CUDA solver's fast path by its plainest kernels or by the row-PAV
+#' control of the benchmarks.
 #'
 #' @param threads `NULL` to read the setting, or a positive whole number to set it.
 #' @return With `threads = NULL`, the current number of threads; otherwise the previous number,
@@ -92,4 +94,22 @@ gpuiso_threads <- function(threads = NULL) {
     stop_arg("threads", "must be a single positive whole number")
   }
   invisible(.Call(C_threads, as.integer(min(threads, .Machine$integer.max)))[1])
+}
+
+# Device bytes that a GPU fit of `rows` rows of `row_length` elements would ask for (data, fit,
+# block flags and the solver's scratch, as the CUDA engine plans them), with or without a device:
+# for the memory budget of the design (at most 48 bytes per element, weighted float64) and for
+# sizing work. Batches over the memory free run in slices of rows. Internal.
+gpu_workspace_bytes <- function(rows, row_length, precision = c("double", "single"), weighted = TRUE) {
+  whole <- function(v, name) {
+    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 1 || v != floor(v) || !is.finite(v)) {
+      stop_arg(name, sprintf("must be a positive whole number, not %s", describe(v)))
+    }
+    as.double(v)
+  }
+  rows <- whole(rows, "rows")
+  row_length <- whole(row_length, "row_length")
+  precision <- check_choice(precision, c("double", "single"), "precision")
+  weighted <- check_flag(weighted, "weighted")
+  .Call(C_gpu_workspace_bytes, rows, row_length, precision == "single", weighted)
 }

@@ -21,6 +21,7 @@ SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
 SEXP C_check_labels(SEXP label);
 SEXP C_backend_info(void);
+SEXP C_gpu_workspace_bytes(SEXP rows, SEXP len, SEXP single, SEXP weighted);
 SEXP C_cuda_lost(void);
 SEXP C_test_cuda_failure(SEXP code, SEXP message);
 SEXP C_test_cuda_lost_reset(void);
@@ -41,6 +42,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
+  {"C_gpu_workspace_bytes", (DL_FUNC)&C_gpu_workspace_bytes, 4},
   {"C_cuda_lost", (DL_FUNC)&C_cuda_lost, 0},
   {"C_test_cuda_failure", (DL_FUNC)&C_test_cuda_failure, 2},
   {"C_test_cuda_lost_reset", (DL_FUNC)&C_test_cuda_lost_reset, 0},

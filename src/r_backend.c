@@ -55,6 +55,16 @@ SEXP C_test_cuda_lost_reset(void) {
   return R_NilValue;
 }
 
+/* Device bytes of a fit of rows x len on the fast path (single: float32; weighted: with w). */
+SEXP C_gpu_workspace_bytes(SEXP rows, SEXP len, SEXP single, SEXP weighted) {
+  SEXP up = PROTECT(Rf_ScalarLogical(1)), lo = PROTECT(Rf_ScalarReal(R_NegInf));
+  SEXP hi = PROTECT(Rf_ScalarReal(R_PosInf)), engine = PROTECT(Rf_ScalarInteger(GPUISO_GPU));
+  gpuiso_opts opt = r_fit_opts(up, lo, hi, engine, single);
+  UNPROTECT(4);
+  return Rf_ScalarReal(gpuiso_gpu_workspace_bytes((int64_t)Rf_asReal(rows), (int64_t)Rf_asReal(len),
+                                                  opt.gpu_precision, Rf_asLogical(weighted) == 1, &opt));
+}
+
 /* threads: NULL to read; otherwise sets. Returns c(current or previous, maximum). */
 SEXP C_threads(SEXP threads) {
   int now = Rf_isNull(threads) ? gpuiso_get_threads() : gpuiso_set_threads(Rf_asInteger(threads));

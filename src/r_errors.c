@@ -31,13 +31,22 @@ gpuiso_opts r_plain_opts(void) {
   return opt;
 }
 
+/* The CUDA solver's kernels: the fast path, or as the unexported option gpuiso.gpu_kernel
+ * ("simple", "rowpav") asks, for the ablations and the tests. */
+static gpuiso_gpu_kernel r_gpu_kernel(void) {
+  SEXP kernel = Rf_GetOption1(Rf_install("gpuiso.gpu_kernel"));
+  if (!Rf_isString(kernel) || XLENGTH(kernel) != 1 || STRING_ELT(kernel, 0) == NA_STRING) return GPUISO_GPU_FAST;
+  const char *k = CHAR(STRING_ELT(kernel, 0));
+  return !strcmp(k, "simple") ? GPUISO_GPU_SIMPLE : !strcmp(k, "rowpav") ? GPUISO_GPU_ROW_PAV : GPUISO_GPU_FAST;
+}
+
 gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single) {
   gpuiso_opts opt = r_plain_opts();
   opt.increasing = Rf_asLogical(increasing) == 1;
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
   opt.engine = (gpuiso_engine)Rf_asInteger(engine);
-  opt.gpu_kernel = GPUISO_GPU_SIMPLE;
+  opt.gpu_kernel = r_gpu_kernel();
   opt.gpu_precision = Rf_asLogical(single) == 1 ? GPUISO_SINGLE : GPUISO_DOUBLE;
   /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
    * short rows. */

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "gpu_plan.h"
 #include "internal.h"
 
 static float *to_float(const double *v, int64_t n, int nth) {
@@ -18,13 +19,11 @@ static float *to_float(const double *v, int64_t n, int nth) {
 
 gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
                            const gpuiso_opts *opt_in, double *fit, uint8_t *start, gpuiso_error *err) {
-  /* A chunk's slot holds hull_chunk + 1 vertices: no more than the longest row needs. */
-  gpuiso_opts capped = *opt_in;
-  const gpuiso_opts *opt = &capped;
   int64_t longest = 1;
   for (int64_t r = 0; r < nrows; r++)
     if (offsets[r + 1] - offsets[r] > longest) longest = offsets[r + 1] - offsets[r];
-  if (capped.hull_chunk > longest) capped.hull_chunk = longest;
+  gpuiso_opts capped = plan_options(opt_in, longest);
+  const gpuiso_opts *opt = &capped;
   if (opt->gpu_precision != GPUISO_SINGLE)
     return gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_DOUBLE, y, w, opt, fit, start, err);
   int64_t n = offsets[nrows];
@@ -114,4 +113,11 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
   free(wr);
   free(sr);
   return s;
+}
+
+double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
+                                  const gpuiso_opts *opt_in) {
+  gpuiso_opts opt = plan_options(opt_in, row_length);
+  double row = plan_row_bytes(&opt, row_length, row_length) + plan_row_data_bytes(row_length, type, weighted, 1);
+  return (double)nrows * row + sizeof(int64_t) + sizeof(unsigned long long);
 }

@@ -55,8 +55,9 @@ typedef enum { GPUISO_PAV = 0, GPUISO_HULL = 1, GPUISO_GPU = 2 } gpuiso_engine;
  * the reference that faster variants are checked against and the control of their ablations.
  * GPUISO_GPU_ROW_PAV is the control of the benchmarks: pool adjacent violators, one thread per
  * row (the design of torchsort); it does not check its input. GPUISO_GPU_FAST is the paper's
- * solver as far as it is built: batches of rows of up to 512 elements packed several to a warp
- * (src/cuda/short_rows.cuh), device memory in proportion to the elements; other batches run the
+ * solver as far as it is built: batches of rows of up to 4096 elements on the lane kernels (rows
+ * of up to 1024 packed several to a warp, longer ones a block of up to four warps each;
+ * src/cuda/short_rows.cuh), device memory in proportion to the elements; other batches run the
  * simple path. */
 typedef enum { GPUISO_GPU_SIMPLE = 0, GPUISO_GPU_ROW_PAV = 1, GPUISO_GPU_FAST = 2 } gpuiso_gpu_kernel;
 
@@ -359,6 +360,13 @@ gpuiso_status gpuiso_cuda_failure(int code, const char *message, gpuiso_error *e
 const char *gpuiso_cuda_lost(void);
 /* For tests only: forgets the lost state. It does not repair the CUDA context. */
 void gpuiso_cuda_lost_reset(void);
+
+/* Device bytes a CUDA fit of nrows rows of row_length elements each asks for: y, w (weighted),
+ * the fit, the block flags and the solver's scratch, as gpu_fit_rows plans them (opt->gpu_kernel
+ * and hull_chunk apply, the chunk capped at the row). Computed on the host, with or without a
+ * device; a batch over the memory free runs in slices of rows of this size each. */
+double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
+                                  const gpuiso_opts *opt);
 
 /* ---- The CUDA engine ------------------------------------------------------------------------
  * Rows of a batch lie one after another in y: row r is elements offsets[r] .. offsets[r + 1] - 1

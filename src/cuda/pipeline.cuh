@@ -17,15 +17,13 @@
 
 #include <stdlib.h>
 
+#include "chunk_hulls.cuh"
 #include "chunks.cuh"
 #include "launch.cuh"
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
 #include "row_pav.cuh"
 #include "short_rows.cuh"
-
-#define GPU_DEFAULT_CHUNK 1024
-#define GPU_DEFAULT_CAP 64
 
 struct gpuiso_cuda_plan {
   int64_t nrows, n, nchunks, max_chunks; /* max_chunks: of any row, for the merge levels */
@@ -44,6 +42,8 @@ struct gpuiso_cuda_plan {
   double *pav_sum, *pav_weight;
   int64_t *pav_start;
   int64_t npacks, *pack_first; /* the short rows' warps: pack k holds rows pack_first[k].. */
+  int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each */
+  int block_threads;               /* ... of this many threads */
 };
 
 template <class Exec>
@@ -55,47 +55,59 @@ template <class Exec>
 static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
-                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first};
+                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
+                 p->block_row};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
-/* Whether the plan's rows run on the short-row kernel. */
-static inline int plan_short(const gpuiso_opts *opt, int64_t longest) {
-  return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= SHORT_ROW_MAX;
-}
-
-/* The short rows packed in order into warps: where each warp's rows start (host), as
- * short_rows_kernel finds their lanes. Returns the number of warps, or -1 out of memory. */
-static int64_t pack_rows(int64_t nrows, const int64_t *offsets, int64_t **first) {
+/* The rows of the lane kernels (host): the short ones packed in order into warps (where each
+ * warp's rows start, as short_rows_kernel finds their lanes: first, k + 1 entries for k warps),
+ * the longer ones listed for a block each (blocks, *nblocks of them, needing *threads threads).
+ * Returns the number of warps, or -1 out of memory. */
+static int64_t pack_rows(int64_t nrows, const int64_t *offsets, int64_t **first, int64_t **blocks,
+                         int64_t *nblocks, int *threads) {
   int64_t *f = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *f), k = 0;
-  *first = f;
-  if (!f) return -1;
-  int used = SIMT_WARP;
+  int64_t *b = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *b), nb = 0;
+  *first = f, *blocks = b, *threads = SIMT_WARP;
+  if (!f || !b) return -1;
+  int used = SIMT_WARP; /* the first short row opens a warp */
   for (int64_t r = 0; r < nrows; r++) {
-    int lanes = short_row_lanes(offsets[r + 1] - offsets[r]), at = short_row_place(used, lanes);
-    if (at < 0 || r == 0) f[k++] = r, at = 0;
+    int64_t len = offsets[r + 1] - offsets[r];
+    int lanes = short_row_lanes(len);
+    if (len > SHORT_ROW_MAX) {
+      b[nb++] = r;
+      *threads = lanes > *threads ? lanes : *threads;
+      continue;
+    }
+    int at = short_row_place(used, lanes);
+    if (at < 0) f[k++] = r, at = 0;
     used = at + lanes;
   }
   f[k] = nrows;
+  *nblocks = nb;
   return k;
 }
 
-/* The short-row kernel's memory: the row layout, the warps' first rows, the rows' states. */
+/* The lane kernels' memory: the row layout, the warps' first rows, the block rows, the rows'
+ * states. */
 template <class Exec>
 static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                      const int64_t *offsets, gpuiso_error *err) {
-  int64_t *first = NULL;
-  p->npacks = pack_rows(nrows, offsets, &first);
+  int64_t *first = NULL, *blocks = NULL;
+  p->npacks = pack_rows(nrows, offsets, &first, &blocks, &p->nblock_rows, &p->block_threads);
   p->nchunks = p->max_chunks = 0;
   gpuiso_status s = p->npacks >= 0 ? GPUISO_OK : GPUISO_E_NOMEM;
   if (s != GPUISO_OK) set_error(err, s, -1, -1);
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, p->npacks + 1, sizeof(int64_t));
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = plan_alloc(ex, &p->block_row, p->nblock_rows, sizeof(int64_t));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
   if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->pack_first, first, (p->npacks + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.put(p->block_row, blocks, p->nblock_rows * sizeof(int64_t));
   free(first);
+  free(blocks);
   if (s != GPUISO_OK) plan_release(ex, p);
   return s;
 }
@@ -164,20 +176,6 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   return s;
 }
 
-/* Device bytes that plan_init takes per row of len elements (a few more per plan), for callers
- * that size batches to the memory free. */
-static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t len) {
-  if (plan_short(opt, len)) return 2 * sizeof(int64_t) + sizeof(row_state);
-  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
-  double chunks = (double)((len + chunk - 1) / chunk);
-  double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
-  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
-    return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
-  return layout + sizeof(row_state) +
-         chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
-                   (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
-}
-
 template <typename T>
 static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *w, T *fit,
                                 uint8_t *start) {
@@ -235,7 +233,8 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
   return (gpuiso_status)bad.status;
 }
 
-/* The fast path's short rows: one kernel, a warp per pack of rows. */
+/* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
+ * row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
   unsigned long long failed = NO_FAILED_ROW;
@@ -243,10 +242,16 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   if (s == GPUISO_OK && p->npacks > 0)
     s = ex.launch("short_rows_kernel", short_rows_kernel<T>, dim3((unsigned)p->npacks), dim3(SIMT_WARP), 0,
                   v, (const int64_t *)p->pack_first);
+  size_t shared = block_rows_shared(p->block_threads);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows_kernel<T>, shared);
+  if (s == GPUISO_OK && p->nblock_rows > 0)
+    s = ex.launch("block_rows_kernel", block_rows_kernel<T>, dim3((unsigned)p->nblock_rows),
+                  dim3((unsigned)p->block_threads), shared, v, (const int64_t *)p->block_row);
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
-/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. */
+/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction; the fast path
+ * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk hull. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -262,7 +267,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
-  if (s == GPUISO_OK) s = each(ex, chunk_hull_step<T>{v}, M);
+  if (s == GPUISO_OK && p->opt.gpu_kernel == GPUISO_GPU_FAST && p->chunk <= SHORT_ROW_MAX)
+    s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
+  else if (s == GPUISO_OK)
+    s = each(ex, chunk_hull_step<T>{v}, M);
   for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
     s = each(ex, merge_step<T>{v, span}, M);
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
@@ -295,15 +303,13 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
   return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
 }
 
-/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out. */
+/* Rows of a host batch through the device: a plan, the data in, the fit out. */
 template <class Exec>
-static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
-                                   gpuiso_precision type, const void *y, const void *w,
-                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
-                                   gpuiso_error *err) {
-  set_error(err, GPUISO_OK, -1, -1);
+static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets,
+                                    gpuiso_precision type, const void *y, const void *w,
+                                    const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                    gpuiso_error *err) {
   int64_t n = offsets[nrows];
-  if (n == 0) return GPUISO_OK;
   size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
   gpuiso_cuda_plan p;
   gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, opt, err);
@@ -325,6 +331,50 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   ex.release(dfit);
   ex.release(dstart);
   plan_release(ex, &p);
+  return s;
+}
+
+/* The share of the free device memory a slice may take: the rest covers the plans' fixed parts
+ * and the allocator's rounding. */
+#define SLICE_SHARE 0.9
+
+/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out; in slices of rows
+ * when the batch needs more than the memory free (a row is never cut). */
+template <class Exec>
+static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
+                                   gpuiso_precision type, const void *y, const void *w,
+                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                   gpuiso_error *err) {
+  set_error(err, GPUISO_OK, -1, -1);
+  if (offsets[nrows] == 0) return GPUISO_OK;
+  size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
+  gpuiso_status s = ex.available(&avail);
+  int64_t longest = 0;
+  for (int64_t r = 0; r < nrows; r++)
+    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
+  int64_t *off = NULL; /* a slice's offsets, from 0 */
+  for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
+    double need = 0;
+    for (r1 = r0; r1 < nrows; r1++) {
+      int64_t len = offsets[r1 + 1] - offsets[r1];
+      double b = plan_row_bytes(opt, longest, len) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
+      if (r1 > r0 && need + b > SLICE_SHARE * (double)avail) break;
+      need += b;
+    }
+    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
+    if (!off && !(off = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *off))) {
+      s = GPUISO_E_NOMEM;
+      set_error(err, s, -1, -1);
+      break;
+    }
+    int64_t e0 = offsets[r0];
+    for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
+    s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
+                       w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
+                       start ? start + e0 : NULL, err);
+    if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
+  }
+  free(off);
   return s;
 }
 

@@ -1,8 +1,9 @@
-/* Short rows, packed several to a warp (paper, sections 3.1, 3.2 and 3.5): the fast path's
- * kernel for rows of up to SHORT_ROW_MAX elements. A row of n elements takes the smallest power
- * of two L of lanes with 32 L >= n, aligned to L within its warp (short_row_place); the host packs
- * the rows in order. Within a warp, every lane:
- *   1. checks its 32 elements and the row's totals (butterfly reductions over the row's lanes);
+/* The lane kernels of the fast path (paper, sections 3.1, 3.2 and 3.5), for rows of up to
+ * BLOCK_ROW_MAX elements. A row of n elements takes the smallest power of two L of lanes with
+ * 32 L >= n. Rows of up to a warp (SHORT_ROW_MAX) are packed several to a warp, each aligned to
+ * its L within the warp (short_row_place), in order; longer ones take a block of L threads (two or
+ * four warps) each. The row's lanes form a team (team.cuh), and every lane:
+ *   1. checks its 32 elements and the row's totals (reductions over the team);
  *   2. forms its points of the cumulative sum diagram in shared memory, from the scan of the
  *      lanes' totals;
  *   3. builds its lane hull by monotone chain with the stack in a 32-bit mask (bit k: point k of
@@ -13,15 +14,18 @@
  *      the nearest positive weight on its left, else on its right), a running maximum keeping
  *      rounding from stepping against the direction, clipped, written once; and its block
  *      flags: the solver's blocks (edge_start), or where the level changes (start).
- * Every warp collective is reached by all 32 lanes, whatever their row's state, so that idle and
- * failed lanes keep step. A warp per block: its points take 33 KB of shared memory.
+ * Every collective is reached by all threads of the warp or block, whatever their row's state, so
+ * that idle and failed lanes keep step. Points take 32 bytes each in shared memory: 33 KB for a
+ * warp, 129 KB for a block of four.
  */
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
 
 #include "chunks.cuh"
+#include "team.cuh"
 
-#define SHORT_ROW_MAX 512
+static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
+              "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
 /* Lanes a row of n elements takes (0 for an empty row). */
 static inline GPUISO_HD int short_row_lanes(int64_t n) {
@@ -47,24 +51,45 @@ struct short_lane {
   int64_t first, count; /* this lane's elements */
 };
 
+/* Lane q of row r, of n elements and `lanes` lanes from lane0 on. */
+template <typename T>
+static SIMT_DEVICE short_lane lane_in_row(const solver_view<T> &v, int64_t r, int64_t n, int lane0,
+                                          int lanes, int q) {
+  short_lane me;
+  me.row = r, me.from = v.offsets[r], me.n = n, me.lane0 = lane0, me.lanes = lanes, me.q = q;
+  me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
+  me.first = me.from + (int64_t)q * SIMT_WARP;
+  int64_t left = me.from + n - me.first;
+  me.count = left < 0 ? 0 : (left < SIMT_WARP ? left : SIMT_WARP);
+  return me;
+}
+
+static SIMT_DEVICE short_lane idle_lane() {
+  short_lane me = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return me;
+}
+
+/* The lane's row among the warp's pack; rows over SHORT_ROW_MAX run on block_rows_kernel. */
 template <typename T>
 static SIMT_DEVICE short_lane short_lane_of(const solver_view<T> &v, const int64_t *pack_first,
                                             int64_t pack, unsigned lane) {
-  short_lane me = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
   int used = 0;
   for (int64_t r = pack_first[pack]; r < pack_first[pack + 1]; r++) {
     int64_t n = v.offsets[r + 1] - v.offsets[r];
+    if (n > SHORT_ROW_MAX) continue;
     int lanes = short_row_lanes(n), at = short_row_place(used, lanes);
     used = at + lanes;
-    if ((int)lane < at || (int)lane >= at + lanes) continue;
-    me.row = r, me.from = v.offsets[r], me.n = n, me.lane0 = at, me.lanes = lanes;
-    me.q = (int)lane - at;
-    me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
-    me.first = me.from + (int64_t)me.q * SIMT_WARP;
-    int64_t left = me.from + n - me.first;
-    me.count = left < 0 ? 0 : (left < SIMT_WARP ? left : SIMT_WARP);
+    if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(v, r, n, at, lanes, (int)lane - at);
   }
-  return me;
+  return idle_lane();
+}
+
+/* Thread t of the block of row r. */
+template <typename T>
+static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, int t) {
+  int64_t n = v.offsets[r + 1] - v.offsets[r];
+  int lanes = short_row_lanes(n);
+  return t < lanes ? lane_in_row(v, r, n, 0, lanes, t) : idle_lane();
 }
 
 /* The warp's shared memory: points by lane (point k of lane j at j * 32 + k, its row's point
@@ -171,41 +196,47 @@ static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_l
   return hull_slope(short_point(sh, me, u), short_point(sh, me, w));
 }
 
-/* A reduction over the row's lanes (an xor butterfly: every lane gets the same bits). */
-template <typename V, class Op>
-static SIMT_DEVICE V short_row_reduce(const short_lane &me, V x, Op op) {
-  for (int m = 1; m < SIMT_WARP; m *= 2) {
-    V o = simt::shfl_xor(SIMT_FULL_MASK, x, m);
-    if (m < me.lanes) x = op(x, o);
+/* The lanes' points of the cumulative sum diagram in shared memory, from `origin` (the row's or
+ * chunk's first point), weights scaled by `scale`: the lanes' totals scanned, then each lane's
+ * points from its start. */
+template <typename T, class Team>
+static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                    const short_lane &me, int ok, double scale, hull_point origin) {
+  hull_point run = {{0, 0}, {0, 0}};
+  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
+    run = hull_advance(run, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+  hull_point zero = {{0, 0}, {0, 0}};
+  hull_point p = team.exclusive_scan(run, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
+  p = hull_point{dd_add(origin.w, p.w), dd_add(origin.s, p.s)};
+  for (int64_t k = 0; ok && k < me.count; k++) {
+    int64_t i = me.first + k;
+    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = p;
+    p = hull_advance(p, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
   }
-  return x;
+  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = p;
+  team.sync();
 }
 
-/* The value of the lane `d` places before in the row, through a full-warp shuffle. */
-template <typename V>
-static SIMT_DEVICE V short_from_before(V x, unsigned d) { return simt::shfl_up(SIMT_FULL_MASK, x, d); }
-
-static SIMT_DEVICE hull_point short_point_from_before(hull_point p, unsigned d) {
-  hull_point o;
-  o.w.hi = short_from_before(p.w.hi, d), o.w.lo = short_from_before(p.w.lo, d);
-  o.s.hi = short_from_before(p.s.hi, d), o.s.lo = short_from_before(p.s.lo, d);
-  return o;
+/* The lane hulls, then their merges in rounds: the row's hull as mask bits (and its end point). */
+template <class Team>
+static SIMT_DEVICE void lane_hulls(const short_shared &sh, const Team &team, const short_lane &me, int ok) {
+  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull(sh, me);
+  team.sync();
+  for (int size = 1; size < team.span; size *= 2) {
+    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, me, size);
+    team.sync();
+  }
 }
 
-template <typename T>
-SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
-  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
-  SIMT_SHARED(hull_point, ends, SIMT_WARP);
-  SIMT_SHARED(unsigned, masks, SIMT_WARP);
-  short_shared sh = {pts, ends, masks};
-  unsigned lane = simt::lane();
-  short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, lane);
-
+/* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step. */
+template <typename T, class Team>
+static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                     const short_lane &me) {
   /* 1. the checks and the row's scale */
   chunk_total c = chunk_total_of(v, me.first, me.first + me.count, 1.0);
-  int64_t bad = short_row_reduce(me, c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
-  double max_w = short_row_reduce(me, c.max_w, [](double x, double y) { return x > y ? x : y; });
-  double sum_abs = short_row_reduce(me, c.sum_abs, [](double x, double y) { return x + y; });
+  int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
+  double max_w = team.reduce(c.max_w, [](double x, double y) { return x > y ? x : y; });
+  double sum_abs = team.reduce(c.sum_abs, [](double x, double y) { return x + y; });
   row_state st = {1.0, 0, GPUISO_OK, -1, 0};
   if (bad != INT64_MAX) st.status = element_status(v, bad), st.index = bad;
   else if (!isfinite(sum_abs)) st.status = GPUISO_E_OVERFLOW;
@@ -221,31 +252,10 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
     if (st.status != GPUISO_OK) lower_failed_row(v.failed_row, me.row);
   }
 
-  /* 2. the points: the lanes' totals scanned, then each lane's points from its start */
-  hull_point run = {{0, 0}, {0, 0}};
-  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-    run = hull_advance(run, (double)v.y[i], v.w ? (double)v.w[i] * st.scale : 1.0, v.sign);
-  for (unsigned d = 1; d < SIMT_WARP; d *= 2) {
-    hull_point o = short_point_from_before(run, d);
-    if (me.q >= (int)d) run = hull_point{dd_add(o.w, run.w), dd_add(o.s, run.s)};
-  }
-  hull_point p = short_point_from_before(run, 1);
-  if (me.q == 0) p = hull_point{{0, 0}, {0, 0}};
-  for (int64_t k = 0; ok && k < me.count; k++) {
-    int64_t i = me.first + k;
-    sh.pts[lane * SIMT_WARP + k] = p;
-    p = hull_advance(p, (double)v.y[i], v.w ? (double)v.w[i] * st.scale : 1.0, v.sign);
-  }
-  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = p;
-  simt::sync_warp();
-
-  /* 3. the lane hulls, 4. their merges in rounds */
-  if (ok && me.count > 0) sh.masks[lane] = short_lane_hull(sh, me);
-  simt::sync_warp();
-  for (int size = 1; size < SIMT_WARP; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, me, size);
-    simt::sync_warp();
-  }
+  /* 2. the points, 3. the lane hulls, 4. their merges */
+  hull_point origin = {{0, 0}, {0, 0}};
+  lane_points(v, sh, team, me, ok, st.scale, origin);
+  lane_hulls(sh, team, me, ok);
 
   /* 5. the levels, zero weights, the running maximum, clipped and written */
   double level[SIMT_WARP], top = -INFINITY;
@@ -258,12 +268,7 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
     level[k] = short_edge_level(sh, me, j);
     top = level[k] > top ? level[k] : top;
   }
-  for (unsigned d = 1; d < SIMT_WARP; d *= 2) {
-    double o = short_from_before(top, d);
-    if (me.q >= (int)d) top = o > top ? o : top;
-  }
-  double before = short_from_before(top, 1);
-  if (me.q == 0) before = -INFINITY;
+  double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
   for (int64_t k = 0; ok && k < me.count; k++) {
     before = level[k] > before ? level[k] : before;
     v.fit[me.first + k] = (T)clip(v.sign * before, v.lo, v.hi);
@@ -276,10 +281,43 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
       v.edge_start[me.from + i] = i == 0 || (positive && before >= 0 && short_prev_vertex(sh, me, i + 1, 0) > before);
     }
   } else if (v.start) { /* the level changes, once every lane has written its levels */
-    simt::sync_warp();
+    team.sync();
     for (int64_t i = me.first; ok && i < me.first + me.count; i++)
       v.start[i] = i == me.from || v.fit[i] != v.fit[i - 1];
   }
+}
+
+/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in 33 KB of
+ * static shared memory. */
+template <typename T>
+SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
+  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
+  SIMT_SHARED(hull_point, ends, SIMT_WARP);
+  SIMT_SHARED(unsigned, masks, SIMT_WARP);
+  short_shared sh = {pts, ends, masks};
+  short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
+  warp_team team = {me.lane0, me.lanes};
+  fit_lane_row(v, sh, team, me);
+}
+
+/* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the end
+ * point, the team's scratch, the masks. */
+static inline GPUISO_HD size_t block_rows_shared(int threads) {
+  return ((size_t)threads * SIMT_WARP + 1) * sizeof(hull_point) +
+         (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD + (size_t)threads * sizeof(unsigned);
+}
+
+/* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
+ * a power of two of warps, up to four. */
+template <typename T>
+SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
+  int threads = (int)simt::block_dim().x;
+  hull_point *pts = simt::dynamic_shared<hull_point>();
+  unsigned char *scratch = (unsigned char *)(pts + threads * SIMT_WARP + 1);
+  short_shared sh = {pts, pts + threads * SIMT_WARP, (unsigned *)(scratch + threads / SIMT_WARP * BLOCK_TEAM_WORD)};
+  short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
+  block_team team = {short_row_lanes(me.n), scratch, threads};
+  fit_lane_row(v, sh, team, me);
 }
 
 #endif

@@ -7,18 +7,9 @@
 #ifndef GPUISO_CUDA_VIEW_CUH
 #define GPUISO_CUDA_VIEW_CUH
 
-#include "hull/chunk.h"
+#include "gpu_plan.h"
 #include "internal.h"
 #include "simt.cuh"
-
-/* What a row's first pass found, and the flag of its last. */
-typedef struct {
-  double scale;   /* the row's weights are scaled by this power of two */
-  int rescale;    /* totals formed at scale 1 are: 1 scaled, -1 formed again scaled, 0 kept */
-  int status;     /* gpuiso_status of the row */
-  int64_t index;  /* element of the error, or -1 */
-  int stepped;    /* a rounded slope stepped against the direction */
-} row_state;
 
 /* No row has failed: the value the first failing row's index is lowered from. */
 #define NO_FAILED_ROW (~0ull)

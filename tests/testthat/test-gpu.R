@@ -111,3 +111,21 @@ test_that("GPU errors name the argument and the place, as on the CPU", {
   expect_error(isoreg_gpu(rep(1e307, 20), device = "gpu"), "overflow")
   expect_equal(isoreg_gpu(c(3, 1, 2), y_min = 2.5, device = "gpu")$fitted, c(2.5, 2.5, 2.5))
 })
+
+test_that("the fast path's lane kernels (rows of up to 4096) agree with the simple path and the CPU", {
+  skip_without_gpu()
+  set.seed(14)
+  len <- c(1, 31, 33, 512, 513, 1024, 1025, 2048, 2049, 4096, 7)
+  g <- rep(seq_along(len), len)
+  v <- gen_y("sawtooth", length(g))
+  wv <- gen_w("extreme", length(g))
+  for (increasing in c(TRUE, FALSE)) {
+    cpu <- isoreg_batch(v, w = wv, group = g, increasing = increasing)
+    fast <- isoreg_batch(v, w = wv, group = g, increasing = increasing, device = "gpu")
+    old <- options(gpuiso.gpu_kernel = "simple")
+    simple <- isoreg_batch(v, w = wv, group = g, increasing = increasing, device = "gpu")
+    options(old)
+    expect_lte(max(abs(fast - cpu) / (1 + abs(cpu))), 1e-12)
+    expect_lte(max(abs(fast - simple) / (1 + abs(cpu))), 1e-12)
+  }
+})

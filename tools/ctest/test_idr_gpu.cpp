@@ -42,7 +42,7 @@ static void test_against_cpu(void) {
                             {"continuous, extreme weights", 1200, 0, W_EXTREME},
                             {"one observation", 1, 0, W_NONE}, {"three", 3, 1, W_UNIFORM}};
   /* device memory: slices of one row, of a few rows, of every threshold */
-  const size_t memory[] = {0, (size_t)1 << 21, (size_t)1 << 40};
+  const size_t memory[] = {1, (size_t)1 << 21, (size_t)1 << 40};
   const struct {
     gpuiso_gpu_kernel kernel;
     int64_t chunk;
@@ -105,7 +105,7 @@ static void test_errors(void) {
         "no positions: status %d", (int)s);
 
   /* three slices: interrupts at each poll between them, and a failure at each allocation */
-  size_t memory = 0;
+  size_t memory = 4096;
   for (;; memory += 4096) {
     sim_exec probe = {&e, 0, 0, 0, memory, sim_seed};
     idr_state st;

@@ -41,18 +41,20 @@ static void reference(int64_t nrows, const int64_t *off, const double *y, const 
 
 static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 
-/* The fast path's short rows at the lengths around a lane, a warp and the limit, packed in one
- * batch (rows of 1 to 16 lanes side by side in warps), against the CPU hull engine and the
- * simple path; a row over the limit sends the batch to the simple path. */
+/* The fast path's lane kernels at the lengths around a lane, a warp, two and four warps, in one
+ * batch (short rows of 1 to 32 lanes side by side in warps, longer ones a block each, between
+ * them), against the CPU hull engine; a row over the limit sends the batch to the simple path. */
 static void test_short_rows(void) {
-  const int64_t lens[] = {1, 2, 31, 32, 33, 0, 63, 64, 65, 100, 1, 255, 256, 257, 3, 511, 512, 5, 1, 40};
+  const int64_t lens[] = {1,   2,    31,  32,   33,   0,    63,   64,   65,   100, 1,    255,  256, 257,
+                          3,   511,  512, 5,    1,    40,   513,  1000, 1023, 1024, 7,   1025, 2047, 2048,
+                          2049, 3000, 4095, 4096};
   const int nlens = (int)(sizeof lens / sizeof lens[0]);
   int64_t off[3 * nlens + 2];
   int64_t R = 0;
   off[0] = 0;
   for (int rep = 0; rep < 3; rep++)
     for (int k = 0; k < nlens; k++, R++) off[R + 1] = off[R] + lens[(k + 7 * rep) % nlens];
-  int64_t n = off[R] + 513;
+  int64_t n = off[R] + BLOCK_ROW_MAX + 1;
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
@@ -60,7 +62,7 @@ static void test_short_rows(void) {
     for (int wk = 0; wk < W_COUNT; wk++) {
       for (int over = 0; over <= 1; over++) {
         int64_t rows = over ? R + 1 : R, *o = off;
-        if (over) off[R + 1] = off[R] + 513;
+        if (over) off[R + 1] = off[R] + BLOCK_ROW_MAX + 1;
         int increasing = (f + wk) % 2;
         gen_rows((family_kind)f, (weight_kind)wk, rows, o, 5 + f, 0, y, w);
         const double *wp = wk == W_NONE ? NULL : w;
@@ -173,6 +175,50 @@ static void test_tiny_weights(void) {
   }
 }
 
+/* A batch larger than the memory free runs in slices of rows: the same fit as in one slice,
+ * errors named by the batch's row and element, nothing held. */
+static void test_slices(void) {
+  int64_t off[60];
+  int64_t nrows = gen_ragged(6000, 600, 3, 50, off);
+  int64_t n = off[nrows];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
+  gen_rows(FAM_SAWTOOTH, W_EXTREME, nrows, off, 3, 0, y, w);
+  for (int kernel = 0; kernel <= 2; kernel += 2) {
+    gpuiso_opts opt = options(1, 0, 0);
+    opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+    gpuiso_error e;
+    sim_exec whole = {&e, 0, 0, 0, 0, sim_seed};
+    gpuiso_status s = fit_rows_host(whole, nrows, off, GPUISO_DOUBLE, y, w, &opt, ref, ref_start, &e);
+    /* room for about a tenth of the batch */
+    double need = 0;
+    for (int64_t r = 0; r < nrows; r++)
+      need += plan_row_bytes(&opt, 600, off[r + 1] - off[r]) + plan_row_data_bytes(off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
+    size_t memory = (size_t)(need / 10);
+    sim_exec sliced = {&e, 0, 0, 0, memory, sim_seed};
+    gpuiso_status s2 = fit_rows_host(sliced, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
+    double dev = 0;
+    int64_t flags = 0;
+    for (int64_t i = 0; i < n; i++) dev = fmax(dev, fabs(z[i] - ref[i])), flags += start[i] != ref_start[i];
+    CHECK(s == GPUISO_OK && s2 == GPUISO_OK && dev == 0 && flags == 0 && sliced.allocs > 5 * whole.allocs &&
+              sliced.held == 0,
+          "%s kernel in slices: status %d, %d, deviation %g, %lld flags differ, %lld and %lld allocations, %lld held",
+          kernel_names[kernel], (int)s, (int)s2, dev, (long long)flags, (long long)whole.allocs,
+          (long long)sliced.allocs, (long long)sliced.held);
+    int64_t bad = off[nrows - 3] + 2;
+    double keep = w[bad];
+    w[bad] = -1;
+    sim_exec failing = {&e, 0, 0, 0, memory, sim_seed};
+    s = fit_rows_host(failing, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+    CHECK(s == GPUISO_E_W_NEGATIVE && e.row == nrows - 3 && e.index == bad && failing.held == 0,
+          "%s kernel, a negative weight in a later slice: status %d, row %lld, index %lld", kernel_names[kernel],
+          (int)s, (long long)e.row, (long long)e.index);
+    w[bad] = keep;
+  }
+  free(y); free(w); free(ref); free(z); free(start); free(ref_start);
+}
+
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 static void test_errors(void) {
@@ -230,6 +276,7 @@ int main(void) {
     test_families();
     test_short_rows();
     test_tiny_weights();
+    test_slices();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);

@@ -2,7 +2,8 @@
  * the CPU: device memory and kernel launches of the SIMT executor (executor.cpp), and host
  * stand-ins for the CUB calls (a stable sort, a scan) that copy through the device memory as CUB
  * would read and write it. It counts the buffers held, fails the allocation numbered fail_at
- * (from 1) when set, reports `memory` bytes free (to size IDR's slices) and schedules its
+ * (from 1) when set, reports `memory` bytes free (to size the slices of batches and of IDR;
+ * 0: SIM_DEFAULT_MEMORY) and schedules its
  * launches from `seed`. A defect (a launch's, or host code touching device memory) is a CUDA
  * error, as a failed kernel is on a device. */
 #ifndef GPUISO_SIMT_SIM_EXEC_H
@@ -17,6 +18,9 @@
 
 #include "internal.h"
 #include "simt.cuh"
+
+/* The memory free when `memory` is 0: room for any test's batch in one slice. */
+#define SIM_DEFAULT_MEMORY ((size_t)1 << 40)
 
 struct sim_exec {
   gpuiso_error *err;
@@ -57,7 +61,7 @@ struct sim_exec {
     if (p) held--, sim_free(p);
   }
   gpuiso_status available(size_t *bytes) {
-    *bytes = memory;
+    *bytes = memory ? memory : SIM_DEFAULT_MEMORY;
     return GPUISO_OK;
   }
   gpuiso_status put(void *d, const void *h, size_t bytes) {

@@ -1,0 +1,60 @@
+/* The CUDA solver's device memory, as the host sees it: the rows' state, the limits of the lane
+ * kernels, and the bytes a plan takes, so that a batch is cut into slices that fit the memory free
+ * (src/cuda/pipeline.cuh) and a machine without a device can say what a fit would ask for
+ * (gpuiso_gpu_workspace_bytes). Plain C, shared by the host code and the kernels.
+ */
+#ifndef GPUISO_GPU_PLAN_H
+#define GPUISO_GPU_PLAN_H
+
+#include "gpuiso.h"
+#include "hull/chunk.h"
+
+#define GPU_DEFAULT_CHUNK 1024
+#define GPU_DEFAULT_CAP 64
+#define SHORT_ROW_MAX 1024 /* rows packed into warps: 32 lanes of 32 elements */
+#define BLOCK_ROW_MAX 4096 /* rows of a block of up to four warps */
+
+/* What a row's first pass found, and the flag of its last. */
+typedef struct {
+  double scale;   /* the row's weights are scaled by this power of two */
+  int rescale;    /* totals formed at scale 1 are: 1 scaled, -1 formed again scaled, 0 kept */
+  int status;     /* gpuiso_status of the row */
+  int64_t index;  /* element of the error, or -1 */
+  int stepped;    /* a rounded slope stepped against the direction */
+} row_state;
+
+/* Whether a plan whose longest row has `longest` elements runs on the lane kernels. */
+static inline GPUISO_HD int plan_short(const gpuiso_opts *opt, int64_t longest) {
+  return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= BLOCK_ROW_MAX;
+}
+
+/* The options of a plan whose longest row has `longest` elements: a chunk's slot holds
+ * hull_chunk + 1 vertices, so no more chunk than that row needs. */
+static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t longest) {
+  gpuiso_opts o = *opt;
+  int64_t chunk = o.hull_chunk > 0 ? o.hull_chunk : GPU_DEFAULT_CHUNK;
+  o.hull_chunk = chunk > longest && longest > 0 ? longest : chunk;
+  return o;
+}
+
+/* Device bytes of the scratch of a row of len elements in a plan whose longest row has `longest`
+ * (a few more per plan). */
+static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len) {
+  if (plan_short(opt, longest)) return (len > SHORT_ROW_MAX ? 3 : 2) * sizeof(int64_t) + sizeof(row_state);
+  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  double chunks = (double)((len + chunk - 1) / chunk);
+  double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
+  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
+    return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
+  return layout + sizeof(row_state) +
+         chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
+                   (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
+}
+
+/* Device bytes of a row's data: y, w (weighted), the fit and the block flags (starts). */
+static inline double plan_row_data_bytes(int64_t len, gpuiso_precision type, int weighted, int starts) {
+  double value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
+  return (double)len * ((weighted ? 3 : 2) * value + (starts ? 1 : 0));
+}
+
+#endif

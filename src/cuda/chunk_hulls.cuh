@@ -1,0 +1,68 @@
+/* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3): a warp per chunk
+ * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
+ * (short_rows.cuh: lane hulls in bit masks, merged in rounds), from the chunk's first point, and
+ * writes it once to the chunk's vertex slot: each lane its mask's vertices, at the place the scan
+ * of the lanes' counts gives, the last lane the chunk's end point. The chunk's node of the merge
+ * tree is the one segment of that hull, as chunk_hull_step's.
+ */
+#ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
+#define GPUISO_CUDA_CHUNK_HULLS_CUH
+
+#include "short_rows.cuh"
+
+static SIMT_DEVICE int same_point(hull_point a, hull_point b) {
+  return a.w.hi == b.w.hi && a.w.lo == b.w.lo && a.s.hi == b.s.hi && a.s.lo == b.s.lo;
+}
+
+template <typename T>
+SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
+  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
+  SIMT_SHARED(hull_point, ends, 1);
+  SIMT_SHARED(unsigned, masks, SIMT_WARP);
+  short_shared sh = {pts, ends, masks};
+  int64_t g = simt::block_idx().x, from, to;
+  int64_t r = chunk_range(v, g, &from, &to);
+  int64_t n = to - from;
+  int lanes = short_row_lanes(n), q = (int)simt::lane();
+  short_lane me = idle_lane();
+  if (q < lanes) {
+    me.row = r, me.from = from, me.n = n, me.lanes = lanes, me.q = q;
+    me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
+    me.first = from + (int64_t)q * SIMT_WARP;
+    int64_t left = to - me.first;
+    me.count = left < 0 ? 0 : (left < SIMT_WARP ? left : SIMT_WARP);
+  }
+  warp_team team = {0, lanes};
+  int ok = me.row >= 0;
+  lane_points(v, sh, team, me, ok, v.rows[r].scale, v.starts[g]);
+  lane_hulls(sh, team, me, ok);
+
+  /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
+   * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
+   * merges in rounds may have kept another of them. */
+  unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = 0;
+  for (unsigned m = mask; m; m &= m - 1) {
+    int64_t k = (int64_t)q * SIMT_WARP + simt::ffs(m) - 1;
+    if (!same_point(short_point(sh, me, k), short_point(sh, me, short_next_vertex(sh, me, k, me.used, n))))
+      keep |= m & -m;
+  }
+  int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
+  hull_point *vert = v.vert + g * (v.chunk + 1);
+  int64_t *index = v.index + g * (v.chunk + 1);
+  for (unsigned m = keep; m; m &= m - 1, at++) {
+    int k = simt::ffs(m) - 1;
+    vert[at] = sh.pts[q * SIMT_WARP + k];
+    int64_t last = me.first + k;
+    while (v.w && last < to && v.w[last] == 0) last++;
+    index[at] = last;
+  }
+  if (ok && q == me.used - 1) {
+    vert[at] = sh.ends[0];
+    index[at] = to;
+    hull_segment s = {g, 0, at};
+    v.seg[g] = s;
+    v.nseg[g] = 1;
+  }
+}
+
+#endif

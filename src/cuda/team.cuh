@@ -1,0 +1,116 @@
+/* The lanes that fit one row together, and their collectives (CUB's warp and block layers, sized
+ * to a row of the lane kernels, short_rows.cuh):
+ *   warp_team   the lanes [lane0, lane0 + lanes) of a warp, a power of two aligned to its size,
+ *               several rows to a warp: shuffles only;
+ *   block_team  the first `lanes` threads of a block (whole warps), one row, the other warps idle:
+ *               shuffles within warps, a word per warp in shared memory across them.
+ * reduce gives every lane of the team the same bits (commutative steps in the same order);
+ * exclusive_scan gives each lane the values of the lanes before it, combined in order. Every
+ * thread of the warp (warp_team) or block (block_team) calls each collective, idle ones included,
+ * so that the collectives keep step whatever a row's state; a team's `span` is the most lanes a
+ * row can have in it, the bound of loops around collectives.
+ */
+#ifndef GPUISO_CUDA_TEAM_CUH
+#define GPUISO_CUDA_TEAM_CUH
+
+#include <string.h>
+
+#include "simt.cuh"
+
+/* Shuffles of any value made of 64-bit words (doubles, integers, points), word by word. */
+template <typename V>
+static SIMT_DEVICE V shfl_up_value(V x, unsigned delta) {
+  static_assert(sizeof(V) % sizeof(uint64_t) == 0, "a value of whole 64-bit words");
+  uint64_t word[sizeof(V) / sizeof(uint64_t)];
+  memcpy(word, &x, sizeof x);
+  for (unsigned k = 0; k < sizeof word / sizeof word[0]; k++) word[k] = simt::shfl_up(SIMT_FULL_MASK, word[k], delta);
+  memcpy(&x, word, sizeof x);
+  return x;
+}
+
+template <typename V>
+static SIMT_DEVICE V shfl_xor_value(V x, int lane_mask) {
+  static_assert(sizeof(V) % sizeof(uint64_t) == 0, "a value of whole 64-bit words");
+  uint64_t word[sizeof(V) / sizeof(uint64_t)];
+  memcpy(word, &x, sizeof x);
+  for (unsigned k = 0; k < sizeof word / sizeof word[0]; k++) word[k] = simt::shfl_xor(SIMT_FULL_MASK, word[k], lane_mask);
+  memcpy(&x, word, sizeof x);
+  return x;
+}
+
+struct warp_team {
+  int lane0, lanes; /* lanes 0: an idle lane */
+  static const int span = SIMT_WARP;
+
+  SIMT_DEVICE void sync() const { simt::sync_warp(); }
+
+  /* An xor butterfly over the team's lanes. */
+  template <typename V, class Op>
+  SIMT_DEVICE V reduce(V x, Op op) const {
+    for (int m = 1; m < SIMT_WARP; m *= 2) {
+      V o = shfl_xor_value(x, m);
+      if (m < lanes) x = op(x, o);
+    }
+    return x;
+  }
+
+  template <typename V, class Op>
+  SIMT_DEVICE V exclusive_scan(V x, Op op, V identity) const {
+    int q = (int)simt::lane() - lane0;
+    for (unsigned d = 1; d < SIMT_WARP; d *= 2) {
+      V o = shfl_up_value(x, d);
+      if (q >= (int)d) x = op(o, x);
+    }
+    V before = shfl_up_value(x, 1);
+    return q == 0 ? identity : before;
+  }
+};
+
+/* A block's row: scratch holds a value per warp of the block (the largest value a collective
+ * carries: BLOCK_TEAM_WORD bytes). */
+#define BLOCK_TEAM_WORD 32
+
+struct block_team {
+  int lanes;             /* a multiple of the warp */
+  unsigned char *scratch; /* shared: BLOCK_TEAM_WORD bytes per warp of the block */
+  int span;              /* the block's threads */
+
+  SIMT_DEVICE void sync() const { simt::sync_block(); }
+
+  template <typename V>
+  SIMT_DEVICE V *slots() const {
+    static_assert(sizeof(V) <= BLOCK_TEAM_WORD, "a value of a scratch word");
+    return reinterpret_cast<V *>(scratch);
+  }
+
+  template <typename V, class Op>
+  SIMT_DEVICE V reduce(V x, Op op) const {
+    for (int m = 1; m < SIMT_WARP; m *= 2) x = op(x, shfl_xor_value(x, m));
+    V *slot = slots<V>();
+    if (simt::lane() == 0) slot[simt::warp()] = x;
+    simt::sync_block();
+    V r = slot[0];
+    for (int t = 1; t < lanes / SIMT_WARP; t++) r = op(r, slot[t]);
+    simt::sync_block(); /* the slots are free again */
+    return r;
+  }
+
+  template <typename V, class Op>
+  SIMT_DEVICE V exclusive_scan(V x, Op op, V identity) const {
+    unsigned lane = simt::lane(), warp = simt::warp();
+    for (unsigned d = 1; d < SIMT_WARP; d *= 2) {
+      V o = shfl_up_value(x, d);
+      if (lane >= d) x = op(o, x);
+    }
+    V *slot = slots<V>();
+    if (lane == SIMT_WARP - 1) slot[warp] = x;
+    simt::sync_block();
+    V prefix = identity;
+    for (unsigned t = 0; t < warp; t++) prefix = op(prefix, slot[t]);
+    simt::sync_block();
+    V before = shfl_up_value(x, 1);
+    return lane == 0 ? prefix : op(prefix, before);
+  }
+};
+
+#endif
