@@ -106,7 +106,7 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
         }
       } else {
         at <- if (is.null(keep)) TRUE else keep[problems$problem]
-        pick <- function(v) if (is.null(v)) v else v[at]
+        pick <- function(v) if (is.null(v) || is.null(keep)) v else v[at]
         if (is.null(x)) batch_groups(pick(y), pick(w), pick(group), up, bounds, engine, single, block_starts, gradient)
         else batch_xy(pick(y), pick(w), pick(x), if (is.null(group)) NULL else pick(group), up, bounds,
                       engine, single, block_starts)

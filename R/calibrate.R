@@ -34,8 +34,9 @@
 #'   scores that are higher for the negative class (the curves then fall), `"auto"` to choose from
 #'   the sign of the Spearman correlation of the scores and labels of positive weight, all groups
 #'   together (as in [isoreg_gpu()]). With `TRUE`, a pooled curve that is flat (one block) while
-#'   that correlation is negative gives a warning: the scores then fall as the label rises and a
-#'   rising curve cannot follow them.
+#'   that correlation is evidently negative (its 95% confidence interval, by Fisher's z, lies
+#'   below 0) gives a warning: the scores then fall as the label rises, which a rising curve cannot
+#'   follow.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @return An object of class `"gpuiso_calibrator"`, a list with
 #'   \item{pooled}{the curve of all scores: a data frame with one row per block, `lower` and
@@ -82,11 +83,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   res <- run$value
   backend <- run$backend
   pooled <- blocks_frame(res[[1]], up)
-  if (isTRUE(direction) && nrow(pooled) == 1L && !rising) {
-    warning(paste0("the calibration curve is flat (one block) while the scores fall as the label ",
-                   "rises (negative rank correlation); for scores that are higher for the negative ",
-                   "class use `increasing = FALSE` or \"auto\""), call. = FALSE)
-  }
+  if (isTRUE(direction) && nrow(pooled) == 1L && !rising) warn_if_falling(score, label, weights)
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first
@@ -98,6 +95,22 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
     n = n, n_group = groups$counts, increasing = up,
     backend = backend, call = call
   ), class = "gpuiso_calibrator")
+}
+
+# The warning of a flat rising curve where the scores evidently fall as the label rises: the 95%
+# confidence interval of the Spearman correlation (by Fisher's z, as scikit-learn's
+# check_increasing forms it) lies below 0.
+warn_if_falling <- function(score, label, weights) {
+  keep <- if (is.null(weights)) TRUE else weights > 0
+  s <- score[keep]
+  n <- length(s)
+  if (n <= 3L) return(invisible())
+  rho <- stats::cor(rank(s), rank(label[keep]))
+  if (rho < -tanh(stats::qnorm(0.975) / sqrt(n - 3))) {
+    warning(sprintf(paste0("the calibration curve is flat (one block) while the scores fall as the ",
+                           "label rises (Spearman correlation %.2f); for scores that are higher for ",
+                           "the negative class use `increasing = FALSE` or \"auto\""), rho), call. = FALSE)
+  }
 }
 
 # The blocks of the curves as a data frame, ordered by score within each curve. A falling curve

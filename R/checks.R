@@ -260,6 +260,7 @@ check_direction <- function(v, name = "increasing") {
 # (multiples of 1/2) about their mean (n + 1) / 2, that sum is exact, so a correlation of exactly
 # 0, and an undefined one (x or y constant: both directions then give the same fit), is >= 0.
 rank_direction <- function(x, y, w = NULL, problem = rep.int(1L, length(y)), k = 1L) {
+  force(problem) # its default is the length of y before the elements of weight zero go
   # NA are errors of the fit, reported by the C code that follows
   if (anyNA(x) || anyNA(y) || anyNA(w) || length(y) == 0L) return(rep(TRUE, k))
   if (!is.null(w)) {

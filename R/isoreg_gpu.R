@@ -6,8 +6,9 @@
 #' sum diagram both give.
 #'
 #' As in [stats::isoreg()], a single vector argument is taken as `y` with `x = seq_along(y)`.
-#' With a formula, `isoreg_gpu(y ~ x, data)`, the response and the one covariate are taken from
-#' `data` as [stats::lm()] does, with its `subset`, `weights` and `na.action`.
+#' With a formula as first argument, `isoreg_gpu(y ~ x, data)`, the response and the one covariate
+#' are taken from `data` as [stats::lm()] takes them, with its `subset`, `weights` and
+#' `na.action`.
 #' `x` may come in any order: it is sorted (stably), tied `x` values are pooled into one point
 #' (the weighted mean of their `y`, their weights summed), the fit is computed over the distinct
 #' `x`, and the fitted values are returned in the input order. `-0` and `0` are one value.
@@ -70,10 +71,12 @@
 #' 6e-8 relative and never steps against its direction. On the CPU the fit is always in double.
 #'
 #' @param x The covariate values, in any order: numeric, or a `Date`, date-time, `difftime` or
-#'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`. For the generic, a formula
-#'   is passed to the formula method.
-#' @param y Numeric or logical vector of responses.
-#' @param w Optional numeric vector of non-negative weights, the length of `y`.
+#'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`; or a formula `y ~ x`, of a
+#'   response and one covariate (which may be a transformation such as `log(speed)`), whose
+#'   variables are taken from `data`.
+#' @param y Numeric or logical vector of responses; `NULL` with a formula.
+#' @param w Optional numeric vector of non-negative weights, the length of `y`; `NULL` with a
+#'   formula, whose weights go in `weights`.
 #' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one, `"auto"`
 #'   to choose from the sign of the Spearman correlation (see Direction).
 #' @param y_min,y_max Bounds that the fitted values are clipped to after the fit (as in
@@ -89,19 +92,12 @@
 #'   forms them, not found afterwards from equal fitted values: two neighbouring blocks can share
 #'   a level (after clipping, or when their means round to the same double) and still move apart
 #'   when the data move. The fitted values are the same either way.
-#' @param formula A formula `y ~ x`: a response and one covariate (which may be a transformation
-#'   such as `log(speed)`).
-#' @param data A data frame (or list or environment) holding the variables of `formula`; by
-#'   default the environment of the formula.
-#' @param subset An optional vector that selects the rows of `data` to use.
-#' @param weights Optional weights, evaluated in `data` like the variables of `formula` (as in
-#'   [stats::lm()]), with the rules of `w`.
-#' @param na.action What to do with rows that have `NA`: a function such as [stats::na.omit()]
+#' @param data,subset,weights,na.action With a formula only, as in [stats::lm()]: a data frame (or
+#'   list or environment) holding its variables (by default the environment of the formula); a
+#'   vector that selects the rows to use; weights, evaluated in `data` like the variables, with the
+#'   rules of `w`; and what to do with rows that have `NA`: a function such as [stats::na.omit()]
 #'   (the default, from `getOption("na.action")`), [stats::na.exclude()] (the rows are left out of
 #'   the fit, and [fitted()] and [residuals()] have `NA` for them) or [stats::na.fail()].
-#' @param ... For the formula method, the arguments of the default method (`increasing`,
-#'   `y_min`, ...; the weights go in `weights`). For the default method, nothing: an
-#'   argument that is not one of the above is an error.
 #' @return An object of class `"gpuiso_fit"`, a list with
 #'   \item{fitted}{the fitted values, in the order of the input;}
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
@@ -141,21 +137,29 @@
 #' days <- as.Date("2024-01-01") + c(0, 3, 1, 7, 5)
 #' knots(isoreg_gpu(days, c(2, 5, 1, 9, 4)))
 #' @export
-isoreg_gpu <- function(x, ...) UseMethod("isoreg_gpu")
-
-#' @rdname isoreg_gpu
-#' @export
-isoreg_gpu.default <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
-                               device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
-                               precision = c("double", "single"), gradient = FALSE, ...) {
-  check_no_dots(...)
+isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
+                       device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
+                       precision = c("double", "single"), gradient = FALSE, data, subset, weights,
+                       na.action) {
   call <- match.call()
-  call[[1L]] <- quote(isoreg_gpu)
-  if (missing(x)) x <- NULL
-  if (is.null(y)) {
-    if (is.null(x)) stop_arg("y", "is missing")
-    y <- x
-    x <- NULL
+  frame <- NULL
+  if (!missing(x) && inherits(x, "formula")) {
+    if (!is.null(y)) stop_arg("y", "must be NULL when `x` is a formula (the response is its left-hand side)")
+    if (!is.null(w)) stop_arg("w", "must be NULL when `x` is a formula: give the weights as `weights`, evaluated in `data`")
+    frame <- formula_frame(call, parent.frame())
+    x <- frame$x
+    y <- frame$y
+    w <- frame$w
+  } else {
+    given <- c("data", "subset", "weights", "na.action")[c(!missing(data), !missing(subset),
+                                                         !missing(weights), !missing(na.action))]
+    if (length(given)) stop_arg(given[1L], "only applies when `x` is a formula (weights of vectors go in `w`)")
+    if (missing(x)) x <- NULL
+    if (is.null(y)) {
+      if (is.null(x)) stop_arg("y", "is missing")
+      y <- x
+      x <- NULL
+    }
   }
   y_names <- names(y)
   if (is.logical(y)) storage.mode(y) <- "double"
@@ -193,34 +197,30 @@ isoreg_gpu.default <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min =
     knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
     block_start = res[[5]],
     grad = if (gradient) list(order = res[[6]], start = res[[7]], y_min = bounds[1], y_max = bounds[2]),
-    x_type = x_type, terms = NULL, na.action = NULL, vars = NULL,
+    x_type = x_type, terms = frame$terms, na.action = frame$na.action, vars = frame$vars,
     n = n, increasing = increasing, backend = backend, method = method,
     precision = if (backend == "gpu" && single) "single" else "double", call = call
   ), class = "gpuiso_fit")
 }
 
-#' @rdname isoreg_gpu
-#' @export
-isoreg_gpu.formula <- function(formula, data, subset, weights, na.action, ...) {
-  call <- match.call()
-  call[[1L]] <- quote(isoreg_gpu)
-  mf <- match.call(expand.dots = FALSE)
-  mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]
+# The model frame of a formula fit, built as lm() builds it from the call's formula (its x),
+# data, subset, weights and na.action, evaluated in the caller's frame env: the covariate, the
+# response (with the data's row names), the weights (checked here, so that errors name
+# `weights`), the terms, the rows left out and the names of the two variables.
+formula_frame <- function(call, env) {
+  mf <- call[c(1L, match(c("x", "data", "subset", "weights", "na.action"), names(call), 0L))]
+  names(mf)[names(mf) == "x"] <- "formula"
   mf[[1L]] <- quote(stats::model.frame)
-  mf <- eval(mf, parent.frame())
+  mf <- eval(mf, env)
   terms <- attr(mf, "terms")
   covariate <- attr(terms, "term.labels")
-  if (attr(terms, "response") != 1L || length(covariate) != 1L || !covariate %in% names(mf)) {
-    stop_arg("formula", sprintf("must be of the form y ~ x, a response and one covariate, not %s",
-                                paste(deparse(formula), collapse = " ")))
+  if (attr(terms, "response") != 1L || length(covariate) != 1L || !covariate %in% names(mf) ||
+      !is.null(attr(terms, "offset"))) {
+    stop_arg("x", sprintf("must be a formula y ~ x, of a response and one covariate, not %s",
+                          paste(deparse(stats::formula(terms)), collapse = " ")))
   }
-  if (!is.null(attr(terms, "offset"))) stop_arg("formula", "must not have an offset")
   w <- stats::model.weights(mf)
-  if (!is.null(w)) w <- check_weights(w, nrow(mf))
-  fit <- isoreg_gpu.default(mf[[covariate]], stats::model.response(mf), w, ...)
-  fit$call <- call
-  fit$terms <- terms
-  fit$na.action <- attr(mf, "na.action")
-  fit$vars <- c(x = covariate, y = names(mf)[1L])
-  fit
+  list(x = mf[[covariate]], y = stats::model.response(mf),
+       w = if (!is.null(w)) check_weights(w, nrow(mf)), terms = terms,
+       na.action = attr(mf, "na.action"), vars = c(x = covariate, y = names(mf)[1L]))
 }

@@ -60,8 +60,23 @@ test_that("the rising fit of falling scores is flat, with a warning; \"auto\" ch
   expect_warning(auto <- calibrate_isotonic(score, label, increasing = "auto"), NA)
   expect_false(auto$increasing)
   expect_equal(predict(auto, c(0.1, 0.9)), c(1, 0))
-  # no warning for a flat curve of uncorrelated or rising data
+  # no warning for a flat curve of uncorrelated data, or of too few scores to tell
   expect_warning(calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4), c(1, 0, 0, 1)), NA)
+  expect_warning(calibrate_isotonic(c(3, 1, 2), c(0, 1, 1)), NA)
+  # the rule: the 95% interval of Fisher's z of the Spearman correlation lies below 0
+  n <- 12
+  s <- seq_len(n)
+  l <- c(1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 0, 0)
+  rho <- cor(s, l, method = "spearman")
+  evident <- rho < -tanh(qnorm(0.975) / sqrt(n - 3))
+  expect_true(evident)
+  expect_warning(calibrate_isotonic(s, l), "Spearman correlation")
+  l2 <- c(1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0)
+  rho2 <- cor(s, l2, method = "spearman")
+  expect_lt(rho2, 0)
+  expect_false(rho2 < -tanh(qnorm(0.975) / sqrt(n - 3)))
+  expect_identical(nrow(suppressWarnings(calibrate_isotonic(s, l2))$pooled), 1L)
+  expect_warning(calibrate_isotonic(s, l2), NA)
   set.seed(33)
   s <- runif(200)
   expect_warning(up <- calibrate_isotonic(s, rbinom(200, 1, s), increasing = "auto"), NA)

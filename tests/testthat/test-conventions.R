@@ -159,6 +159,9 @@ test_that("increasing = \"auto\" follows the sign of the Spearman correlation", 
   expect_true(isoreg_gpu(1:4, rep(2, 4), increasing = "auto")$increasing)
   # elements of weight zero do not choose the direction
   expect_true(isoreg_gpu(1:5, c(1, 2, 3, -50, -60), w = c(1, 1, 1, 0, 0), increasing = "auto")$increasing)
+  y0 <- c(1, -50, 2, 3, -60, -70)
+  expect_lt(cor(1:6, y0, method = "spearman"), 0)
+  expect_true(isoreg_gpu(1:6, y0, w = c(1, 0, 1, 1, 0, 0), increasing = "auto")$increasing)
   expect_error(isoreg_gpu(1:3, increasing = "up"), "`increasing` must be TRUE, FALSE or \"auto\"")
   expect_error(isoreg_gpu(1:3, increasing = NA), "`increasing` must be TRUE, FALSE or \"auto\"")
 })

@@ -74,12 +74,18 @@ test_that("the other arguments pass to the default method; wrong formulas are er
   expect_equal(unname(fitted(fit)), pmax(ref_isoreg(cars$speed, cars$dist, increasing = FALSE), 20),
                tolerance = 1e-12)
   expect_identical(fit$method, "hull")
-  expect_error(isoreg_gpu(dist ~ speed + I(speed^2), data = cars), "`formula` must be of the form y ~ x")
-  expect_error(isoreg_gpu(~ speed, data = cars), "`formula` must be of the form y ~ x")
-  expect_error(isoreg_gpu(dist ~ 1, data = cars), "`formula` must be of the form y ~ x")
-  expect_error(isoreg_gpu(dist ~ speed + offset(speed), data = cars), "`formula` must be of the form|offset")
+  re <- "`x` must be a formula y ~ x, of a response and one covariate, not"
+  expect_error(isoreg_gpu(dist ~ speed + I(speed^2), data = cars), re)
+  expect_error(isoreg_gpu(~ speed, data = cars), re)
+  expect_error(isoreg_gpu(dist ~ 1, data = cars), re)
+  expect_error(isoreg_gpu(dist ~ speed + offset(speed), data = cars), re)
+  expect_error(isoreg_gpu(dist ~ speed, data = cars, w = rep(1, 50)), "`w` must be NULL when `x` is a formula")
+  expect_error(isoreg_gpu(dist ~ speed, cars$dist, data = cars), "`y` must be NULL when `x` is a formula")
   expect_error(isoreg_gpu(dist ~ speed, data = cars, weights = rep(-1, 50)), "`weights` must be finite and non-negative")
-  expect_error(isoreg_gpu(dist ~ speed, data = cars, weighs = 1), "unknown argument `weighs`")
+  expect_error(isoreg_gpu(dist ~ speed, data = cars, weighs = 1), "unused argument")
+  # the formula's arguments with vectors are errors, not ignored
+  expect_error(isoreg_gpu(cars$speed, cars$dist, data = cars), "`data` only applies when `x` is a formula")
+  expect_error(isoreg_gpu(cars$speed, cars$dist, weights = rep(1, 50)), "`weights` only applies when `x` is a formula")
 })
 
 test_that("the default method keeps its positional arguments and refuses unknown ones", {
@@ -89,5 +95,11 @@ test_that("the default method keeps its positional arguments and refuses unknown
   expect_equal(fitted(isoreg_gpu(x, y, w, FALSE)), ref_isoreg(x, y, w, increasing = FALSE), tolerance = 1e-12)
   expect_equal(fitted(isoreg_gpu(y)), ref_pav(y), tolerance = 1e-12)
   expect_equal(fitted(isoreg_gpu(y = y)), ref_pav(y), tolerance = 1e-12)
-  expect_error(isoreg_gpu(x, y, wt = w), "isoreg_gpu\\(\\): unknown argument `wt`")
+  expect_error(isoreg_gpu(x, y, wt = w), "unused argument")
+  # a formula held in a variable, and data of the calling function
+  f <- r ~ s
+  local({
+    dd <- data.frame(s = x, r = y)
+    expect_equal(unname(fitted(isoreg_gpu(f, data = dd))), ref_isoreg(x, y), tolerance = 1e-12)
+  })
 })
