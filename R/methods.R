@@ -197,10 +197,12 @@ residuals.gpuiso_fit <- function(object, ...) stats::naresid(object$na.action, o
 knots.gpuiso_fit <- function(Fn, ...) x_restore(Fn$knots, Fn$x_type)
 
 #' @rdname gpuiso_fit-methods
+#' @importFrom stats nobs
 #' @export
 nobs.gpuiso_fit <- function(object, ...) if (is.null(object$w)) object$n else sum(object$w != 0)
 
 #' @rdname gpuiso_fit-methods
+#' @importFrom stats deviance
 #' @export
 deviance.gpuiso_fit <- function(object, ...) {
   r <- object$y - object$fitted
@@ -261,6 +263,7 @@ plot.gpuiso_fit <- function(x, col.points = "grey40", col.fit = "firebrick", xla
 }
 
 #' @rdname plot.gpuiso_fit
+#' @importFrom graphics lines
 #' @export
 lines.gpuiso_fit <- function(x, col = "firebrick", lwd = 1, type = "s", ...) {
   at <- if (identical(x$x_type$kind, "ordered")) x$knots else x_restore(x$knots, x$x_type)

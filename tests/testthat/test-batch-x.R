@@ -100,3 +100,23 @@ test_that("bad x, and x with gradients, are errors that name the argument", {
   isoreg_batch(yy, x = xx)
   expect_identical(list(yy, xx), keep)
 })
+
+test_that("on the GPU, batches with x and mixed directions are the CPU's fits", {
+  skip_without_gpu()
+  set.seed(23)
+  y <- matrix(stats::rnorm(200 * 40), 200) * rep(c(-1, 1), 100)
+  x <- matrix(sample(1:25, 200 * 40, TRUE), 200)
+  cpu <- isoreg_batch(y, x = x, increasing = "auto", block_starts = TRUE)
+  gpu <- isoreg_batch(y, x = x, increasing = "auto", block_starts = TRUE, device = "gpu")
+  expect_lte(max(abs(gpu$fitted - cpu$fitted)), 1e-12)
+  expect_identical(gpu$block_start, cpu$block_start)
+  expect_identical(attr(gpu$fitted, "increasing"), attr(cpu$fitted, "increasing"))
+  g <- sample(1:30, 3000, TRUE)
+  v <- stats::rnorm(3000)
+  xv <- round(stats::runif(3000), 2)
+  expect_lte(max(abs(isoreg_batch(v, group = g, x = xv, device = "gpu") - isoreg_batch(v, group = g, x = xv))), 1e-12)
+  s <- stats::runif(2000)
+  l <- stats::rbinom(2000, 1, 1 - s)
+  expect_equal(calibrate_isotonic(s, l, increasing = FALSE, device = "gpu")$pooled,
+               calibrate_isotonic(s, l, increasing = FALSE)$pooled, tolerance = 1e-12)
+})
