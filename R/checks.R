@@ -286,7 +286,7 @@ ranks_within <- function(v, problem) {
   p <- problem[o]
   s <- v[o]
   new_problem <- c(TRUE, p[-1L] != p[-n])
-  problem_start <- cummax(ifelse(new_problem, seq_len(n), 0L))
+  problem_start <- cummax(seq_len(n) * new_problem)
   tie_start <- which(new_problem | c(TRUE, s[-1L] != s[-n]))
   tie_end <- c(tie_start[-1L] - 1L, n)
   mean_rank <- (tie_start + tie_end) / 2 - problem_start[tie_start] + 1
