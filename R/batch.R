@@ -290,7 +290,8 @@ batch_xy <- function(y, w, x, group, increasing, bounds, engine, single, block_s
     ws <- if (is.null(w)) rep(1, n) else w[o]
     wk <- rowsum(ws, knot, reorder = FALSE)[, 1L]
     sk <- rowsum(ws * y[o], knot, reorder = FALSE)[, 1L]
-    yk <- ifelse(wk > 0, sk / wk, 0) # a knot of weight zero takes its left neighbour's level
+    yk <- sk / wk
+    yk[wk == 0] <- 0 # a knot of weight zero takes its left neighbour's level: its value is not used
   }
   res <- .Call(C_batch_groups, yk, unname(wk), code[new_knot], k, ids$labels, increasing, bounds[1],
                bounds[2], engine, single, block_starts, FALSE)
