@@ -31,6 +31,13 @@
 #'   a sampling rate).
 #' @param group Optional factor or vector of group ids, the length of `score`, without `NA`. A
 #'   factor's levels must all occur; other ids become groups in sorted order.
+#' @param increasing `TRUE` (the default) for probabilities that rise with the score, `FALSE` for
+#'   scores that are higher for the negative class (the curves then fall), `"auto"` to choose from
+#'   the sign of the Spearman correlation of the scores and labels of positive weight, all groups
+#'   together (as in [isoreg_gpu()]). With `TRUE`, a pooled curve that is flat (one block) while
+#'   that correlation is evidently negative (its 95% confidence interval, by Fisher's z, lies
+#'   below 0) gives a warning: the scores then fall as the label rises, which a rising curve cannot
+#'   follow.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @return An object of class `"gpuiso_calibrator"`, a list with
 #'   \item{pooled}{the curve of all scores: a data frame with one row per block, `lower` and
@@ -41,6 +48,7 @@
 #'   \item{groups}{the group ids (the levels of a factor), `NULL` without `group`;}
 #'   \item{first}{the row of `curves` where each group's curve starts (and one past the last);}
 #'   \item{n, n_group}{the number of scores, in all and per group;}
+#'   \item{increasing}{the direction of the curves (`TRUE`: rising with the score);}
 #'   \item{backend, call}{the backend that ran (`"cpu"` or `"gpu"`) and the call.}
 #' @seealso [predict.gpuiso_calibrator()] for calibrated probabilities,
 #'   [plot.gpuiso_calibrator()], [calibration_error()], [reliability_diagram()];
@@ -56,7 +64,7 @@
 #' predict(cal, c(0.1, 0.5, 0.9), group = c("FR", "DE", "ES"))
 #' plot(cal)
 #' @export
-calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
+calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, increasing = TRUE,
                                device = c("auto", "cpu", "gpu")) {
   call <- match.call()
   score <- check_vector(score, "score")
@@ -64,27 +72,57 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL,
   label <- check_label(label, n)
   if (!is.null(weights)) weights <- check_weights(weights, n, "score")
   groups <- if (!is.null(group)) check_group(group, n)
+  direction <- check_direction(increasing)
+  rising <- rank_direction(score, label, weights)
+  up <- if (direction == "auto") rising else direction
   backend <- resolve_device(device, n)
+  # a falling curve is the rising curve of -score, turned back (see flip_blocks)
   run <- run_on(backend, device, "pav", function(engine) {
-    .Call(C_calibrate, score, label, weights, groups$codes,
+    .Call(C_calibrate, if (up) score else -score, label, weights, groups$codes,
           if (!is.null(groups)) as.character(groups$levels), engine == engine_code("gpu", "pav"))
   })
   res <- run$value
   backend <- run$backend
+  pooled <- blocks_frame(res[[1]], up)
+  if (isTRUE(direction) && nrow(pooled) == 1L && !rising) warn_if_falling(score, label, weights)
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first
-    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]]),
+    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]], up, first),
                          stringsAsFactors = FALSE)
   }
   structure(list(
-    pooled = blocks_frame(res[[1]]), curves = curves, groups = groups$levels, first = first,
-    n = n, n_group = groups$counts,
+    pooled = pooled, curves = curves, groups = groups$levels, first = first,
+    n = n, n_group = groups$counts, increasing = up,
     backend = backend, call = call
   ), class = "gpuiso_calibrator")
 }
 
-blocks_frame <- function(b) data.frame(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight)
+# The warning of a flat rising curve where the scores evidently fall as the label rises: the 95%
+# confidence interval of the Spearman correlation (by Fisher's z, as scikit-learn's
+# check_increasing forms it) lies below 0.
+warn_if_falling <- function(score, label, weights) {
+  keep <- if (is.null(weights)) TRUE else weights > 0
+  s <- score[keep]
+  n <- length(s)
+  if (n <= 3L) return(invisible())
+  rho <- stats::cor(rank(s), rank(label[keep]))
+  if (rho < -tanh(stats::qnorm(0.975) / sqrt(n - 3))) {
+    warning(sprintf(paste0("the calibration curve is flat (one block) while the scores fall as the ",
+                           "label rises (Spearman correlation %.2f); for scores that are higher for ",
+                           "the negative class use `increasing = FALSE` or \"auto\""), rho), call. = FALSE)
+  }
+}
+
+# The blocks of the curves as a data frame, ordered by score within each curve. A falling curve
+# was fitted on -score: its blocks are turned back (reversed within each curve, with first the
+# rows where the curves start, and their ends negated and swapped).
+blocks_frame <- function(b, up = TRUE, first = c(1L, length(b$prob) + 1L)) {
+  if (up) return(data.frame(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight))
+  curve <- rep(seq_len(length(first) - 1L), diff(first))
+  i <- first[curve] + first[curve + 1L] - 1L - seq_along(curve)
+  data.frame(lower = -b$upper[i], upper = -b$lower[i], prob = b$prob[i], weight = b$weight[i])
+}
 
 # The curve of group k (0: the pooled curve) as a data frame of blocks.
 calibrator_curve <- function(object, k) {
@@ -200,7 +238,8 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
 
 #' @export
 print.gpuiso_calibrator <- function(x, ...) {
-  cat(sprintf("Isotonic calibrator (%s) of %.0f scores", x$backend, x$n))
+  cat(sprintf("Isotonic calibrator (%s%s) of %.0f scores", x$backend,
+              if (isFALSE(x$increasing)) ", falling with the score" else "", x$n))
   if (is.null(x$groups)) cat("\n") else cat(sprintf(", %d groups and a pooled curve\n", length(x$groups)))
   p <- x$pooled
   cat(sprintf("pooled curve: %d blocks, scores [%s, %s], probabilities [%s, %s]\n", nrow(p),
@@ -238,7 +277,8 @@ summary.gpuiso_calibrator <- function(object, ...) {
     group = if (is.null(object$groups)) NA else c(object$groups[NA_integer_], object$groups),
     n = c(object$n, object$n_group), weight = weight,
     rate = as.vector(rowsum(blocks$prob * blocks$weight, curve)) / weight, blocks = size,
-    min_prob = blocks$prob[last - size + 1L], max_prob = blocks$prob[last],
+    min_prob = pmin(blocks$prob[last - size + 1L], blocks$prob[last]),
+    max_prob = pmax(blocks$prob[last - size + 1L], blocks$prob[last]),
     stringsAsFactors = FALSE
   ), class = c("summary.gpuiso_calibrator", "data.frame"))
 }

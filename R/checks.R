@@ -246,3 +246,108 @@ quoted_list <- function(v, most = 5L) {
   shown <- paste0("\"", utils::head(v, most), "\"", collapse = ", ")
   if (length(v) > most) sprintf("%s and %d more", shown, length(v) - most) else shown
 }
+
+# The `increasing` argument of the fits: TRUE, FALSE or "auto" (a unique prefix of it).
+check_direction <- function(v, name = "increasing") {
+  if (is.logical(v) && length(v) == 1L && !is.na(v)) return(v)
+  if (is.character(v) && length(v) == 1L && !is.na(v) && nzchar(v) && startsWith("auto", v)) return("auto")
+  stop_arg(name, "must be TRUE, FALSE or \"auto\"")
+}
+
+# For increasing = "auto": per problem (codes 1..k of `problem`), whether the Spearman rank
+# correlation of x and y is >= 0 (scikit-learn's rule), over the elements of positive weight.
+# Only its sign matters, which is the sign of the covariance of the ranks: with average ranks
+# (multiples of 1/2) about their mean (n + 1) / 2, that sum is exact, so a correlation of exactly
+# 0, and an undefined one (x or y constant: both directions then give the same fit), is >= 0.
+rank_direction <- function(x, y, w = NULL, problem = rep.int(1L, length(y)), k = 1L) {
+  force(problem) # its default is the length of y before the elements of weight zero go
+  # NA are errors of the fit, reported by the C code that follows
+  if (anyNA(x) || anyNA(y) || anyNA(w) || length(y) == 0L) return(rep(TRUE, k))
+  if (!is.null(w)) {
+    keep <- w > 0
+    x <- x[keep]
+    y <- y[keep]
+    problem <- problem[keep]
+  }
+  rx <- ranks_within(x, problem)
+  ry <- ranks_within(y, problem)
+  size <- tabulate(problem, k)
+  mid <- ((size + 1) / 2)[problem]
+  cov <- numeric(k) # 0 for a problem without elements of positive weight
+  sums <- rowsum((rx - mid) * (ry - mid), problem)
+  cov[as.integer(rownames(sums))] <- sums[, 1L]
+  cov >= 0
+}
+
+# Average ranks of v within each problem (ties get the mean of their positions), in one sort.
+ranks_within <- function(v, problem) {
+  n <- length(v)
+  o <- order(problem, v, method = "radix")
+  p <- problem[o]
+  s <- v[o]
+  new_problem <- c(TRUE, p[-1L] != p[-n])
+  problem_start <- cummax(seq_len(n) * new_problem)
+  tie_start <- which(new_problem | c(TRUE, s[-1L] != s[-n]))
+  tie_end <- c(tie_start[-1L] - 1L, n)
+  mean_rank <- (tie_start + tie_end) / 2 - problem_start[tie_start] + 1
+  out <- numeric(n)
+  out[o] <- rep.int(mean_rank, tie_end - tie_start + 1L)
+  out
+}
+
+# A covariate x that is not a plain number: a Date (days), a date-time (POSIXct or POSIXlt:
+# seconds), a difftime (in its units) or an ordered factor (its level codes). list(value, type):
+# the doubles the fit uses, and what x_restore() and x_new() need to map values back and new
+# data in (type is NULL for numeric x, whose value check_vector() then checks).
+x_numeric <- function(x, name = "x") {
+  if (inherits(x, "Date")) return(list(value = as.double(unclass(x)), type = list(kind = "Date")))
+  if (inherits(x, "POSIXt")) {
+    x <- as.POSIXct(x)
+    return(list(value = as.double(unclass(x)), type = list(kind = "POSIXct", tz = attr(x, "tzone"))))
+  }
+  if (inherits(x, "difftime")) {
+    return(list(value = as.double(unclass(x)), type = list(kind = "difftime", units = units(x))))
+  }
+  if (is.ordered(x)) {
+    return(list(value = as.double(as.integer(x)), type = list(kind = "ordered", levels = levels(x))))
+  }
+  if (is.factor(x)) {
+    stop_arg(name, "is a factor without an order: make it an ordered factor (factor(..., ordered = TRUE)) or numeric")
+  }
+  list(value = x, type = NULL)
+}
+
+# Values v on the numeric scale of a covariate, back in its type.
+x_restore <- function(v, type) {
+  if (is.null(type)) return(v)
+  switch(type$kind,
+    Date = structure(v, class = "Date"),
+    POSIXct = structure(v, class = c("POSIXct", "POSIXt"), tzone = type$tz),
+    difftime = structure(v, units = type$units, class = "difftime"),
+    ordered = factor(type$levels[v], levels = type$levels, ordered = TRUE))
+}
+
+# New values of a covariate of the given type (the argument called name), on its numeric scale:
+# of the same type (a difftime in any units; an ordered factor with the same levels, or the
+# levels as strings).
+x_new <- function(v, type, name = "newdata") {
+  if (is.null(type)) return(v)
+  what <- switch(type$kind, Date = "a Date", POSIXct = "a date-time (POSIXct)", difftime = "a difftime",
+                 ordered = sprintf("an ordered factor with the levels of the fitted x (%s)", quoted_list(type$levels)))
+  wrong <- function() stop_arg(name, sprintf("must be %s, as the fitted x, not %s", what, describe(v)))
+  switch(type$kind,
+    Date = if (inherits(v, "Date")) as.double(unclass(v)) else wrong(),
+    POSIXct = if (inherits(v, "POSIXt")) as.double(unclass(as.POSIXct(v))) else wrong(),
+    difftime = if (inherits(v, "difftime")) as.double(v, units = type$units) else wrong(),
+    ordered = {
+      if (is.factor(v) && !identical(levels(v), type$levels)) wrong()
+      if (!is.factor(v) && !is.character(v)) wrong()
+      code <- match(as.character(v), type$levels)
+      unknown <- !is.na(v) & is.na(code)
+      if (any(unknown)) {
+        stop_arg(name, sprintf("has value(s) that are not levels of the fitted x: %s",
+                               quoted_list(unique(as.character(v)[unknown]))))
+      }
+      as.double(code)
+    })
+}

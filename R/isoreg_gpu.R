@@ -6,9 +6,28 @@
 #' sum diagram both give.
 #'
 #' As in [stats::isoreg()], a single vector argument is taken as `y` with `x = seq_along(y)`.
+#' With a formula as first argument, `isoreg_gpu(y ~ x, data)`, the response and the one covariate
+#' are taken from `data` as [stats::lm()] takes them, with its `subset`, `weights` and
+#' `na.action`.
 #' `x` may come in any order: it is sorted (stably), tied `x` values are pooled into one point
 #' (the weighted mean of their `y`, their weights summed), the fit is computed over the distinct
 #' `x`, and the fitted values are returned in the input order. `-0` and `0` are one value.
+#'
+#' **Types of x and y.** Besides numbers, `x` may be a `Date`, a date-time (`POSIXct`, or
+#' `POSIXlt`, taken as `POSIXct`), a `difftime` or an ordered factor. The fit is computed on their
+#' numeric scale (days since 1970-01-01, seconds since 1970-01-01 UTC, the units of the difftime,
+#' the level codes 1, 2, ... of the factor); [knots()] gives the knots, and [plot()] and [lines()]
+#' draw the fit, in the type of `x`, and [predict()] takes new `x` of that type. `fit$knots` and
+#' [as.stepfun()] stay on the numeric scale. A factor without an order is an error. `y` may be
+#' logical (`FALSE` and `TRUE` as 0 and 1). The names of `y` (for a formula, the row names of the
+#' data) are kept by [fitted()] and [residuals()].
+#'
+#' **Direction.** `increasing = "auto"` chooses the direction as scikit-learn's
+#' `IsotonicRegression(increasing = "auto")` does: non-decreasing when the Spearman rank
+#' correlation of `x` and `y` is at least 0, non-increasing when it is negative. It is computed
+#' over the elements of positive weight (the others do not influence the fit), without weights;
+#' when it is undefined (`x` or `y` constant there), both directions give the same fit, reported
+#' as non-decreasing. `fit$increasing` holds the direction chosen.
 #'
 #' **Weights.** `w` must be finite and non-negative. An element of weight zero does not influence
 #' the fit; it takes the level of the nearest positive-weight element on its left (the first
@@ -51,10 +70,15 @@
 #' each fitted value is rounded to float32 once, so the fit is that of the rounded data to about
 #' 6e-8 relative and never steps against its direction. On the CPU the fit is always in double.
 #'
-#' @param x Numeric vector of covariate values, in any order; or `y` when `y` is `NULL`.
-#' @param y Numeric vector of responses.
-#' @param w Optional numeric vector of non-negative weights, the length of `y`.
-#' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one.
+#' @param x The covariate values, in any order: numeric, or a `Date`, date-time, `difftime` or
+#'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`; or a formula `y ~ x`, of a
+#'   response and one covariate (which may be a transformation such as `log(speed)`), whose
+#'   variables are taken from `data`.
+#' @param y Numeric or logical vector of responses; `NULL` with a formula.
+#' @param w Optional numeric vector of non-negative weights, the length of `y`; `NULL` with a
+#'   formula, whose weights go in `weights`.
+#' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one, `"auto"`
+#'   to choose from the sign of the Spearman correlation (see Direction).
 #' @param y_min,y_max Bounds that the fitted values are clipped to after the fit (as in
 #'   scikit-learn's `IsotonicRegression`); `-Inf` and `Inf` for none. `y_min = Inf` and
 #'   `y_max = -Inf`, which would make every fitted value infinite, are errors.
@@ -68,6 +92,12 @@
 #'   forms them, not found afterwards from equal fitted values: two neighbouring blocks can share
 #'   a level (after clipping, or when their means round to the same double) and still move apart
 #'   when the data move. The fitted values are the same either way.
+#' @param data,subset,weights,na.action With a formula only, as in [stats::lm()]: a data frame (or
+#'   list or environment) holding its variables (by default the environment of the formula); a
+#'   vector that selects the rows to use; weights, evaluated in `data` like the variables, with the
+#'   rules of `w`; and what to do with rows that have `NA`: a function such as [stats::na.omit()]
+#'   (the default, from `getOption("na.action")`), [stats::na.exclude()] (the rows are left out of
+#'   the fit, and [fitted()] and [residuals()] have `NA` for them) or [stats::na.fail()].
 #' @return An object of class `"gpuiso_fit"`, a list with
 #'   \item{fitted}{the fitted values, in the order of the input;}
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
@@ -78,6 +108,11 @@
 #'   \item{grad}{with `gradient = TRUE`, the solver's blocks for [isoreg_vjp()]: `order`, the
 #'     elements in the order of `x` (`NULL` when that is the input order), `start`, `TRUE` where a
 #'     block starts in that order, and the bounds `y_min` and `y_max`; `NULL` otherwise;}
+#'   \item{x_type}{for an `x` that is not numeric, its type (`kind`: `"Date"`, `"POSIXct"`,
+#'     `"difftime"` or `"ordered"`, with the time zone, units or levels); `NULL` otherwise;}
+#'   \item{terms, na.action, vars}{for a formula fit, its [stats::terms()], the rows left out
+#'     (see [stats::na.action()]) and the names of the covariate and the response; `NULL`
+#'     otherwise;}
 #'   \item{n, increasing, backend, method, precision, call}{the size, the direction, the backend
 #'     (`"cpu"` or `"gpu"`) and engine (`"pav"` or `"hull"`; the GPU's is `"hull"`) that ran, the
 #'     precision of the fit, and the call.}
@@ -91,27 +126,59 @@
 #' # Weighted fit of y on an unsorted x
 #' fit <- isoreg_gpu(cars$speed, cars$dist, w = rep(1:2, 25))
 #' predict(fit, c(5, 12.5, 30), type = "linear")
+#'
+#' # The same data with a formula, and the direction chosen from the data
+#' fit <- isoreg_gpu(dist ~ speed, data = cars, weights = rep(1:2, 25), increasing = "auto")
 #' plot(fit)
+#' lines(isoreg_gpu(dist ~ speed, data = cars, subset = speed > 10), col = "blue")
+#' deviance(fit)
+#'
+#' # A Date covariate
+#' days <- as.Date("2024-01-01") + c(0, 3, 1, 7, 5)
+#' knots(isoreg_gpu(days, c(2, 5, 1, 9, 4)))
 #' @export
 isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
                        device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
-                       precision = c("double", "single"), gradient = FALSE) {
+                       precision = c("double", "single"), gradient = FALSE, data, subset, weights,
+                       na.action) {
   call <- match.call()
-  if (is.null(y)) {
-    if (missing(x)) stop_arg("y", "is missing")
-    y <- x
-    x <- NULL
+  frame <- NULL
+  if (!missing(x) && inherits(x, "formula")) {
+    if (!is.null(y)) stop_arg("y", "must be NULL when `x` is a formula (the response is its left-hand side)")
+    if (!is.null(w)) stop_arg("w", "must be NULL when `x` is a formula: give the weights as `weights`, evaluated in `data`")
+    frame <- formula_frame(call, parent.frame())
+    x <- frame$x
+    y <- frame$y
+    w <- frame$w
+  } else {
+    given <- c("data", "subset", "weights", "na.action")[c(!missing(data), !missing(subset),
+                                                         !missing(weights), !missing(na.action))]
+    if (length(given)) stop_arg(given[1L], "only applies when `x` is a formula (weights of vectors go in `w`)")
+    if (missing(x)) x <- NULL
+    if (is.null(y)) {
+      if (is.null(x)) stop_arg("y", "is missing")
+      y <- x
+      x <- NULL
+    }
   }
+  y_names <- names(y)
+  if (is.logical(y)) storage.mode(y) <- "double"
   y <- check_vector(y, "y")
   n <- length(y)
-  if (!is.null(x)) x <- check_vector(x, "x", n)
+  x_type <- NULL
+  if (!is.null(x)) {
+    x <- x_numeric(x, "x")
+    x_type <- x$type
+    x <- check_vector(x$value, "x", n)
+  }
   if (!is.null(w)) w <- check_vector(w, "w", n)
-  increasing <- check_flag(increasing, "increasing")
+  increasing <- check_direction(increasing)
   bounds <- check_bounds(y_min, y_max)
   backend <- resolve_device(device, n)
   method <- resolve_method(method)
   single <- check_precision(precision) == "single"
   gradient <- check_flag(gradient, "gradient")
+  if (increasing == "auto") increasing <- rank_direction(if (is.null(x)) seq_len(n) else x, y, w)
 
   run <- run_on(backend, device, method, function(engine) {
     .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine, single, gradient)
@@ -120,15 +187,40 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   backend <- run$backend
   if (backend == "gpu") method <- "hull"
   fitted <- res[[1]]
+  level <- if (!is.null(res[[3]])) res[[3]] else fitted
+  names(fitted) <- y_names
   structure(list(
     fitted = fitted,
     x = x, y = y, w = w,
     knots = if (!is.null(res[[2]])) res[[2]] else if (is.null(x)) seq_len(n) else x,
-    level = if (!is.null(res[[3]])) res[[3]] else fitted,
+    level = level,
     knot_weight = if (!is.null(res[[4]])) res[[4]] else w,
     block_start = res[[5]],
     grad = if (gradient) list(order = res[[6]], start = res[[7]], y_min = bounds[1], y_max = bounds[2]),
+    x_type = x_type, terms = frame$terms, na.action = frame$na.action, vars = frame$vars,
     n = n, increasing = increasing, backend = backend, method = method,
     precision = if (backend == "gpu" && single) "single" else "double", call = call
   ), class = "gpuiso_fit")
+}
+
+# The model frame of a formula fit, built as lm() builds it from the call's formula (its x),
+# data, subset, weights and na.action, evaluated in the caller's frame env: the covariate, the
+# response (with the data's row names), the weights (checked here, so that errors name
+# `weights`), the terms, the rows left out and the names of the two variables.
+formula_frame <- function(call, env) {
+  mf <- call[c(1L, match(c("x", "data", "subset", "weights", "na.action"), names(call), 0L))]
+  names(mf)[names(mf) == "x"] <- "formula"
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf, env)
+  terms <- attr(mf, "terms")
+  covariate <- attr(terms, "term.labels")
+  if (attr(terms, "response") != 1L || length(covariate) != 1L || !covariate %in% names(mf) ||
+      !is.null(attr(terms, "offset"))) {
+    stop_arg("x", sprintf("must be a formula y ~ x, of a response and one covariate, not %s",
+                          paste(deparse(stats::formula(terms)), collapse = " ")))
+  }
+  w <- stats::model.weights(mf)
+  list(x = mf[[covariate]], y = stats::model.response(mf),
+       w = if (!is.null(w)) check_weights(w, nrow(mf)), terms = terms,
+       na.action = attr(mf, "na.action"), vars = c(x = covariate, y = names(mf)[1L]))
 }

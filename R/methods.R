@@ -69,12 +69,10 @@ fit_backend <- function(x) sprintf("%s (%s)", x$backend, x$method)
 #' summary(isoreg_gpu(women$weight, women$height))
 #' @export
 summary.gpuiso_fit <- function(object, ...) {
-  r <- object$y - object$fitted
-  w <- if (is.null(object$w)) 1 else object$w
   sizes <- diff(c(object$block_start, length(object$knots) + 1L))
   structure(list(
     n = object$n, knots = length(object$knots), blocks = length(object$block_start),
-    increasing = object$increasing, rss = sum(w * r^2), range = range(object$fitted),
+    increasing = object$increasing, rss = deviance.gpuiso_fit(object), range = range(object$fitted),
     block_size = summary(sizes), backend = fit_backend(object), call = object$call
   ), class = "summary.gpuiso_fit")
 }
@@ -101,7 +99,10 @@ print.summary.gpuiso_fit <- function(x, ...) {
 #' linear interpolation between the fitted points (`type = "linear"`).
 #'
 #' @param object A `"gpuiso_fit"` from [isoreg_gpu()].
-#' @param newdata Numeric vector of new `x`; when missing, the fitted values.
+#' @param newdata New `x`: a numeric vector, or for an `x` of another type (a `Date`, date-time,
+#'   `difftime` or ordered factor) a vector of that type (an ordered factor with the fit's levels,
+#'   or those levels as strings); for a formula fit also a data frame holding the covariate's
+#'   variables. When missing, the fitted values.
 #' @param type `"step"` or `"linear"`.
 #' @param outside What to do with `newdata` outside the range of the fitted `x`: `"clip"` (the
 #'   level at the nearest end), `"na"` (`NA`) or `"error"`.
@@ -116,6 +117,7 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
                                outside = c("clip", "na", "error"), ...) {
   check_no_dots(...)
   if (missing(newdata)) return(object$fitted)
+  newdata <- fit_newdata(object, newdata)
   type <- check_choice(type, c("step", "linear"), "type")
   outside <- check_choice(outside, c("clip", "na", "error"), "outside")
   if (!is.numeric(newdata) || length(dim(newdata)) > 1L) {
@@ -143,11 +145,69 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
   out
 }
 
-#' @export
-fitted.gpuiso_fit <- function(object, ...) object$fitted
+# New x of predict(): the covariate of a data frame for a formula fit; a Date, date-time,
+# difftime or ordered factor on the fit's numeric scale.
+fit_newdata <- function(object, newdata) {
+  if (is.data.frame(newdata)) {
+    if (is.null(object$terms)) {
+      stop_arg("newdata", "is a data frame, but the fit was not made with a formula: give the new x as a vector")
+    }
+    newdata <- tryCatch(
+      stats::model.frame(stats::delete.response(object$terms), newdata, na.action = stats::na.pass)[[1L]],
+      error = function(e) stop_arg("newdata", sprintf("must hold the covariate `%s` of the fit: %s",
+                                                      object$vars[["x"]], conditionMessage(e))))
+  }
+  x_new(newdata, object$x_type)
+}
 
+#' Fitted values, residuals and other parts of an isotonic fit
+#'
+#' The methods of the generics of \pkg{stats} for a `"gpuiso_fit"`. [fitted()] and [residuals()]
+#' have the names of `y` (for a formula fit, the row names of the data) and, for a formula fit with
+#' `na.action = na.exclude`, `NA` at the rows left out. [knots()] gives the distinct `x` of the fit
+#' (where its step function may jump), in the type of `x` (a `Date` stays a `Date`, an ordered
+#' factor gives the levels that occur, as an ordered factor). [nobs()] counts the observations of
+#' positive weight, as for [stats::lm()] fits. [deviance()] is the weighted residual sum of
+#' squares, `sum(w * (y - fitted)^2)`, that the fit minimises among monotone fits.
+#'
+#' @param object,Fn A `"gpuiso_fit"` from [isoreg_gpu()].
+#' @param ... Unused.
+#' @return `fitted()` and `residuals()`: numeric vectors in the order of the data. `knots()`: the
+#'   distinct `x`, increasing. `nobs()`: a count. `deviance()`: a number.
+#' @seealso [isoreg_gpu()], [lines.gpuiso_fit()], [predict.gpuiso_fit()].
+#' @examples
+#' fit <- isoreg_gpu(dist ~ speed, data = cars)
+#' head(residuals(fit))
+#' knots(fit)
+#' c(nobs(fit), deviance(fit))
+#' @name gpuiso_fit-methods
+NULL
+
+#' @rdname gpuiso_fit-methods
 #' @export
-residuals.gpuiso_fit <- function(object, ...) object$y - object$fitted
+fitted.gpuiso_fit <- function(object, ...) stats::napredict(object$na.action, object$fitted)
+
+#' @rdname gpuiso_fit-methods
+#' @export
+residuals.gpuiso_fit <- function(object, ...) stats::naresid(object$na.action, object$y - object$fitted)
+
+#' @rdname gpuiso_fit-methods
+#' @importFrom stats knots
+#' @export
+knots.gpuiso_fit <- function(Fn, ...) x_restore(Fn$knots, Fn$x_type)
+
+#' @rdname gpuiso_fit-methods
+#' @importFrom stats nobs
+#' @export
+nobs.gpuiso_fit <- function(object, ...) if (is.null(object$w)) object$n else sum(object$w != 0)
+
+#' @rdname gpuiso_fit-methods
+#' @importFrom stats deviance
+#' @export
+deviance.gpuiso_fit <- function(object, ...) {
+  r <- object$y - object$fitted
+  sum(if (is.null(object$w)) r^2 else object$w * r^2)
+}
 
 #' The fit as a step function
 #'
@@ -169,20 +229,44 @@ as.stepfun.gpuiso_fit <- function(x, ...) {
 
 #' Plot an isotonic fit
 #'
-#' Draws the data and the fitted step function (base graphics).
+#' `plot()` draws the data and the fitted step function (base graphics); `lines()` adds the
+#' fitted step function to a plot: a horizontal segment from each knot to the next, at its level
+#' (the right-continuous step function of `predict(type = "step")`), not a line through the data.
+#' An `x` that is a `Date`, date-time or `difftime` is drawn on an axis of its type; an ordered
+#' factor at its level codes 1, 2, ..., labelled with the levels.
 #'
 #' @param x A `"gpuiso_fit"` from [isoreg_gpu()].
 #' @param col.points,col.fit Colours of the data and of the fit.
-#' @param xlab,ylab,main Axis labels and title.
-#' @param ... Passed to [graphics::plot()].
+#' @param xlab,ylab,main Axis labels and title; by default the names of the variables of a formula
+#'   fit, `"x"` and `"y"` otherwise.
+#' @param col,lwd,type Colour, width and type of the line (`type = "s"`: steps).
+#' @param ... Passed to [graphics::plot()] or [graphics::lines()].
 #' @return `x`, invisibly.
 #' @examples
-#' plot(isoreg_gpu(women$weight, women$height))
+#' fit <- isoreg_gpu(women$weight, women$height)
+#' plot(fit)
+#' plot(women$weight, women$height)
+#' lines(fit, col = "blue")
 #' @export
-plot.gpuiso_fit <- function(x, col.points = "grey40", col.fit = "firebrick",
-                            xlab = "x", ylab = "y", main = "Isotonic regression", ...) {
+plot.gpuiso_fit <- function(x, col.points = "grey40", col.fit = "firebrick", xlab = NULL, ylab = NULL,
+                            main = "Isotonic regression", ...) {
   xs <- if (is.null(x$x)) seq_len(x$n) else x$x
-  graphics::plot(xs, x$y, col = col.points, xlab = xlab, ylab = ylab, main = main, ...)
-  graphics::lines(x$knots, x$level, type = "s", col = col.fit, lwd = 2)
+  vars <- if (is.null(x$vars)) c(x = "x", y = "y") else x$vars
+  if (is.null(xlab)) xlab <- vars[["x"]]
+  if (is.null(ylab)) ylab <- vars[["y"]]
+  ordered <- identical(x$x_type$kind, "ordered")
+  graphics::plot(if (ordered) xs else x_restore(xs, x$x_type), x$y, col = col.points, xlab = xlab,
+                 ylab = ylab, main = main, xaxt = if (ordered) "n" else "s", ...)
+  if (ordered) graphics::axis(1L, at = seq_along(x$x_type$levels), labels = x$x_type$levels)
+  lines.gpuiso_fit(x, col = col.fit, lwd = 2)
+  invisible(x)
+}
+
+#' @rdname plot.gpuiso_fit
+#' @importFrom graphics lines
+#' @export
+lines.gpuiso_fit <- function(x, col = "firebrick", lwd = 1, type = "s", ...) {
+  at <- if (identical(x$x_type$kind, "ordered")) x$knots else x_restore(x$knots, x$x_type)
+  graphics::lines(at, x$level, col = col, lwd = lwd, type = type, ...)
   invisible(x)
 }

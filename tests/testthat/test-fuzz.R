@@ -121,7 +121,10 @@ fuzz_targets <- function(s) {
       pools = list(x = "vector", y = "vector", w = "vector", increasing = "flag", y_min = "scalar",
                    y_max = "scalar", device = "choice", method = "choice", precision = "choice"),
       check = function(v, a) {
-        want <- clip(ref_isoreg(num(a$x), num(a$y), wts(a$w), inc(a)), a)
+        # a Date x is fitted on its days, a logical y as 0 and 1
+        x <- if (inherits(a$x, "Date")) as.double(unclass(a$x)) else num(a$x)
+        y <- if (is.logical(a$y) && is.null(dim(a$y))) as.double(a$y) else num(a$y)
+        want <- clip(ref_isoreg(x, y, wts(a$w), inc(a)), a)
         fin(v$fitted) && same(v$fitted, want)
       }),
     isoreg_batch = list(

@@ -42,7 +42,6 @@ test_that("a wrong type is described as what it is", {
     list(getClass("numeric"), 'an S4 object of class "classRepresentation"'),
     list(c("a", "b"), "a character vector"),
     list(matrix(c("a", "b")), "a character matrix"),
-    list(c(TRUE, FALSE), "a logical vector"),
     list(1i, "a complex vector"),
     list(sum, "a function"),
     list(quote(a), "a symbol"),
