@@ -8,10 +8,12 @@
 #include "internal.h"
 #include "soft.h"
 
-/* A thread's buffers for rows of n elements. */
+/* A thread's buffers for rows of n elements. Rows of a matrix are copied into xr and gr and
+ * their results gathered in z before they go out: the sort orders' random accesses then stay in
+ * one row (in cache), not in the whole matrix. */
 typedef struct {
   sort_record *rec, *tmp;
-  double *z, *v, *gs, *a;
+  double *xr, *gr, *z, *v, *gs, *a;
   uint8_t *start;
   pav_work pav;
 } soft_work;
@@ -19,6 +21,8 @@ typedef struct {
 static void soft_work_free(soft_work *wk) {
   free(wk->rec);
   free(wk->tmp);
+  free(wk->xr);
+  free(wk->gr);
   free(wk->z);
   free(wk->v);
   free(wk->gs);
@@ -32,29 +36,52 @@ static int soft_work_init(soft_work *wk, int64_t n) {
   memset(wk, 0, sizeof *wk);
   wk->rec = malloc(m * sizeof *wk->rec);
   wk->tmp = malloc(m * sizeof *wk->tmp);
+  wk->xr = malloc(m * sizeof *wk->xr);
+  wk->gr = malloc(m * sizeof *wk->gr);
   wk->z = malloc(m * sizeof *wk->z);
   wk->v = malloc(m * sizeof *wk->v);
   wk->gs = malloc(m * sizeof *wk->gs);
   wk->a = malloc(m * sizeof *wk->a);
   wk->start = malloc(m);
   int ok = pav_work_init(&wk->pav, n);
-  if (ok && wk->rec && wk->tmp && wk->z && wk->v && wk->gs && wk->a && wk->start) return 1;
+  if (ok && wk->rec && wk->tmp && wk->xr && wk->gr && wk->z && wk->v && wk->gs && wk->a &&
+      wk->start)
+    return 1;
   soft_work_free(wk);
   return 0;
 }
 
-/* Row r of the matrix (its elements nrow apart). The fit's options o are non-increasing, on one
- * thread, with the solver's blocks. */
+/* Row r of a matrix of nrow rows and n columns (column-major): into buf, unless nrow is 1. */
+static const double *row_of(const double *m, int64_t nrow, int64_t n, int64_t r, double *buf) {
+  if (nrow == 1) return m;
+  for (int64_t j = 0; j < n; j++) buf[j] = m[r + j * nrow];
+  return buf;
+}
+
+/* Row r of the matrix. The fit's options o are non-increasing, on one thread, with the solver's
+ * blocks. order (NULL: none), in x's layout, 1-based: the row's sort order, which is read instead
+ * of sorting when order_given and written otherwise. */
 static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, int64_t r,
                               const double *x, const double *g, double epsilon, int decreasing,
-                              const gpuiso_opts *o, soft_work *wk, double *out,
-                              gpuiso_error *err) {
-  for (int64_t j = 0; j < n; j++) {
-    double t = soft_key(kind, x[r + j * nrow], epsilon, decreasing);
-    sort_record rec = {~double_key(t), j, t, 1.0};
-    wk->rec[j] = rec;
+                              const gpuiso_opts *o, int32_t *order, int order_given,
+                              soft_work *wk, double *out, gpuiso_error *err) {
+  const double *xr = row_of(x, nrow, n, r, wk->xr);
+  if (order && order_given) {
+    for (int64_t k = 0; k < n; k++) {
+      int64_t j = order[r + k * nrow] - 1;
+      sort_record rec = {0, j, soft_key(kind, xr[j], epsilon, decreasing), 1.0};
+      wk->rec[k] = rec;
+    }
+  } else {
+    for (int64_t j = 0; j < n; j++) {
+      double t = soft_key(kind, xr[j], epsilon, decreasing);
+      sort_record rec = {~double_key(t), j, t, 1.0};
+      wk->rec[j] = rec;
+    }
+    sort_records_serial(wk->rec, wk->tmp, n);
+    if (order)
+      for (int64_t k = 0; k < n; k++) order[r + k * nrow] = (int32_t)(wk->rec[k].tag + 1);
   }
-  sort_records_serial(wk->rec, wk->tmp, n);
   for (int64_t k = 0; k < n; k++) wk->z[k] = soft_target(kind, wk->rec[k].y, k, n, epsilon);
   gpuiso_status s = fit_row(n, wk->z, NULL, o, &wk->pav, wk->v, wk->start, NULL, err);
   if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
@@ -62,17 +89,20 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
     set_error(err, s, -1, r);
     return s;
   }
+  double *res = nrow == 1 ? out : wk->z; /* the targets are spent */
   if (!g) {
     for (int64_t k = 0; k < n; k++)
-      out[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow] =
+      res[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)] =
           soft_value(kind, wk->rec[k].y, wk->v[k], k, n, epsilon);
-    return GPUISO_OK;
+  } else {
+    const double *gr = row_of(g, nrow, n, r, wk->gr);
+    for (int64_t k = 0; k < n; k++) wk->gs[k] = gr[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)];
+    vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
+    for (int64_t k = 0; k < n; k++)
+      res[wk->rec[k].tag] = soft_grad(kind, wk->gs[k], wk->a[k], epsilon, decreasing);
   }
-  for (int64_t k = 0; k < n; k++)
-    wk->gs[k] = g[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow];
-  vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
-  for (int64_t k = 0; k < n; k++)
-    out[r + wk->rec[k].tag * nrow] = soft_grad(kind, wk->gs[k], wk->a[k], epsilon, decreasing);
+  if (nrow > 1)
+    for (int64_t j = 0; j < n; j++) out[r + j * nrow] = res[j];
   return GPUISO_OK;
 }
 
@@ -98,15 +128,66 @@ static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol
   return GPUISO_OK;
 }
 
+gpuiso_status soft_order_check(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                               double epsilon, int decreasing, const int32_t *order,
+                               const gpuiso_opts *opt, int64_t *bad_row) {
+  int64_t bad = nrow;
+  int nth = resolve_threads(opt, nrow * ncol), short_of_memory = 0;
+  if (nth > nrow) nth = (int)nrow;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nth) reduction(min : bad) reduction(| : short_of_memory)
+#endif
+  {
+    double *buf = nrow > 1 ? malloc((size_t)ncol * sizeof *buf) : NULL;
+    short_of_memory = nrow > 1 && !buf;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic)
+#endif
+    for (int64_t r = 0; r < nrow; r++) {
+      if (short_of_memory) continue;
+      const double *xr = row_of(x, nrow, ncol, r, buf);
+      uint64_t before = 0;
+      int32_t prev = 0;
+      for (int64_t k = 0; k < ncol; k++) {
+        int32_t j = order[r + k * nrow];
+        if (j < 1 || j > ncol) {
+          bad = r < bad ? r : bad;
+          break;
+        }
+        double t = soft_key(kind, xr[j - 1], epsilon, decreasing);
+        if (!isfinite(t)) break; /* x's own error, which gpuiso_soft reports */
+        /* decreasing keys, equal ones by increasing index: then no index comes twice */
+        uint64_t key = ~double_key(t);
+        if (k > 0 && (key < before || (key == before && j <= prev))) {
+          bad = r < bad ? r : bad;
+          break;
+        }
+        before = key;
+        prev = j;
+      }
+    }
+    free(buf);
+  }
+  *bad_row = bad < nrow ? bad : -1;
+  return short_of_memory ? GPUISO_E_NOMEM : GPUISO_OK;
+}
+
 gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
                           const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
                           double *out, gpuiso_error *err) {
+  return soft_with_order(kind, nrow, ncol, x, g, epsilon, decreasing, opt, NULL, out, err);
+}
+
+gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                              const double *g, double epsilon, int decreasing,
+                              const gpuiso_opts *opt, int32_t *order, double *out,
+                              gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
   int64_t len = nrow * ncol;
   int nth = resolve_threads(opt, len);
   gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, err);
   if (s != GPUISO_OK || len == 0) return s;
-  if (opt->engine == GPUISO_GPU)
+  if (opt->engine == GPUISO_GPU) /* the device sorts: it neither reads nor writes order */
     return gpuiso_cuda_soft(kind, nrow, ncol, x, g, epsilon, decreasing, opt, out, err);
   if (nth > nrow) nth = (int)nrow;
   gpuiso_opts o = *opt;
@@ -135,8 +216,8 @@ gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, con
 #endif
     for (int64_t r = r0; r < r1; r++) {
       gpuiso_error e;
-      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, &work[thread_num()], out,
-                   &e) != GPUISO_OK)
+      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, order, g != NULL,
+                   &work[thread_num()], out, &e) != GPUISO_OK)
         keep_error(&first, &e);
     }
     if (first.status == GPUISO_OK && r1 < nrow && poll_interrupt(opt))
