@@ -52,16 +52,6 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
   int32_t *ord = NULL;
   if (opt.engine != GPUISO_GPU && !Rf_isNull(g) && Rf_isInteger(order)) {
     ord = INTEGER(order);
-    int64_t bad;
-    if (soft_order_check(k, nrow, ncol, REAL(x), eps, dec, ord, &opt, &bad) != GPUISO_OK)
-      Rf_errorcall(R_NilValue, "gpuiso: out of memory");
-    if (bad >= 0 && matrix)
-      Rf_errorcall(R_NilValue, "`order` is not the sort order of row %lld of `x`; take it from the "
-                   "forward pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)",
-                   (long long)bad + 1);
-    if (bad >= 0)
-      Rf_errorcall(R_NilValue, "`order` is not the sort order of `x`; take it from the forward "
-                   "pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)");
   } else if (opt.engine != GPUISO_GPU && Rf_isNull(g) && Rf_isLogical(order) &&
              Rf_asLogical(order) == 1) {
     SEXP o = Rf_allocVector(INTSXP, XLENGTH(x));
@@ -70,8 +60,16 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
     ord = INTEGER(o);
   }
   gpuiso_error err;
+  int64_t wrong = -1;
   gpuiso_status s = soft_with_order(k, nrow, ncol, REAL(x), r_optional_real(g), eps, dec, &opt,
-                                    ord, REAL(out), &err);
+                                    ord, REAL(out), &wrong, &err);
+  if (s == GPUISO_OK && wrong >= 0 && matrix)
+    Rf_errorcall(R_NilValue, "`order` is not the sort order of row %lld of `x`; take it from the "
+                 "forward pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)",
+                 (long long)wrong + 1);
+  if (s == GPUISO_OK && wrong >= 0)
+    Rf_errorcall(R_NilValue, "`order` is not the sort order of `x`; take it from the forward "
+                 "pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)");
   if (s == GPUISO_E_OVERFLOW && err.index >= 0) {
     long long i = (long long)err.index;
     if (matrix)

@@ -59,17 +59,30 @@ static const double *row_of(const double *m, int64_t nrow, int64_t n, int64_t r,
 }
 
 /* Row r of the matrix. The fit's options o are non-increasing, on one thread, with the solver's
- * blocks. order (NULL: none), in x's layout, 1-based: the row's sort order, which is read instead
- * of sorting when order_given and written otherwise. */
+ * blocks. order (NULL: none), in x's layout, 1-based: the row's sort order, which is written, or
+ * when order_given read instead of sorting; *order_wrong is set, and nothing written, when it is
+ * not the sort order (keys decreasing, equal ones by increasing index: so no index comes twice). */
 static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, int64_t r,
                               const double *x, const double *g, double epsilon, int decreasing,
                               const gpuiso_opts *o, int32_t *order, int order_given,
-                              soft_work *wk, double *out, gpuiso_error *err) {
+                              int *order_wrong, soft_work *wk, double *out, gpuiso_error *err) {
   const double *xr = row_of(x, nrow, n, r, wk->xr);
   if (order && order_given) {
+    uint64_t before = 0;
     for (int64_t k = 0; k < n; k++) {
-      int64_t j = order[r + k * nrow] - 1;
-      sort_record rec = {0, j, soft_key(kind, xr[j], epsilon, decreasing), 1.0};
+      int64_t j = (int64_t)order[r + k * nrow] - 1;
+      if (j < 0 || j >= n) {
+        *order_wrong = 1;
+        return GPUISO_OK;
+      }
+      double t = soft_key(kind, xr[j], epsilon, decreasing);
+      uint64_t key = ~double_key(t);
+      if (k > 0 && (key < before || (key == before && j <= wk->rec[k - 1].tag))) {
+        *order_wrong = 1;
+        return GPUISO_OK;
+      }
+      before = key;
+      sort_record rec = {key, j, t, 1.0};
       wk->rec[k] = rec;
     }
   } else {
@@ -128,61 +141,18 @@ static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol
   return GPUISO_OK;
 }
 
-gpuiso_status soft_order_check(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
-                               double epsilon, int decreasing, const int32_t *order,
-                               const gpuiso_opts *opt, int64_t *bad_row) {
-  int64_t bad = nrow;
-  int nth = resolve_threads(opt, nrow * ncol), short_of_memory = 0;
-  if (nth > nrow) nth = (int)nrow;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nth) reduction(min : bad) reduction(| : short_of_memory)
-#endif
-  {
-    double *buf = nrow > 1 ? malloc((size_t)ncol * sizeof *buf) : NULL;
-    short_of_memory = nrow > 1 && !buf;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic)
-#endif
-    for (int64_t r = 0; r < nrow; r++) {
-      if (short_of_memory) continue;
-      const double *xr = row_of(x, nrow, ncol, r, buf);
-      uint64_t before = 0;
-      int32_t prev = 0;
-      for (int64_t k = 0; k < ncol; k++) {
-        int32_t j = order[r + k * nrow];
-        if (j < 1 || j > ncol) {
-          bad = r < bad ? r : bad;
-          break;
-        }
-        double t = soft_key(kind, xr[j - 1], epsilon, decreasing);
-        if (!isfinite(t)) break; /* x's own error, which gpuiso_soft reports */
-        /* decreasing keys, equal ones by increasing index: then no index comes twice */
-        uint64_t key = ~double_key(t);
-        if (k > 0 && (key < before || (key == before && j <= prev))) {
-          bad = r < bad ? r : bad;
-          break;
-        }
-        before = key;
-        prev = j;
-      }
-    }
-    free(buf);
-  }
-  *bad_row = bad < nrow ? bad : -1;
-  return short_of_memory ? GPUISO_E_NOMEM : GPUISO_OK;
-}
-
 gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
                           const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
                           double *out, gpuiso_error *err) {
-  return soft_with_order(kind, nrow, ncol, x, g, epsilon, decreasing, opt, NULL, out, err);
+  return soft_with_order(kind, nrow, ncol, x, g, epsilon, decreasing, opt, NULL, out, NULL, err);
 }
 
 gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
                               const double *g, double epsilon, int decreasing,
                               const gpuiso_opts *opt, int32_t *order, double *out,
-                              gpuiso_error *err) {
+                              int64_t *order_wrong, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
+  if (order_wrong) *order_wrong = -1;
   int64_t len = nrow * ncol;
   int nth = resolve_threads(opt, len);
   gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, err);
@@ -206,23 +176,29 @@ gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol,
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
-  /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. */
-  int64_t round = GPUISO_POLL_EVERY / ncol + 1;
+  /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. A
+   * thread takes 16 neighbouring rows at a time where there are many: rows interleave in the
+   * column-major matrix, and neighbours on two threads would share cache lines of out and order. */
+  int64_t round = GPUISO_POLL_EVERY / ncol + 1, wrong = nrow;
+  int chunk = nrow >= 64 * (int64_t)nth ? 16 : 1;
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
-  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK; r0 += round) {
+  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK && wrong == nrow; r0 += round) {
     int64_t r1 = r0 + round < nrow ? r0 + round : nrow;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, chunk) reduction(min : wrong)
 #endif
     for (int64_t r = r0; r < r1; r++) {
       gpuiso_error e;
+      int row_wrong = 0;
       if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, order, g != NULL,
-                   &work[thread_num()], out, &e) != GPUISO_OK)
+                   &row_wrong, &work[thread_num()], out, &e) != GPUISO_OK)
         keep_error(&first, &e);
+      if (row_wrong && r < wrong) wrong = r;
     }
     if (first.status == GPUISO_OK && r1 < nrow && poll_interrupt(opt))
       set_error(&first, GPUISO_E_INTERRUPT, -1, -1);
   }
+  if (order_wrong && wrong < nrow) *order_wrong = wrong;
   for (int t = 0; t < nth; t++) soft_work_free(&work[t]);
   free(work);
   if (err) *err = first;
