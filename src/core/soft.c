@@ -8,9 +8,9 @@
 #include "internal.h"
 #include "soft.h"
 
-/* A thread's buffers for rows of n elements. Rows of a matrix that are read in a sort order (x
- * given its order, g) are copied into xr and gr first, and results are gathered in z before they
- * go out: the random accesses then stay in one row (in cache), not in the whole matrix. */
+/* A thread's buffers for rows of n elements. Rows of a matrix are copied into xr and gr and
+ * their results gathered in z before they go out: the sort orders' random accesses then stay in
+ * one row (in cache), not in the whole matrix. */
 typedef struct {
   sort_record *rec, *tmp;
   double *xr, *gr, *z, *v, *gs, *a;
@@ -66,8 +66,8 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
                               const double *x, const double *g, double epsilon, int decreasing,
                               const gpuiso_opts *o, int32_t *order, int order_given,
                               int *order_wrong, soft_work *wk, double *out, gpuiso_error *err) {
+  const double *xr = row_of(x, nrow, n, r, wk->xr);
   if (order && order_given) {
-    const double *xr = row_of(x, nrow, n, r, wk->xr); /* read at random below */
     uint64_t before = 0;
     for (int64_t k = 0; k < n; k++) {
       int64_t j = (int64_t)order[r + k * nrow] - 1;
@@ -87,7 +87,7 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
     }
   } else {
     for (int64_t j = 0; j < n; j++) {
-      double t = soft_key(kind, x[r + j * nrow], epsilon, decreasing);
+      double t = soft_key(kind, xr[j], epsilon, decreasing);
       sort_record rec = {~double_key(t), j, t, 1.0};
       wk->rec[j] = rec;
     }
