@@ -149,26 +149,35 @@ vjp_rows <- function(fit) {
 #'
 #' `soft_rank_vjp` and `soft_sort_vjp` return the gradient with respect to `x` of
 #' `sum(g * soft_rank(x, ...))` (and of `soft_sort`): the vector-Jacobian product, through the
-#' blocks of the isotonic step (see [isoreg_vjp()]). They compute the forward pass again. Where
-#' two blocks of the isotonic step have exactly equal means the soft operators are not
-#' differentiable, and the gradient is that of the solver's partition.
+#' blocks of the isotonic step (see [isoreg_vjp()]). They compute the forward pass again: its
+#' isotonic fit in one pass, and its sort too unless `order` gives it. With `gradient = TRUE` the
+#' forward pass keeps its sort order as the attribute `"order"` of its result (an integer array
+#' of the shape of `x`: each row's indices from the largest key to the smallest, ties in their
+#' order), and `order = attr(r, "order")` saves the backward pass that sort, most of its time; it
+#' is checked in one pass against `x`, `epsilon` and `decreasing`. Where two blocks of the
+#' isotonic step have exactly equal means the soft operators are not differentiable, and the
+#' gradient is that of the solver's partition.
 #'
 #' On the CPU, the rows are sorted by a radix sort and fitted by pool adjacent violators, in
 #' parallel over rows (see [gpuiso_threads()]). With `device = "gpu"` the rows are sorted, fitted
 #' (the hull-merge solver, one batch for all rows) and differentiated on the GPU; `"auto"` follows
-#' the rule of [isoreg_gpu()].
+#' the rule of [isoreg_gpu()]. The GPU sorts in both passes: it records no `"order"` and does not
+#' read one.
 #'
 #' @param x A numeric vector, or a matrix whose rows are the vectors; finite.
 #' @param epsilon The regularisation strength, a positive finite number.
 #' @param decreasing `FALSE` for ranks from the smallest value and increasing soft sorts, `TRUE`
 #'   for ranks from the largest and decreasing soft sorts.
 #' @param device `"auto"`, `"cpu"` or `"gpu"` (see [isoreg_gpu()]).
-#' @param g For `soft_rank_vjp()` and `soft_sort_vjp()`: the upstream gradient, finite, of the
-#'   shape of `x`.
+#' @param gradient For `soft_rank()` and `soft_sort()`: `TRUE` to keep the sort order for the
+#'   backward pass, as the attribute `"order"` of the result (on the CPU).
+#' @param g For `soft_rank_vjp()` and `soft_sort_vjp()`: the upstream gradient, finite, of the shape of `x`.
+#' @param order For `soft_rank_vjp()` and `soft_sort_vjp()`: `NULL` (sort `x` again), or the attribute `"order"` of
+#'   the forward pass made with `gradient = TRUE` on the same `x`, `epsilon` and `decreasing`.
 #' @return An array of the shape of `x`: the soft ranks or soft sorts, row by row for a matrix, or
-#'   (`soft_rank_vjp()`, `soft_sort_vjp()`) the gradient with respect to `x`. Names and dimnames
-#'   of `x` are kept, except the names of positions for soft sorts (the sorted values belong to no
-#'   element).
+#'   (`soft_rank_vjp()`, `soft_sort_vjp()`) the gradient with respect to `x`. Names and dimnames of `x` are kept, except the
+#'   names of positions for soft sorts (the sorted values belong to no element). With `gradient =
+#'   TRUE` (on the CPU) it has the attribute `"order"`.
 #' @references Blondel, M., Teboul, O., Berthet, Q. and Djolonga, J. (2020). Fast differentiable
 #'   sorting and ranking. *Proceedings of the 37th International Conference on Machine Learning*,
 #'   PMLR 119, 950--959.
@@ -185,43 +194,54 @@ vjp_rows <- function(fit) {
 #' # gradient of a loss of the soft ranks
 #' g <- soft_rank(x) - c(2, 4, 1, 3)
 #' soft_rank_vjp(x, g)
+#' # the same, reusing the forward pass's sort
+#' r <- soft_rank(x, gradient = TRUE)
+#' soft_rank_vjp(x, r - c(2, 4, 1, 3), order = attr(r, "order"))
 #'
 #' # rows of a matrix
 #' soft_rank(matrix(c(3, 1, 2, 1, 2, 3), nrow = 2, byrow = TRUE), epsilon = 0.1)
 #' @export
-soft_rank <- function(x, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu")) {
-  soft_call(0L, x, NULL, epsilon, decreasing, device)
+soft_rank <- function(x, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu"),
+                      gradient = FALSE) {
+  soft_call(0L, x, NULL, epsilon, decreasing, device, check_flag(gradient, "gradient"))
 }
 
 #' @rdname soft_rank
 #' @export
-soft_sort <- function(x, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu")) {
-  soft_call(1L, x, NULL, epsilon, decreasing, device)
+soft_sort <- function(x, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu"),
+                      gradient = FALSE) {
+  soft_call(1L, x, NULL, epsilon, decreasing, device, check_flag(gradient, "gradient"))
 }
 
 #' @rdname soft_rank
 #' @export
-soft_rank_vjp <- function(x, g, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu")) {
+soft_rank_vjp <- function(x, g, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu"),
+                          order = NULL) {
   if (missing(g)) stop_arg("g", "is missing")
-  soft_call(0L, x, g, epsilon, decreasing, device)
+  soft_call(0L, x, g, epsilon, decreasing, device, order)
 }
 
 #' @rdname soft_rank
 #' @export
-soft_sort_vjp <- function(x, g, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu")) {
+soft_sort_vjp <- function(x, g, epsilon = 1, decreasing = FALSE, device = c("auto", "cpu", "gpu"),
+                          order = NULL) {
   if (missing(g)) stop_arg("g", "is missing")
-  soft_call(1L, x, g, epsilon, decreasing, device)
+  soft_call(1L, x, g, epsilon, decreasing, device, order)
 }
 
-# kind 0: rank, 1: sort; g NULL: the values, else the vector-Jacobian product.
-soft_call <- function(kind, x, g, epsilon, decreasing, device) {
+# kind 0: rank, 1: sort; g NULL: the values (order TRUE: with the sort order recorded), else the
+# vector-Jacobian product (order NULL, or the forward pass's sort order).
+soft_call <- function(kind, x, g, epsilon, decreasing, device, order) {
   x <- check_soft_x(x)
   epsilon <- check_epsilon(epsilon)
   decreasing <- check_flag(decreasing, "decreasing")
-  if (!is.null(g)) g <- check_upstream(g, x, "`x`")
+  if (!is.null(g)) {
+    g <- check_upstream(g, x, "`x`")
+    order <- check_order(order, x)
+  }
   backend <- resolve_device(device, length(x))
   out <- run_on(backend, device, "pav", function(engine) {
-    .Call(C_soft, kind, x, g, epsilon, decreasing, engine)
+    .Call(C_soft, kind, x, g, epsilon, decreasing, engine, order)
   })$value
   dim(out) <- dim(x)
   if (kind == 0L || !is.null(g)) {
@@ -231,6 +251,18 @@ soft_call <- function(kind, x, g, epsilon, decreasing, device) {
     dimnames(out) <- list(rownames(x), NULL)
   }
   out
+}
+
+# The sort order of a forward pass: NULL, or integers of the shape of x (values checked in C).
+check_order <- function(order, x) {
+  if (is.null(order)) return(NULL)
+  same <- if (is.matrix(x)) is.matrix(order) && identical(dim(order), dim(x))
+          else is.null(dim(order)) && length(order) == length(x)
+  if (!is.integer(order) || !same) {
+    stop_arg("order", sprintf("must be the attribute \"order\" of the forward pass with `gradient = TRUE`, integers of the shape of `x`, not %s",
+                              describe(order)))
+  }
+  order
 }
 
 check_soft_x <- function(x) {

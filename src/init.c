@@ -11,7 +11,7 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
                     SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start, SEXP grad);
 SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
            SEXP engine);
-SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine);
+SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine, SEXP order);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_check_predictions(SEXP pred, SEXP arg);
@@ -32,7 +32,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 9},
   {"C_batch_groups", (DL_FUNC)&C_batch_groups, 12},
   {"C_vjp", (DL_FUNC)&C_vjp, 9},
-  {"C_soft", (DL_FUNC)&C_soft, 6},
+  {"C_soft", (DL_FUNC)&C_soft, 7},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},

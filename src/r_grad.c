@@ -1,6 +1,7 @@
 /* .Call entry points for the gradients: the vector-Jacobian product of fits, and the soft ranks
  * and sorts. Shapes and values of g and epsilon are checked in R; x by the core. */
 #include "r_glue.h"
+#include "core/soft.h"
 
 /* offsets (double, nrows + 1) lay out rows one after another in y, w (NULL), fit, start
  * (logical) and g; returns list(dy, dw) in that layout. engine: the gpuiso_engine code (the
@@ -35,18 +36,40 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
 }
 
 /* kind: 0 rank, 1 sort; x: a double vector (one row) or matrix (rows); g: NULL (the values) or
- * the upstream gradient, of x's shape. Returns a double vector of x's length. */
-SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine) {
+ * the upstream gradient, of x's shape. order: NULL; TRUE (the values on the CPU): record the rows'
+ * sort order as the result's attribute "order" (an integer array of x's shape); or (with g) such
+ * an array, which is checked and read instead of sorting again (the device sorts anyway).
+ * Returns a double vector of x's length. */
+SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine, SEXP order) {
   int matrix = Rf_isMatrix(x);
   int64_t nrow = matrix ? Rf_nrows(x) : 1, ncol = matrix ? Rf_ncols(x) : (int64_t)XLENGTH(x);
   gpuiso_opts opt = r_plain_opts();
   opt.engine = (gpuiso_engine)Rf_asInteger(engine);
+  gpuiso_soft_kind k = (gpuiso_soft_kind)Rf_asInteger(kind);
   double eps = Rf_asReal(epsilon);
+  int dec = Rf_asLogical(decreasing) == 1;
   SEXP out = PROTECT(Rf_allocVector(REALSXP, XLENGTH(x)));
+  int32_t *ord = NULL;
+  if (opt.engine != GPUISO_GPU && !Rf_isNull(g) && Rf_isInteger(order)) {
+    ord = INTEGER(order);
+  } else if (opt.engine != GPUISO_GPU && Rf_isNull(g) && Rf_isLogical(order) &&
+             Rf_asLogical(order) == 1) {
+    SEXP o = Rf_allocVector(INTSXP, XLENGTH(x));
+    Rf_setAttrib(out, Rf_install("order"), o); /* protected by out */
+    if (matrix) Rf_setAttrib(o, R_DimSymbol, Rf_getAttrib(x, R_DimSymbol));
+    ord = INTEGER(o);
+  }
   gpuiso_error err;
-  gpuiso_status s = gpuiso_soft((gpuiso_soft_kind)Rf_asInteger(kind), nrow, ncol, REAL(x),
-                                r_optional_real(g), eps, Rf_asLogical(decreasing) == 1, &opt,
-                                REAL(out), &err);
+  int64_t wrong = -1;
+  gpuiso_status s = soft_with_order(k, nrow, ncol, REAL(x), r_optional_real(g), eps, dec, &opt,
+                                    ord, REAL(out), &wrong, &err);
+  if (s == GPUISO_OK && wrong >= 0 && matrix)
+    Rf_errorcall(R_NilValue, "`order` is not the sort order of row %lld of `x`; take it from the "
+                 "forward pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)",
+                 (long long)wrong + 1);
+  if (s == GPUISO_OK && wrong >= 0)
+    Rf_errorcall(R_NilValue, "`order` is not the sort order of `x`; take it from the forward "
+                 "pass on this `x`, `epsilon` and `decreasing` (`gradient = TRUE`)");
   if (s == GPUISO_E_OVERFLOW && err.index >= 0) {
     long long i = (long long)err.index;
     if (matrix)
@@ -58,7 +81,7 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
   if (s == GPUISO_E_OVERFLOW)
     Rf_errorcall(R_NilValue, "the sums of the soft %s overflow double precision (`epsilon` = %g is "
                  "too small for `x`); use a larger `epsilon` or rescale `x`",
-                 Rf_asInteger(kind) == GPUISO_SOFT_RANK ? "rank" : "sort", eps);
+                 k == GPUISO_SOFT_RANK ? "rank" : "sort", eps);
   if (s != GPUISO_OK) {
     r_error_context ctx = {matrix ? "matrix" : "vector", nrow, x, R_NilValue, R_NilValue,
                            {NULL, NULL, NULL}, R_NilValue};

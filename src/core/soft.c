@@ -8,10 +8,12 @@
 #include "internal.h"
 #include "soft.h"
 
-/* A thread's buffers for rows of n elements. */
+/* A thread's buffers for rows of n elements. Rows of a matrix are copied into xr and gr and
+ * their results gathered in z before they go out: the sort orders' random accesses then stay in
+ * one row (in cache), not in the whole matrix. */
 typedef struct {
   sort_record *rec, *tmp;
-  double *z, *v, *gs, *a;
+  double *xr, *gr, *z, *v, *gs, *a;
   uint8_t *start;
   pav_work pav;
 } soft_work;
@@ -19,6 +21,8 @@ typedef struct {
 static void soft_work_free(soft_work *wk) {
   free(wk->rec);
   free(wk->tmp);
+  free(wk->xr);
+  free(wk->gr);
   free(wk->z);
   free(wk->v);
   free(wk->gs);
@@ -32,29 +36,65 @@ static int soft_work_init(soft_work *wk, int64_t n) {
   memset(wk, 0, sizeof *wk);
   wk->rec = malloc(m * sizeof *wk->rec);
   wk->tmp = malloc(m * sizeof *wk->tmp);
+  wk->xr = malloc(m * sizeof *wk->xr);
+  wk->gr = malloc(m * sizeof *wk->gr);
   wk->z = malloc(m * sizeof *wk->z);
   wk->v = malloc(m * sizeof *wk->v);
   wk->gs = malloc(m * sizeof *wk->gs);
   wk->a = malloc(m * sizeof *wk->a);
   wk->start = malloc(m);
   int ok = pav_work_init(&wk->pav, n);
-  if (ok && wk->rec && wk->tmp && wk->z && wk->v && wk->gs && wk->a && wk->start) return 1;
+  if (ok && wk->rec && wk->tmp && wk->xr && wk->gr && wk->z && wk->v && wk->gs && wk->a &&
+      wk->start)
+    return 1;
   soft_work_free(wk);
   return 0;
 }
 
-/* Row r of the matrix (its elements nrow apart). The fit's options o are non-increasing, on one
- * thread, with the solver's blocks. */
+/* Row r of a matrix of nrow rows and n columns (column-major): into buf, unless nrow is 1. */
+static const double *row_of(const double *m, int64_t nrow, int64_t n, int64_t r, double *buf) {
+  if (nrow == 1) return m;
+  for (int64_t j = 0; j < n; j++) buf[j] = m[r + j * nrow];
+  return buf;
+}
+
+/* Row r of the matrix. The fit's options o are non-increasing, on one thread, with the solver's
+ * blocks. order (NULL: none), in x's layout, 1-based: the row's sort order, which is written, or
+ * when order_given read instead of sorting; *order_wrong is set, and nothing written, when it is
+ * not the sort order (keys decreasing, equal ones by increasing index: so no index comes twice). */
 static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, int64_t r,
                               const double *x, const double *g, double epsilon, int decreasing,
-                              const gpuiso_opts *o, soft_work *wk, double *out,
-                              gpuiso_error *err) {
-  for (int64_t j = 0; j < n; j++) {
-    double t = soft_key(kind, x[r + j * nrow], epsilon, decreasing);
-    sort_record rec = {~double_key(t), j, t, 1.0};
-    wk->rec[j] = rec;
+                              const gpuiso_opts *o, int32_t *order, int order_given,
+                              int *order_wrong, soft_work *wk, double *out, gpuiso_error *err) {
+  const double *xr = row_of(x, nrow, n, r, wk->xr);
+  if (order && order_given) {
+    uint64_t before = 0;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t j = (int64_t)order[r + k * nrow] - 1;
+      if (j < 0 || j >= n) {
+        *order_wrong = 1;
+        return GPUISO_OK;
+      }
+      double t = soft_key(kind, xr[j], epsilon, decreasing);
+      uint64_t key = ~double_key(t);
+      if (k > 0 && (key < before || (key == before && j <= wk->rec[k - 1].tag))) {
+        *order_wrong = 1;
+        return GPUISO_OK;
+      }
+      before = key;
+      sort_record rec = {key, j, t, 1.0};
+      wk->rec[k] = rec;
+    }
+  } else {
+    for (int64_t j = 0; j < n; j++) {
+      double t = soft_key(kind, xr[j], epsilon, decreasing);
+      sort_record rec = {~double_key(t), j, t, 1.0};
+      wk->rec[j] = rec;
+    }
+    sort_records_serial(wk->rec, wk->tmp, n);
+    if (order)
+      for (int64_t k = 0; k < n; k++) order[r + k * nrow] = (int32_t)(wk->rec[k].tag + 1);
   }
-  sort_records_serial(wk->rec, wk->tmp, n);
   for (int64_t k = 0; k < n; k++) wk->z[k] = soft_target(kind, wk->rec[k].y, k, n, epsilon);
   gpuiso_status s = fit_row(n, wk->z, NULL, o, &wk->pav, wk->v, wk->start, NULL, err);
   if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
@@ -62,17 +102,20 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
     set_error(err, s, -1, r);
     return s;
   }
+  double *res = nrow == 1 ? out : wk->z; /* the targets are spent */
   if (!g) {
     for (int64_t k = 0; k < n; k++)
-      out[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow] =
+      res[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)] =
           soft_value(kind, wk->rec[k].y, wk->v[k], k, n, epsilon);
-    return GPUISO_OK;
+  } else {
+    const double *gr = row_of(g, nrow, n, r, wk->gr);
+    for (int64_t k = 0; k < n; k++) wk->gs[k] = gr[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)];
+    vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
+    for (int64_t k = 0; k < n; k++)
+      res[wk->rec[k].tag] = soft_grad(kind, wk->gs[k], wk->a[k], epsilon, decreasing);
   }
-  for (int64_t k = 0; k < n; k++)
-    wk->gs[k] = g[r + soft_slot(kind, wk->rec[k].tag, k, n, decreasing) * nrow];
-  vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
-  for (int64_t k = 0; k < n; k++)
-    out[r + wk->rec[k].tag * nrow] = soft_grad(kind, wk->gs[k], wk->a[k], epsilon, decreasing);
+  if (nrow > 1)
+    for (int64_t j = 0; j < n; j++) out[r + j * nrow] = res[j];
   return GPUISO_OK;
 }
 
@@ -101,12 +144,20 @@ static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol
 gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
                           const double *g, double epsilon, int decreasing, const gpuiso_opts *opt,
                           double *out, gpuiso_error *err) {
+  return soft_with_order(kind, nrow, ncol, x, g, epsilon, decreasing, opt, NULL, out, NULL, err);
+}
+
+gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                              const double *g, double epsilon, int decreasing,
+                              const gpuiso_opts *opt, int32_t *order, double *out,
+                              int64_t *order_wrong, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
+  if (order_wrong) *order_wrong = -1;
   int64_t len = nrow * ncol;
   int nth = resolve_threads(opt, len);
   gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, err);
   if (s != GPUISO_OK || len == 0) return s;
-  if (opt->engine == GPUISO_GPU)
+  if (opt->engine == GPUISO_GPU) /* the device sorts: it neither reads nor writes order */
     return gpuiso_cuda_soft(kind, nrow, ncol, x, g, epsilon, decreasing, opt, out, err);
   if (nth > nrow) nth = (int)nrow;
   gpuiso_opts o = *opt;
@@ -125,23 +176,29 @@ gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, con
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
-  /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. */
-  int64_t round = GPUISO_POLL_EVERY / ncol + 1;
+  /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. A
+   * thread takes 16 neighbouring rows at a time where there are many: rows interleave in the
+   * column-major matrix, and neighbours on two threads would share cache lines of out and order. */
+  int64_t round = GPUISO_POLL_EVERY / ncol + 1, wrong = nrow;
+  int chunk = nrow >= 64 * (int64_t)nth ? 16 : 1;
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
-  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK; r0 += round) {
+  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK && wrong == nrow; r0 += round) {
     int64_t r1 = r0 + round < nrow ? r0 + round : nrow;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, chunk) reduction(min : wrong)
 #endif
     for (int64_t r = r0; r < r1; r++) {
       gpuiso_error e;
-      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, &work[thread_num()], out,
-                   &e) != GPUISO_OK)
+      int row_wrong = 0;
+      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, order, g != NULL,
+                   &row_wrong, &work[thread_num()], out, &e) != GPUISO_OK)
         keep_error(&first, &e);
+      if (row_wrong && r < wrong) wrong = r;
     }
     if (first.status == GPUISO_OK && r1 < nrow && poll_interrupt(opt))
       set_error(&first, GPUISO_E_INTERRUPT, -1, -1);
   }
+  if (order_wrong && wrong < nrow) *order_wrong = wrong;
   for (int t = 0; t < nth; t++) soft_work_free(&work[t]);
   free(work);
   if (err) *err = first;

@@ -46,4 +46,17 @@ static inline GPUISO_HD double soft_grad(gpuiso_soft_kind kind, double gs, doubl
   return (decreasing ? a - gs : gs - a) / epsilon;
 }
 
+/* ---- Host only: the sort order of the forward pass, reused by the backward pass ---- */
+
+/* gpuiso_soft, with order (NULL: none) an nrow x ncol column-major matrix of 1-based indices:
+ * each row's elements in the order of the sort (keys soft_key, decreasing, ties by index). With
+ * g NULL the CPU path writes it; with g it reads it instead of sorting again, and sets
+ * *order_wrong to the first row (0-based) for which it is not that order, or -1 (those rows'
+ * results are not written). The device path (opt->engine GPUISO_GPU) sorts and leaves order
+ * alone. */
+gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
+                              const double *g, double epsilon, int decreasing,
+                              const gpuiso_opts *opt, int32_t *order, double *out,
+                              int64_t *order_wrong, gpuiso_error *err);
+
 #endif

@@ -119,6 +119,70 @@ test_that("soft ranks are the projection: their gradient sums to zero, and a con
   expect_equal(soft_sort_vjp(x, rep(1, 30), 0.3), rep(1, 30), tolerance = 1e-12)
 })
 
+test_that("gradient = TRUE keeps the sort order, and the backward pass given it agrees", {
+  set.seed(9)
+  x <- c(stats::rnorm(40), 0.25, 0.25, 0.25, -1) # ties
+  g <- stats::rnorm(44)
+  for (dec in c(FALSE, TRUE)) {
+    for (eps in c(0.02, 1)) {
+      label <- sprintf("epsilon = %g, decreasing = %s", eps, dec)
+      r <- soft_rank(x, eps, dec, gradient = TRUE)
+      s <- soft_sort(x, eps, dec, gradient = TRUE)
+      # the order of the keys from the largest: x / epsilon for ranks (-x when decreasing), x for
+      # sorts, ties in their order (R's radix order is stable)
+      expect_identical(attr(r, "order"), order(x, decreasing = !dec, method = "radix"), label = label)
+      expect_identical(attr(s, "order"), order(x, decreasing = TRUE, method = "radix"), label = label)
+      expect_identical(c(r), soft_rank(x, eps, dec), label = label)
+      expect_identical(c(s), soft_sort(x, eps, dec), label = label)
+      expect_identical(soft_rank_vjp(x, g, eps, dec, order = attr(r, "order")),
+                       soft_rank_vjp(x, g, eps, dec), label = label)
+      expect_identical(soft_sort_vjp(x, g, eps, dec, order = attr(s, "order")),
+                       soft_sort_vjp(x, g, eps, dec), label = label)
+    }
+  }
+  X <- matrix(round(stats::rnorm(5 * 30), 1), 5) # ties in every row
+  G <- matrix(stats::rnorm(5 * 30), 5)
+  r <- soft_rank(X, 0.1, gradient = TRUE)
+  expect_identical(attr(r, "order"), t(apply(X, 1, order, decreasing = TRUE, method = "radix")))
+  expect_identical(soft_rank_vjp(X, G, 0.1, order = attr(r, "order")), soft_rank_vjp(X, G, 0.1))
+  s <- soft_sort(X, 0.1, TRUE, gradient = TRUE)
+  expect_identical(soft_sort_vjp(X, G, 0.1, TRUE, order = attr(s, "order")),
+                   soft_sort_vjp(X, G, 0.1, TRUE))
+  expect_null(attr(soft_rank(X, 0.1), "order"))
+})
+
+test_that("an order that is not the forward pass's is an error naming it", {
+  x <- c(1, 2, 2, 3)
+  o <- attr(soft_rank(x, gradient = TRUE), "order")
+  expect_identical(o, c(4L, 2L, 3L, 1L))
+  msg <- "`order` is not the sort order of `x`"
+  expect_error(soft_rank_vjp(x, 1:4, order = c(4L, 3L, 2L, 1L)), msg) # ties out of order
+  expect_error(soft_rank_vjp(x, 1:4, order = c(4L, 2L, 2L, 1L)), msg)
+  expect_error(soft_rank_vjp(x, 1:4, order = c(4L, 2L, 3L, 5L)), msg)
+  expect_error(soft_rank_vjp(x, 1:4, order = c(4L, 2L, NA, 1L)), msg)
+  expect_error(soft_rank_vjp(x, 1:4, decreasing = TRUE, order = o), msg)
+  expect_error(soft_rank_vjp(c(1, 5, 2, 3), 1:4, order = o), msg)
+  expect_error(soft_rank_vjp(x, 1:4, order = as.numeric(o)), "`order` must be the attribute \"order\"")
+  expect_error(soft_rank_vjp(x, 1:4, order = o[-1]), "`order` must be the attribute \"order\"")
+  X <- rbind(x, rev(x))
+  O <- attr(soft_sort(X, gradient = TRUE), "order")
+  expect_error(soft_sort_vjp(X, X, order = O[, 4:1]), "`order` is not the sort order of row 1 of `x`")
+  expect_error(soft_sort_vjp(X, X, order = c(O)), "`order` must be the attribute \"order\"")
+  expect_error(soft_rank(x, gradient = NA), "`gradient` must be TRUE or FALSE")
+  expect_error(soft_rank_vjp(c(1, NA, 2, 3), 1:4, order = o), "`x` must be finite, but has NA at element 2")
+})
+
+test_that("the GPU records no order and sorts again in the backward pass", {
+  skip_without_gpu()
+  set.seed(10)
+  X <- matrix(stats::rnorm(3 * 2000), 3)
+  G <- matrix(stats::rnorm(3 * 2000), 3)
+  expect_null(attr(soft_rank(X, 0.5, device = "gpu", gradient = TRUE), "order"))
+  o <- attr(soft_rank(X, 0.5, gradient = TRUE), "order")
+  expect_equal(soft_rank_vjp(X, G, 0.5, device = "gpu", order = o), soft_rank_vjp(X, G, 0.5),
+               tolerance = 1e-10)
+})
+
 test_that("bad input to the soft operators gives errors naming the argument", {
   expect_error(soft_rank(c(1, NA, 3)), "`x` must be finite, but has NA at element 2")
   expect_error(soft_sort(matrix(c(1, 2, NaN, 4), 2)), "`x` must be finite, but has NaN at row 1, column 2")

@@ -1,13 +1,15 @@
 /* Standalone tests of the gradients in the C core: the solver's block flags of each engine
  * (opt.solver_blocks) against the exact partition, with the fitted values unchanged bit for bit;
  * gpuiso_vjp against central finite differences of the fit; soft ranks and sorts against their
- * limits, their sums and finite differences. Prints "ctest: N passed, N failed". */
+ * limits, their sums and finite differences, and the sort order the forward pass keeps for the
+ * backward pass (soft_with_order). Prints "ctest: N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpuiso.h"
+#include "soft.h"
 
 #include "check.h"
 
@@ -246,12 +248,66 @@ static void test_soft(void) {
   CHECK(s == GPUISO_E_OVERFLOW && err.index == 3, "x / epsilon overflowing: status %d", (int)s);
 }
 
+/* The sort order the forward pass records, against insertion sorts of the keys (from the
+ * largest, ties by index); the backward pass given it, bit for bit the one that sorts again; and
+ * orders that are not it, found in their row. */
+static void test_soft_order(void) {
+  enum { R = 130, C = 60 }; /* enough rows for threads to take 16 at a time */
+  static double m[R * C], mg[R * C], a[R * C], b[R * C];
+  static int32_t order[R * C];
+  for (int i = 0; i < R * C; i++) m[i] = round(8 * unif()) / 4, mg[i] = unif() - 0.5; /* ties */
+  gpuiso_opts o = options(1, GPUISO_PAV, 0);
+  gpuiso_error err;
+  for (int kind = 0; kind < 2; kind++) {
+    for (int dec = 0; dec < 2; dec++) {
+      double eps = dec ? 0.3 : 2;
+      int64_t wrong = 0;
+      gpuiso_status s = soft_with_order((gpuiso_soft_kind)kind, R, C, m, NULL, eps, dec, &o, order, a,
+                                        &wrong, &err);
+      gpuiso_soft((gpuiso_soft_kind)kind, R, C, m, NULL, eps, dec, &o, b, &err);
+      int same = s == GPUISO_OK && memcmp(a, b, sizeof a) == 0, sorted = 1;
+      for (int r = 0; r < R; r++) {
+        int ref[C];
+        for (int j = 0; j < C; j++) {
+          double key = kind == GPUISO_SOFT_RANK && dec ? -m[r + j * R] : m[r + j * R];
+          int k = j;
+          for (; k > 0 && (kind == GPUISO_SOFT_RANK && dec ? -m[r + ref[k - 1] * R] : m[r + ref[k - 1] * R]) < key; k--)
+            ref[k] = ref[k - 1];
+          ref[k] = j;
+        }
+        for (int k = 0; k < C; k++) sorted = sorted && order[r + k * R] == ref[k] + 1;
+      }
+      CHECK(same && sorted, "soft %s%s: recorded order %s, values %s", kind ? "sort" : "rank",
+            dec ? ", decreasing" : "", sorted ? "right" : "wrong", same ? "the same" : "differ");
+      s = soft_with_order((gpuiso_soft_kind)kind, R, C, m, mg, eps, dec, &o, order, a, &wrong, &err);
+      gpuiso_soft((gpuiso_soft_kind)kind, R, C, m, mg, eps, dec, &o, b, &err);
+      CHECK(s == GPUISO_OK && wrong == -1 && memcmp(a, b, sizeof a) == 0,
+            "soft %s%s: backward pass given the order (wrong in row %lld)", kind ? "sort" : "rank",
+            dec ? ", decreasing" : "", (long long)wrong);
+    }
+  }
+  /* rank, increasing: a tie out of order in row 2, an index out of range in row 1 */
+  int64_t wrong = 0;
+  soft_with_order(GPUISO_SOFT_RANK, R, C, m, NULL, 1, 0, &o, order, a, &wrong, &err);
+  int k = 0;
+  while (m[2 + (order[2 + k * R] - 1) * R] != m[2 + (order[2 + (k + 1) * R] - 1) * R]) k++;
+  int32_t t = order[2 + k * R];
+  order[2 + k * R] = order[2 + (k + 1) * R];
+  order[2 + (k + 1) * R] = t;
+  soft_with_order(GPUISO_SOFT_RANK, R, C, m, mg, 1, 0, &o, order, a, &wrong, &err);
+  CHECK(wrong == 2, "a tie out of order: row %lld", (long long)wrong);
+  order[1 + 7 * R] = C + 1;
+  soft_with_order(GPUISO_SOFT_RANK, R, C, m, mg, 1, 0, &o, order, a, &wrong, &err);
+  CHECK(wrong == 1, "an index out of range: row %lld", (long long)wrong);
+}
+
 int main(void) {
   srand(7);
   test_solver_blocks();
   test_solver_blocks_xy();
   test_vjp_fd();
   test_soft();
+  test_soft_order();
   printf("ctest: %d passed, %d failed (gradients of the core)\n", passed, failed);
   return failed != 0;
 }

@@ -3,8 +3,8 @@
  *
  *   gpu_check SECTION
  *     device        the device's name and memory
- *     small         a few small cases with many chunks, merges, searches and ragged rows, IDR and
- *                   calibration: the run of compute-sanitizer
+ *     small         a few small cases with many chunks, merges, searches and ragged rows, IDR,
+ *                   calibration, soft ranks and a vjp: the run of compute-sanitizer
  *     accuracy-1e8  the row of 1e8: the simple kernel against the CPU hull engine, the four main
  *                   families, unweighted and uniformly weighted, float32 and float64
  *     accuracy      a fit on unsorted x with ties, then every family and weighting in both
@@ -16,6 +16,8 @@
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
+ *     grad          soft ranks forward and backward on 256 x 1e3 and 4 x 1e5 and isoreg_vjp's
+ *                   product on a row of 1e7, against the CPU engine, and their times
  *
  * Output lines: PASS or FAIL (a check), INFO (a measure, a skip, the section's count at its end)
  * and the rows of the timing table ("| ..."). Exit status: 0 every check passed, 1 a check failed
@@ -661,6 +663,122 @@ static void run_calibration(void) {
     check_calibrate(10000000, 300, 0, W_NONE, 1); /* tools/bench/calibrate.R's traffic */
 }
 
+/* ---- Gradients ---- */
+
+static double max_rel_dev(int64_t n, const double *got, const double *ref) {
+  double dev = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double d = fabs(got[i] - ref[i]) / (1 + fabs(ref[i]));
+    dev = d > dev || isnan(d) ? d : dev;
+  }
+  return dev;
+}
+
+/* Soft ranks forward and backward on the device (gpuiso_cuda_soft, host arrays in and out) for an
+ * nrow x ncol matrix of noise, against gpuiso_soft on every CPU thread (it sorts in each pass too):
+ * within 1e-9 (relative, as the SIMT tests; the device's solver pools in another order). timed:
+ * medians of 3 wall-clock runs of both passes on each side, after one untimed run. */
+static void check_soft_rank(int64_t nrow, int64_t ncol, double epsilon, int timed) {
+  int64_t n = nrow * ncol, off[2] = {0, n};
+  double *x = xmalloc(n * sizeof *x), *g = xmalloc(n * sizeof *g);
+  double *ref[2] = {xmalloc(n * sizeof(double)), xmalloc(n * sizeof(double))};
+  double *got[2] = {xmalloc(n * sizeof(double)), xmalloc(n * sizeof(double))};
+  gen_rows(FAM_NOISE, W_NONE, 1, off, 80 + nrow, 0, x, NULL);
+  gen_rows(FAM_NOISE, W_NONE, 1, off, 81 + nrow, 0, g, NULL);
+  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  o.nthreads = omp_get_max_threads();
+  gpuiso_error e;
+  double cpu[3], gpu[3];
+  int reps = timed ? 3 : 1;
+  gpuiso_status s = GPUISO_OK;
+  for (int k = timed ? -1 : 0; k < reps && s == GPUISO_OK; k++) {
+    double t0 = now();
+    o.engine = GPUISO_PAV;
+    for (int back = 0; back <= 1 && s == GPUISO_OK; back++)
+      s = gpuiso_soft(GPUISO_SOFT_RANK, nrow, ncol, x, back ? g : NULL, epsilon, 0, &o, ref[back], &e);
+    if (k >= 0) cpu[k] = 1e3 * (now() - t0);
+    t0 = now();
+    for (int back = 0; back <= 1 && s == GPUISO_OK; back++)
+      s = gpuiso_cuda_soft(GPUISO_SOFT_RANK, nrow, ncol, x, back ? g : NULL, epsilon, 0, &o, got[back], &e);
+    if (k >= 0) gpu[k] = 1e3 * (now() - t0);
+  }
+  double dev[2] = {NAN, NAN};
+  for (int back = 0; back <= 1 && s == GPUISO_OK; back++) dev[back] = max_rel_dev(n, got[back], ref[back]);
+  report(s == GPUISO_OK && dev[0] <= 1e-9 && dev[1] <= 1e-9,
+         "accuracy soft rank %lld x %lld, epsilon %g: values dev %.2e, gradient dev %.2e%s%s",
+         (long long)nrow, (long long)ncol, epsilon, dev[0], dev[1], s == GPUISO_OK ? "" : " error: ",
+         s == GPUISO_OK ? "" : error_text(s, &e));
+  if (s == GPUISO_OK && timed)
+    printf("INFO timing soft rank forward + backward %lld x %lld, epsilon %g: GPU host-to-host %.2f ms, "
+           "CPU on %d threads %.2f ms; CPU / GPU %.2f\n",
+           (long long)nrow, (long long)ncol, epsilon, median(gpu, 3), omp_get_max_threads(),
+           median(cpu, 3), median(cpu, 3) / median(gpu, 3));
+  free(x); free(g); free(ref[0]); free(ref[1]); free(got[0]); free(got[1]);
+}
+
+/* isoreg_vjp's product on the device (gpuiso_cuda_vjp, host arrays in and out) for one weighted
+ * row of n, its blocks from the CPU hull engine's fit, against gpuiso_vjp on every CPU thread:
+ * within 1e-12 (relative, as the SIMT tests: double-double sums on both sides). timed: medians of
+ * 3 wall-clock runs of each, after one untimed run. */
+static void check_vjp(int64_t n, int timed) {
+  int64_t off[2] = {0, n};
+  double *y = xmalloc(n * sizeof *y), *w = xmalloc(n * sizeof *w), *z = xmalloc(n * sizeof *z);
+  double *g = xmalloc(n * sizeof *g), *ry = xmalloc(n * sizeof *ry), *rw = xmalloc(n * sizeof *rw);
+  double *dy = xmalloc(n * sizeof *dy), *dw = xmalloc(n * sizeof *dw);
+  uint8_t *start = xmalloc(n);
+  gen_rows(FAM_NOISE, W_UNIFORM, 1, off, 85, 0, y, w);
+  gen_rows(FAM_SAWTOOTH, W_NONE, 1, off, 86, 0, g, NULL);
+  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  o.nthreads = omp_get_max_threads();
+  o.engine = GPUISO_HULL;
+  o.solver_blocks = 1;
+  gpuiso_error e;
+  int64_t nblocks = 0;
+  gpuiso_status s = gpuiso_fit(n, y, w, &o, z, start, &nblocks, &e);
+  double cpu[3], gpu[3];
+  int reps = timed ? 3 : 1;
+  for (int k = timed ? -1 : 0; k < reps && s == GPUISO_OK; k++) {
+    double t0 = now();
+    s = gpuiso_vjp(1, off, y, w, z, start, g, &o, ry, rw, &e);
+    if (k >= 0) cpu[k] = 1e3 * (now() - t0);
+    t0 = now();
+    if (s == GPUISO_OK) s = gpuiso_cuda_vjp(1, off, GPUISO_DOUBLE, y, w, z, start, g, &o, dy, dw, &e);
+    if (k >= 0) gpu[k] = 1e3 * (now() - t0);
+  }
+  double dev_y = NAN, dev_w = NAN;
+  if (s == GPUISO_OK) {
+    dev_y = max_rel_dev(n, dy, ry);
+    dev_w = max_rel_dev(n, dw, rw);
+  }
+  report(s == GPUISO_OK && dev_y <= 1e-12 && dev_w <= 1e-12,
+         "accuracy vjp 1 x %lld weighted, %lld blocks: d/dy dev %.2e, d/dw dev %.2e%s%s", (long long)n,
+         (long long)nblocks, dev_y, dev_w, s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
+  if (s == GPUISO_OK && timed)
+    printf("INFO timing vjp 1 x %lld weighted doubles (d/dy and d/dw): GPU host-to-host %.2f ms, CPU "
+           "on %d threads %.2f ms; CPU / GPU %.2f\n",
+           (long long)n, median(gpu, 3), omp_get_max_threads(), median(cpu, 3), median(cpu, 3) / median(gpu, 3));
+  free(y); free(w); free(z); free(g); free(ry); free(rw); free(dy); free(dw); free(start);
+}
+
+/* The issue's shapes: soft ranks of 256 x 1e3 and 4 x 1e5 (epsilon 1, one block a row, and 1/n,
+ * many), then the product of a row of 1e7. */
+static void run_grad(void) {
+  static const int64_t shapes[][2] = {{256, 1000}, {4, 100000}};
+  for (int s = 0; s < 2; s++) {
+    for (int k = 0; k < 2; k++) {
+      if (late(3)) {
+        skip("soft rank");
+        continue;
+      }
+      check_soft_rank(shapes[s][0], shapes[s][1], k ? 1.0 / shapes[s][1] : 1.0, 1);
+    }
+  }
+  if (late(10))
+    skip("vjp 1e7");
+  else
+    check_vjp(10000000, 1);
+}
+
 /* ---- Sections ---- */
 
 static void run_device(void) {
@@ -677,6 +795,8 @@ static void run_small(void) {
   check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32, 1);
   check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64, 1);
   check_calibrate(5000, 50, 1, W_ZEROS, 0);
+  check_soft_rank(7, 300, 0.01, 0);
+  check_vjp(5000, 0);
 }
 
 static void run_accuracy_1e8(void) {
@@ -704,7 +824,7 @@ typedef struct {
 static const section sections[] = {{"device", run_device},           {"small", run_small},
                                    {"accuracy-1e8", run_accuracy_1e8}, {"accuracy", run_accuracy},
                                    {"timing", run_timing},           {"idr", run_idr},
-                                   {"calibration", run_calibration}};
+                                   {"calibration", run_calibration}, {"grad", run_grad}};
 
 int main(int argc, char **argv) {
   int nsections = (int)(sizeof sections / sizeof sections[0]), which = -1;
