@@ -23,6 +23,7 @@
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
 #include "row_pav.cuh"
+#include "row_scans.cuh"
 #include "short_rows.cuh"
 
 struct gpuiso_cuda_plan {
@@ -250,24 +251,33 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
-/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction; the fast path
- * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk hull. */
+/* A block per row, for the fast path's row scans. */
+template <class Exec, typename T>
+static gpuiso_status each_row(Exec &ex, const char *name, void (*kernel)(solver_view<T>), solver_view<T> v) {
+  if (v.nrows == 0) return GPUISO_OK;
+  return ex.launch(name, kernel, dim3((unsigned)v.nrows), dim3(ROW_SCAN_THREADS), 0, v);
+}
+
+/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
+ * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a block per row for the
+ * passes over a row (row_scans.cuh) and a warp per chunk hull (chunk_hulls.cuh). */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
   int64_t M = p->nchunks, R = p->nrows;
+  int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
   unsigned long long failed = NO_FAILED_ROW;
   gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
   if (s == GPUISO_OK) s = each(ex, totals_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, row_scale_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_checks_kernel", row_checks_kernel<T>, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, row_starts_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_starts_kernel", row_starts_kernel<T>, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK) s = row_failure(ex, v, err);
   if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
-  if (s == GPUISO_OK && p->opt.gpu_kernel == GPUISO_GPU_FAST && p->chunk <= SHORT_ROW_MAX)
+  if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
@@ -276,7 +286,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, fit_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, steps_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, unstep_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "unstep_kernel", unstep_kernel<T>, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
 
