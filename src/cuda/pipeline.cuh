@@ -251,6 +251,16 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
+/* The elements a thread of the reconstruction takes: a chunk on the simple path, a lane's 32 on
+ * the fast path. */
+static inline int64_t plan_piece(const gpuiso_cuda_plan *p) {
+  return p->opt.gpu_kernel == GPUISO_GPU_FAST ? SIMT_WARP : p->chunk;
+}
+
+static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
+  return p->nchunks * ((p->chunk + plan_piece(p) - 1) / plan_piece(p));
+}
+
 /* A block per row, for the fast path's row scans. */
 template <class Exec, typename T>
 static gpuiso_status each_row(Exec &ex, const char *name, void (*kernel)(solver_view<T>), solver_view<T> v) {
@@ -284,8 +294,8 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
     s = each(ex, merge_step<T>{v, span}, M);
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
-  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
+  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = fast ? each_row(ex, "unstep_kernel", unstep_kernel<T>, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
@@ -300,7 +310,7 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                     : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
   if (s == GPUISO_OK && start && !p->pack_first && !p->opt.solver_blocks)
-    s = each(ex, block_start_step<T>{v}, p->nchunks);
+    s = each(ex, block_start_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }
