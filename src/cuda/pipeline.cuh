@@ -269,8 +269,9 @@ static gpuiso_status each_row(Exec &ex, const char *name, void (*kernel)(solver_
 }
 
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
- * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a block per row for the
- * passes over a row (row_scans.cuh) and a warp per chunk hull (chunk_hulls.cuh). */
+ * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
+ * totals and its hull (chunk_hulls.cuh), a block per row for the passes over a row
+ * (row_scans.cuh), and a thread per 32 elements in the reconstruction. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -278,7 +279,11 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
   unsigned long long failed = NO_FAILED_ROW;
   gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
-  if (s == GPUISO_OK) s = each(ex, totals_step<T>{v}, M);
+  if (s == GPUISO_OK && fast && M > 0)
+    s = ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>, dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
+                  dim3(TOTALS_WARPS * SIMT_WARP), 0, v);
+  else if (s == GPUISO_OK)
+    s = each(ex, totals_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? each_row(ex, "row_checks_kernel", row_checks_kernel<T>, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? each_row(ex, "row_starts_kernel", row_starts_kernel<T>, v) : each(ex, row_starts_step<T>{v}, R);
