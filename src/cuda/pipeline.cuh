@@ -45,6 +45,8 @@ struct gpuiso_cuda_plan {
   int64_t npacks, *pack_first; /* the short rows' warps: pack k holds rows pack_first[k].. */
   int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each */
   int block_threads;               /* ... of this many threads */
+  int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
+  int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
 };
 
 template <class Exec>
@@ -57,7 +59,7 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
                  p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
-                 p->block_row};
+                 p->block_row, p->merge_node};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
@@ -113,6 +115,37 @@ static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrow
   return s;
 }
 
+/* The fast path's merges, level by level (host, then the device): at span 2^l, the left node of
+ * each merge, rows in order; level_start[l] where level l's begin. */
+template <class Exec>
+static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base,
+                                 gpuiso_error *err) {
+  int64_t count[65] = {0}, levels = 0;
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t m = base[r + 1] - base[r], l = 0;
+    for (int64_t span = 1; span < m; span *= 2, l++) count[l] += (m - span + 2 * span - 1) / (2 * span);
+    levels = l > levels ? l : levels;
+  }
+  p->level_start[0] = 0;
+  for (int64_t l = 0; l < 64; l++) p->level_start[l + 1] = p->level_start[l] + count[l];
+  int64_t total = p->level_start[levels];
+  int64_t *node = (int64_t *)malloc((size_t)(total > 0 ? total : 1) * sizeof *node), at[64];
+  if (!node) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  memcpy(at, p->level_start, sizeof at);
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t m = base[r + 1] - base[r], l = 0;
+    for (int64_t span = 1; span < m; span *= 2, l++)
+      for (int64_t j = 0; j + span < m; j += 2 * span) node[at[l]++] = base[r] + j;
+  }
+  gpuiso_status s = plan_alloc(ex, &p->merge_node, total, sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->merge_node, node, (size_t)total * sizeof(int64_t));
+  free(node);
+  return s;
+}
+
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels.
  * On failure what was allocated is released. */
 template <class Exec>
@@ -157,6 +190,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->chunk_base, base, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->chunk_row, row, M * sizeof(int64_t));
+  if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_merges(ex, p, nrows, base, err);
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_sum, p->n, sizeof(double));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_weight, p->n, sizeof(double));
@@ -296,8 +330,17 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
-  for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
-    s = each(ex, merge_step<T>{v, span}, M);
+  for (int64_t span = 1, l = 0; s == GPUISO_OK && span < p->max_chunks; span *= 2, l++) {
+    const int64_t *node = p->merge_node + p->level_start[l];
+    int64_t count = p->level_start[l + 1] - p->level_start[l];
+    if (!fast)
+      s = each(ex, merge_step<T>{v, span, NULL}, M);
+    else if (count >= WARP_MERGE_BELOW)
+      s = each(ex, merge_step<T>{v, span, node}, count);
+    else
+      s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, dim3((unsigned)((count + MERGE_WARPS - 1) / MERGE_WARPS)),
+                    dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
+  }
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));

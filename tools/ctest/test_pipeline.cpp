@@ -103,24 +103,26 @@ static void test_families(void) {
   int64_t off[400];
   int64_t nrows = gen_ragged(20000, 300, 7, 300, off); /* ragged, empty rows included */
   int64_t one[2] = {0, 6000};
-  int64_t n = off[nrows] > one[1] ? off[nrows] : one[1];
+  int64_t three[4] = {0, 5000, 5001, 12000}; /* chunks of 8: levels of a thread and of a warp per merge */
+  int64_t n = off[nrows] > three[3] ? off[nrows] : three[3];
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf);
   float *zf = (float *)malloc(n * sizeof *zf);
   uint8_t *start = (uint8_t *)malloc(n);
-  for (int layout = 0; layout < 2; layout++) {
-    int64_t R = layout ? 1 : nrows, *o = layout ? one : off, N = o[R];
+  const char *const layouts[] = {"ragged rows", "one row", "three rows"};
+  for (int layout = 0; layout < 3; layout++) {
+    int64_t R = layout == 2 ? 3 : layout ? 1 : nrows, *o = layout == 2 ? three : layout ? one : off, N = o[R];
     for (int f = 0; f < FAM_COUNT; f++) {
       for (int wk = 0; wk < W_COUNT; wk++) {
         for (int single = 0; single <= 1; single++) {
           int increasing = (f + wk + single) % 2;
           gen_rows((family_kind)f, (weight_kind)wk, R, o, 11 + f, single, y, w);
           const double *wp = wk == W_NONE ? NULL : w;
-          gpuiso_opts opt = options(increasing, layout ? 32 : 16, 1 + wk % 2);
+          gpuiso_opts opt = options(increasing, layout == 2 ? 8 : layout ? 32 : 16, 1 + wk % 2);
           reference(R, o, y, wp, &opt, ref);
           for (int64_t i = 0; i < N; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
-          for (int kernel = 0; kernel <= 2; kernel++) {
+          for (int kernel = layout == 2 ? 2 : 0; kernel <= 2; kernel++) {
             opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
             gpuiso_error e;
             sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
@@ -143,7 +145,7 @@ static void test_families(void) {
                       blocks_ok && flags_ok && ex.held == 0,
                   "%s %s weights, %s, %s, %s kernel: status %d (%s), deviation %g, %lld step downs, "
                   "%lld rows of other block counts, %lld buffers held",
-                  family_names[f], weight_names[wk], layout ? "one row" : "ragged rows",
+                  family_names[f], weight_names[wk], layouts[layout],
                   single ? "single" : "double", kernel_names[kernel], (int)s, e.message, c.max_dev,
                   (long long)c.step_downs, (long long)c.block_rows, (long long)ex.held);
           }
