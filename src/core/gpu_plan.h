@@ -46,7 +46,8 @@ static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int
   double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
     return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
-  return layout + sizeof(row_state) +
+  double merges = opt->gpu_kernel == GPUISO_GPU_FAST ? chunks * sizeof(int64_t) : 0; /* merge_node */
+  return layout + merges + sizeof(row_state) +
          chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
                    (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
 }

@@ -1,4 +1,5 @@
-/* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3): a warp per chunk
+/* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3). A warp per chunk
+ * sums it, each lane every 32nd element (coalesced), the lanes' totals reduced; a warp per chunk
  * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
  * (short_rows.cuh: lane hulls in bit masks, merged in rounds), from the chunk's first point, and
  * writes it once to the chunk's vertex slot: each lane its mask's vertices, at the place the scan
@@ -9,6 +10,34 @@
 #define GPUISO_CUDA_CHUNK_HULLS_CUH
 
 #include "short_rows.cuh"
+
+#define TOTALS_WARPS 8 /* chunks a block of chunk_totals_kernel sums */
+
+/* Per chunk: its totals at scale 1, validating its elements (totals_step's, in another order). */
+template <typename T>
+SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
+  int64_t g = (int64_t)simt::block_idx().x * TOTALS_WARPS + simt::warp();
+  unsigned lane = simt::lane();
+  chunk_total c = {{0, 0}, {0, 0}, 0, 0, INT64_MAX};
+  if (g < v.nchunks) {
+    int64_t from, to;
+    chunk_range(v, g, &from, &to);
+    for (int64_t i = from + lane; i < to; i += SIMT_WARP) {
+      if (!chunk_total_add(&c, (double)v.y[i], v.w ? (double)v.w[i] : 1.0, 1.0, v.sign)) {
+        c.bad = i;
+        break;
+      }
+    }
+  }
+  warp_team warp = {0, SIMT_WARP};
+  c = warp.reduce(c, [](chunk_total a, chunk_total b) {
+    chunk_total t = {dd_add(a.w, b.w), dd_add(a.s, b.s), a.sum_abs + b.sum_abs,
+                     a.max_w > b.max_w ? a.max_w : b.max_w, a.bad < b.bad ? a.bad : b.bad};
+    return t;
+  });
+  if (c.bad == INT64_MAX) c.bad = -1;
+  if (g < v.nchunks && lane == 0) v.tot[g] = c; /* the lanes' sums differ in their last bits */
+}
 
 static SIMT_DEVICE int same_point(hull_point a, hull_point b) {
   return a.w.hi == b.w.hi && a.w.lo == b.w.lo && a.s.hi == b.s.hi && a.s.lo == b.s.lo;

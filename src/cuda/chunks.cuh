@@ -40,8 +40,28 @@ static inline GPUISO_HD int element_status(const solver_view<T> &v, int64_t i) {
   return !isfinite(y) ? GPUISO_E_Y_NONFINITE : (w < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
 }
 
-/* Per row: the first invalid element, else the power of two that brings the largest weight
- * near 1 (hull.c explains why). */
+/* A row's state from its first invalid element (or -1) and its largest weight: the error, else the
+ * power of two that brings the largest weight near 1 (hull.c explains why). */
+template <typename T>
+static SIMT_DEVICE row_state row_state_of(const solver_view<T> &v, int64_t r, double max_w, int64_t bad) {
+  row_state s = {1.0, 0, GPUISO_OK, -1, 0};
+  if (bad >= 0) {
+    s.status = element_status(v, bad);
+    s.index = bad;
+    lower_failed_row(v.failed_row, r);
+  } else if (v.w && max_w > 0) {
+    int e = 0;
+    frexp(max_w, &e);
+    if (e < -1023) e = -1023; /* 2^-e must be a double (as hull.c) */
+    if (e != 0) {
+      s.scale = ldexp(1.0, -e);
+      s.rescale = e > 0 ? 1 : -1;
+    }
+  }
+  return s;
+}
+
+/* Per row: its state from its chunks' totals. */
 template <typename T>
 struct row_scale_step {
   solver_view<T> v;
@@ -52,21 +72,7 @@ struct row_scale_step {
       max_w = v.tot[c].max_w > max_w ? v.tot[c].max_w : max_w;
       if (bad < 0) bad = v.tot[c].bad;
     }
-    row_state s = {1.0, 0, GPUISO_OK, -1, 0};
-    if (bad >= 0) {
-      s.status = element_status(v, bad);
-      s.index = bad;
-      lower_failed_row(v.failed_row, r);
-    } else if (v.w && max_w > 0) {
-      int e = 0;
-      frexp(max_w, &e);
-      if (e < -1023) e = -1023; /* 2^-e must be a double (as hull.c) */
-      if (e != 0) {
-        s.scale = ldexp(1.0, -e);
-        s.rescale = e > 0 ? 1 : -1;
-      }
-    }
-    v.rows[r] = s;
+    v.rows[r] = row_state_of(v, r, max_w, bad);
   }
 };
 
@@ -90,6 +96,17 @@ struct rescale_step {
   }
 };
 
+/* The checks of a row's sums: of w * |y| and of the weights. */
+template <typename T>
+static SIMT_DEVICE void check_row_sums(const solver_view<T> &v, int64_t r, double sum_abs, double total_w) {
+  int status = !isfinite(sum_abs) || !isfinite(total_w) ? GPUISO_E_OVERFLOW
+               : total_w == 0                            ? GPUISO_E_W_ALLZERO
+                                                         : GPUISO_OK;
+  if (status == GPUISO_OK) return;
+  v.rows[r].status = status;
+  lower_failed_row(v.failed_row, r);
+}
+
 /* Per row: the chunk starts, by a scan over the totals in order (the CPU engine's order, so the
  * coordinates are the same), and the checks of the sums. */
 template <typename T>
@@ -105,12 +122,7 @@ struct row_starts_step {
       run.s = dd_add(run.s, v.tot[c].s);
       sum_abs += v.tot[c].sum_abs;
     }
-    int status = !isfinite(sum_abs) || !isfinite(run.w.hi) ? GPUISO_E_OVERFLOW
-                 : run.w.hi == 0                            ? GPUISO_E_W_ALLZERO
-                                                            : GPUISO_OK;
-    if (status == GPUISO_OK) return;
-    v.rows[r].status = status;
-    lower_failed_row(v.failed_row, r);
+    check_row_sums(v, r, sum_abs, run.w.hi);
   }
 };
 

@@ -1,22 +1,109 @@
-/* The simple path's merge levels: a thread per merge runs the shared segment-list merge
- * (hull/merge.h). At span s, the node at a row's chunk j (a multiple of 2s) takes in the node at
- * chunk j + s, as in the CPU engine; one launch serves every row, its threads indexed by chunk.
+/* The merge levels (paper, section 4): at span s, the node at a row's chunk j (a multiple of 2s)
+ * takes in the node at chunk j + s, as in the CPU engine, by the shared segment-list merge
+ * (hull/merge.h); one launch serves every row. The simple path takes a thread per chunk, idle
+ * where no merge starts. The fast path lists each level's merges on the host (merge_node: the
+ * left node of each), so that a launch covers its live merges only: a thread per merge at levels
+ * of at least WARP_MERGE_BELOW merges, else a warp per merge, whose lanes search 32 candidates a
+ * step (warp_first_false) and move the right list's tail together.
  */
 #ifndef GPUISO_CUDA_MERGE_LEVEL_CUH
 #define GPUISO_CUDA_MERGE_LEVEL_CUH
 
 #include "view.cuh"
 
+#define WARP_MERGE_BELOW 256
+#define MERGE_WARPS 4 /* merges a block of merge_warp_kernel runs */
+
+/* Merge m of the level: node[m]'s chunk takes in the one span after it (node NULL: m is a chunk,
+ * which merges when a merge starts there). */
 template <typename T>
 struct merge_step {
   solver_view<T> v;
   int64_t span;
-  SIMT_DEVICE void operator()(int64_t g) const {
-    int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], m = v.chunk_base[r + 1] - v.chunk_base[r];
-    if (j % (2 * span) != 0 || j + span >= m) return;
+  const int64_t *node;
+  SIMT_DEVICE void operator()(int64_t m) const {
+    int64_t g = node ? node[m] : m;
+    int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], count = v.chunk_base[r + 1] - v.chunk_base[r];
+    if (j % (2 * span) != 0 || j + span >= count) return;
     hull_slots slots = {v.vert, v.index, v.chunk + 1};
     v.nseg[g] = hull_merge(&slots, v.seg + g, v.nseg[g], v.seg + g + span, v.nseg[g + span], v.cap);
   }
 };
+
+/* hull_first_false with a warp: each step the lanes test 32 candidates, and the predicate, true
+ * and then false along the list, narrows the range to the one between the last true and the
+ * first false. Every lane returns the same position. */
+static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_segment *list, hull_pos lo,
+                                             hull_pos hi, int kind, hull_point a, const hull_segment *blist,
+                                             hull_pos blo, hull_pos bhi) {
+  unsigned lane = simt::lane();
+  int64_t t0 = lo.t, t1 = hi.t; /* the last segment whose first vertex passes, over lo.t + 1 .. hi.t */
+  while (t0 < t1) {
+    int64_t c = t0 + ((t1 - t0) * (lane + 1) + SIMT_WARP - 1) / SIMT_WARP;
+    hull_pos q = {c, list[c].first};
+    int yes = simt::popc(simt::ballot(SIMT_FULL_MASK, hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)));
+    int64_t below = simt::shfl(SIMT_FULL_MASK, c, yes > 0 ? yes - 1 : 0);
+    int64_t above = simt::shfl(SIMT_FULL_MASK, c, yes < SIMT_WARP ? yes : SIMT_WARP - 1);
+    t1 = yes < SIMT_WARP ? above - 1 : t1;
+    t0 = yes > 0 ? below : t0;
+  }
+  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first; /* the first that fails, within segment t0 */
+  int64_t p1 = t0 == hi.t ? hi.p : list[t0].last;
+  while (p0 < p1) {
+    int64_t c = p0 + (p1 - p0) * lane / SIMT_WARP;
+    hull_pos q = {t0, c};
+    int yes = simt::popc(simt::ballot(SIMT_FULL_MASK, hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)));
+    int64_t below = simt::shfl(SIMT_FULL_MASK, c, yes > 0 ? yes - 1 : 0);
+    int64_t above = simt::shfl(SIMT_FULL_MASK, c, yes < SIMT_WARP ? yes : SIMT_WARP - 1);
+    p1 = yes == 0 ? p0 : (yes < SIMT_WARP ? above : p1);
+    p0 = yes == 0 ? p0 : below + 1;
+  }
+  hull_pos r = {t0, p0};
+  if (hull_pred(v, list, r, hi, kind, a, blist, blo, bhi) && hull_before(r, hi)) r = hull_next(list, r);
+  return r;
+}
+
+/* hull_merge with a warp: the trivial merges and the walk as one thread runs them (every lane the
+ * same), the nested bisection by warp_first_false, the tail of b moved by the lanes together (all
+ * of a round read before any is written: the moves go down, onto segments not yet read). */
+static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
+                                           const hull_segment *b, int64_t nb, int64_t cap) {
+  unsigned lane = simt::lane();
+  if (hull_merge_trivial(a, na, b, nb)) {
+    int64_t out = 0;
+    simt::sync_warp(); /* the lanes' reads of a and b before lane 0 writes */
+    if (lane == 0) out = hull_merge(v, a, na, b, nb, cap);
+    return simt::shfl(SIMT_FULL_MASK, out, 0);
+  }
+  hull_pos alpha, beta;
+  if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
+    hull_point none = {{0, 0}, {0, 0}};
+    hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+    alpha = warp_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
+    beta = warp_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
+  }
+  simt::sync_warp(); /* the lanes' reads of a's segments before its cut */
+  if (lane == 0) a[alpha.t].last = alpha.p;
+  for (int64_t t0 = beta.t; t0 < nb; t0 += SIMT_WARP) {
+    int64_t t = t0 + lane;
+    hull_segment g = t < nb ? b[t] : hull_segment{0, 0, 0};
+    if (t == beta.t) g.first = beta.p;
+    simt::sync_warp();
+    if (t < nb) a[alpha.t + 1 + t - beta.t] = g;
+    simt::sync_warp();
+  }
+  return alpha.t + 1 + nb - beta.t;
+}
+
+/* A warp per merge of the level (merge_node's entries, count of them). */
+template <typename T>
+SIMT_KERNEL void merge_warp_kernel(solver_view<T> v, int64_t span, const int64_t *node, int64_t count) {
+  int64_t m = (int64_t)simt::block_idx().x * MERGE_WARPS + simt::warp();
+  if (m >= count) return; /* the whole warp */
+  int64_t g = node[m];
+  hull_slots slots = {v.vert, v.index, v.chunk + 1};
+  int64_t n = warp_hull_merge(&slots, v.seg + g, v.nseg[g], v.seg + g + span, v.nseg[g + span], v.cap);
+  if (simt::lane() == 0) v.nseg[g] = n;
+}
 
 #endif

@@ -23,6 +23,7 @@
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
 #include "row_pav.cuh"
+#include "row_scans.cuh"
 #include "short_rows.cuh"
 
 struct gpuiso_cuda_plan {
@@ -44,6 +45,8 @@ struct gpuiso_cuda_plan {
   int64_t npacks, *pack_first; /* the short rows' warps: pack k holds rows pack_first[k].. */
   int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each */
   int block_threads;               /* ... of this many threads */
+  int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
+  int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
 };
 
 template <class Exec>
@@ -56,7 +59,7 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
                  p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
-                 p->block_row};
+                 p->block_row, p->merge_node};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
@@ -112,6 +115,37 @@ static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrow
   return s;
 }
 
+/* The fast path's merges, level by level (host, then the device): at span 2^l, the left node of
+ * each merge, rows in order; level_start[l] where level l's begin. */
+template <class Exec>
+static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base,
+                                 gpuiso_error *err) {
+  int64_t count[65] = {0}, levels = 0;
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t m = base[r + 1] - base[r], l = 0;
+    for (int64_t span = 1; span < m; span *= 2, l++) count[l] += (m - span + 2 * span - 1) / (2 * span);
+    levels = l > levels ? l : levels;
+  }
+  p->level_start[0] = 0;
+  for (int64_t l = 0; l < 64; l++) p->level_start[l + 1] = p->level_start[l] + count[l];
+  int64_t total = p->level_start[levels];
+  int64_t *node = (int64_t *)malloc((size_t)(total > 0 ? total : 1) * sizeof *node), at[64];
+  if (!node) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  memcpy(at, p->level_start, sizeof at);
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t m = base[r + 1] - base[r], l = 0;
+    for (int64_t span = 1; span < m; span *= 2, l++)
+      for (int64_t j = 0; j + span < m; j += 2 * span) node[at[l]++] = base[r] + j;
+  }
+  gpuiso_status s = plan_alloc(ex, &p->merge_node, total, sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->merge_node, node, (size_t)total * sizeof(int64_t));
+  free(node);
+  return s;
+}
+
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels.
  * On failure what was allocated is released. */
 template <class Exec>
@@ -156,6 +190,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->chunk_base, base, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->chunk_row, row, M * sizeof(int64_t));
+  if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_merges(ex, p, nrows, base, err);
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_sum, p->n, sizeof(double));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_weight, p->n, sizeof(double));
@@ -250,33 +285,66 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
-/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction; the fast path
- * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk hull. */
+/* The elements a thread of the reconstruction takes: a chunk on the simple path, a lane's 32 on
+ * the fast path. */
+static inline int64_t plan_piece(const gpuiso_cuda_plan *p) {
+  return p->opt.gpu_kernel == GPUISO_GPU_FAST ? SIMT_WARP : p->chunk;
+}
+
+static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
+  return p->nchunks * ((p->chunk + plan_piece(p) - 1) / plan_piece(p));
+}
+
+/* A block per row, for the fast path's row scans. */
+template <class Exec, typename T>
+static gpuiso_status each_row(Exec &ex, const char *name, void (*kernel)(solver_view<T>), solver_view<T> v) {
+  if (v.nrows == 0) return GPUISO_OK;
+  return ex.launch(name, kernel, dim3((unsigned)v.nrows), dim3(ROW_SCAN_THREADS), 0, v);
+}
+
+/* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
+ * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
+ * totals and its hull (chunk_hulls.cuh), a block per row for the passes over a row
+ * (row_scans.cuh), and a thread per 32 elements in the reconstruction. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
   int64_t M = p->nchunks, R = p->nrows;
+  int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
   unsigned long long failed = NO_FAILED_ROW;
   gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
-  if (s == GPUISO_OK) s = each(ex, totals_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, row_scale_step<T>{v}, R);
+  if (s == GPUISO_OK && fast && M > 0)
+    s = ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>, dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
+                  dim3(TOTALS_WARPS * SIMT_WARP), 0, v);
+  else if (s == GPUISO_OK)
+    s = each(ex, totals_step<T>{v}, M);
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_checks_kernel", row_checks_kernel<T>, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, row_starts_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_starts_kernel", row_starts_kernel<T>, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK) s = row_failure(ex, v, err);
   if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
     s = GPUISO_E_INTERRUPT;
     set_error(err, s, -1, -1);
   }
-  if (s == GPUISO_OK && p->opt.gpu_kernel == GPUISO_GPU_FAST && p->chunk <= SHORT_ROW_MAX)
+  if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
-  for (int64_t span = 1; s == GPUISO_OK && span < p->max_chunks; span *= 2)
-    s = each(ex, merge_step<T>{v, span}, M);
+  for (int64_t span = 1, l = 0; s == GPUISO_OK && span < p->max_chunks; span *= 2, l++) {
+    const int64_t *node = p->merge_node + p->level_start[l];
+    int64_t count = p->level_start[l + 1] - p->level_start[l];
+    if (!fast)
+      s = each(ex, merge_step<T>{v, span, NULL}, M);
+    else if (count >= WARP_MERGE_BELOW)
+      s = each(ex, merge_step<T>{v, span, node}, count);
+    else
+      s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, dim3((unsigned)((count + MERGE_WARPS - 1) / MERGE_WARPS)),
+                    dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
+  }
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
-  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, unstep_step<T>{v}, R);
+  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
+  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
+  if (s == GPUISO_OK) s = fast ? each_row(ex, "unstep_kernel", unstep_kernel<T>, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
 
@@ -290,7 +358,7 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                     : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
   if (s == GPUISO_OK && start && !p->pack_first && !p->opt.solver_blocks)
-    s = each(ex, block_start_step<T>{v}, p->nchunks);
+    s = each(ex, block_start_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

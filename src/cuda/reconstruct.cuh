@@ -1,8 +1,9 @@
-/* The simple path's reconstruction: a thread per chunk finds its row's root hull vertex at or
- * before its first element and gives every element the level of the edge above it (as hull.c);
- * the solver's blocks (solver_blocks) are those edges, flagged here. Then, as in the CPU engine,
- * a level that rounding put on the wrong side of the one before takes that one (rare: a thread
- * per flagged row), and otherwise block starts are where the level changes.
+/* The reconstruction: a thread per piece of a chunk (the whole chunk on the simple path, 32
+ * elements on the fast path, a warp's threads for a chunk of 1024) finds its row's root hull
+ * vertex at or before its first element and gives every element the level of the edge above it
+ * (as hull.c); the solver's blocks (solver_blocks) are those edges, flagged here. Then, as in the
+ * CPU engine, a level that rounding put on the wrong side of the one before takes that one (rare:
+ * for each flagged row), and otherwise block starts are where the level changes.
  */
 #ifndef GPUISO_CUDA_RECONSTRUCT_CUH
 #define GPUISO_CUDA_RECONSTRUCT_CUH
@@ -12,9 +13,11 @@
 template <typename T>
 struct fit_step {
   solver_view<T> v;
+  int64_t piece;
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t i, end;
-    int64_t r = chunk_range(v, g, &i, &end);
+    int64_t r = piece_range(v, g, piece, &i, &end);
+    if (i == end) return;
     const hull_segment *root = v.seg + v.chunk_base[r];
     hull_slots slots = {v.vert, v.index, v.chunk + 1};
     hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
@@ -30,14 +33,15 @@ struct fit_step {
   }
 };
 
-/* Per chunk: flags its row when a level steps against the direction, the element before the
- * chunk included. */
+/* Per piece: flags its row when a level steps against the direction, the element before the
+ * piece included. */
 template <typename T>
 struct steps_step {
   solver_view<T> v;
+  int64_t piece;
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
-    int64_t r = chunk_range(v, g, &from, &to);
+    int64_t r = piece_range(v, g, piece, &from, &to);
     for (int64_t i = from > v.offsets[r] ? from : from + 1; i < to; i++) {
       if (steps_against(v, v.fit[i - 1], v.fit[i])) {
         raise_flag(&v.rows[r].stepped);
@@ -58,13 +62,14 @@ struct unstep_step {
   }
 };
 
-/* Per chunk: 1 at the first element of each block. */
+/* Per piece: 1 at the first element of each block. */
 template <typename T>
 struct block_start_step {
   solver_view<T> v;
+  int64_t piece;
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
-    int64_t r = chunk_range(v, g, &from, &to);
+    int64_t r = piece_range(v, g, piece, &from, &to);
     for (int64_t i = from; i < to; i++) v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
   }
 };

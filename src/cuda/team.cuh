@@ -4,8 +4,10 @@
  *               several rows to a warp: shuffles only;
  *   block_team  the first `lanes` threads of a block (whole warps), one row, the other warps idle:
  *               shuffles within warps, a word per warp in shared memory across them.
- * reduce gives every lane of the team the same bits (commutative steps in the same order);
- * exclusive_scan gives each lane the values of the lanes before it, combined in order. Every
+ * reduce gives every lane of the team the same bits (commutative steps in the same order; for
+ * an operation that is not commutative to the bit, as double-double sums, take the total of
+ * block_team's exclusive_scan); exclusive_scan gives each lane the values of the lanes before it,
+ * combined in order. Every
  * thread of the warp (warp_team) or block (block_team) calls each collective, idle ones included,
  * so that the collectives keep step whatever a row's state; a team's `span` is the most lanes a
  * row can have in it, the bound of loops around collectives.
@@ -97,6 +99,13 @@ struct block_team {
 
   template <typename V, class Op>
   SIMT_DEVICE V exclusive_scan(V x, Op op, V identity) const {
+    V total;
+    return exclusive_scan(x, op, identity, &total);
+  }
+
+  /* ... and the combination of all the team's values, the same bits in every thread. */
+  template <typename V, class Op>
+  SIMT_DEVICE V exclusive_scan(V x, Op op, V identity, V *total) const {
     unsigned lane = simt::lane(), warp = simt::warp();
     for (unsigned d = 1; d < SIMT_WARP; d *= 2) {
       V o = shfl_up_value(x, d);
@@ -105,9 +114,11 @@ struct block_team {
     V *slot = slots<V>();
     if (lane == SIMT_WARP - 1) slot[warp] = x;
     simt::sync_block();
-    V prefix = identity;
+    V prefix = identity, all = slot[0];
     for (unsigned t = 0; t < warp; t++) prefix = op(prefix, slot[t]);
+    for (int t = 1; t < lanes / SIMT_WARP; t++) all = op(all, slot[t]);
     simt::sync_block();
+    *total = all;
     V before = shfl_up_value(x, 1);
     return lane == 0 ? prefix : op(prefix, before);
   }

@@ -50,6 +50,19 @@ static inline GPUISO_HD int64_t chunk_range(const solver_view<T> &v, int64_t g, 
   return r;
 }
 
+/* Piece k of `piece` elements of chunk g, for index g * parts + k (parts pieces a chunk): its row,
+ * and its elements [from, to), empty past the chunk's end. */
+template <typename T>
+static inline GPUISO_HD int64_t piece_range(const solver_view<T> &v, int64_t idx, int64_t piece,
+                                            int64_t *from, int64_t *to) {
+  int64_t parts = (v.chunk + piece - 1) / piece, g = idx / parts, k = idx % parts, end;
+  int64_t r = chunk_range(v, g, from, &end);
+  *from += k * piece;
+  *to = *from + piece < end ? *from + piece : end;
+  if (*from > *to) *from = *to;
+  return r;
+}
+
 static SIMT_DEVICE void lower_failed_row(unsigned long long *failed, int64_t r) {
   simt::atomic_min(failed, (unsigned long long)r);
 }

@@ -103,24 +103,26 @@ static void test_families(void) {
   int64_t off[400];
   int64_t nrows = gen_ragged(20000, 300, 7, 300, off); /* ragged, empty rows included */
   int64_t one[2] = {0, 6000};
-  int64_t n = off[nrows] > one[1] ? off[nrows] : one[1];
+  int64_t three[4] = {0, 5000, 5001, 12000}; /* chunks of 8: levels of a thread and of a warp per merge */
+  int64_t n = off[nrows] > three[3] ? off[nrows] : three[3];
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf);
   float *zf = (float *)malloc(n * sizeof *zf);
   uint8_t *start = (uint8_t *)malloc(n);
-  for (int layout = 0; layout < 2; layout++) {
-    int64_t R = layout ? 1 : nrows, *o = layout ? one : off, N = o[R];
+  const char *const layouts[] = {"ragged rows", "one row", "three rows"};
+  for (int layout = 0; layout < 3; layout++) {
+    int64_t R = layout == 2 ? 3 : layout ? 1 : nrows, *o = layout == 2 ? three : layout ? one : off, N = o[R];
     for (int f = 0; f < FAM_COUNT; f++) {
       for (int wk = 0; wk < W_COUNT; wk++) {
         for (int single = 0; single <= 1; single++) {
           int increasing = (f + wk + single) % 2;
           gen_rows((family_kind)f, (weight_kind)wk, R, o, 11 + f, single, y, w);
           const double *wp = wk == W_NONE ? NULL : w;
-          gpuiso_opts opt = options(increasing, layout ? 32 : 16, 1 + wk % 2);
+          gpuiso_opts opt = options(increasing, layout == 2 ? 8 : layout ? 32 : 16, 1 + wk % 2);
           reference(R, o, y, wp, &opt, ref);
           for (int64_t i = 0; i < N; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
-          for (int kernel = 0; kernel <= 2; kernel++) {
+          for (int kernel = layout == 2 ? 2 : 0; kernel <= 2; kernel++) {
             opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
             gpuiso_error e;
             sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
@@ -135,15 +137,15 @@ static void test_families(void) {
               for (int64_t i = o[r]; i < o[r + 1]; i++)
                 flags_ok = flags_ok && start[i] == (i == o[r] || (single ? zf[i] != zf[i - 1] : z[i] != z[i - 1]));
             /* the simple path is the CPU engine's arithmetic in the same order: equal in double;
-             * in single, the same values rounded once. The fast path's short rows scan the
-             * lanes' sums, in another order. */
+             * in single, the same values rounded once. The fast path sums in other orders (the
+             * lanes' and the blocks' scans) and never steps down, in either precision. */
             double tol = (single ? 0x1p-24 : 0) + (kernel ? 1e-12 : 0);
             int blocks_ok = kernel || single || c.block_rows == 0;
-            CHECK(s == GPUISO_OK && c.max_dev <= tol && (single || kernel || c.step_downs == 0) &&
+            CHECK(s == GPUISO_OK && c.max_dev <= tol && (kernel == GPUISO_GPU_ROW_PAV || (single && kernel == GPUISO_GPU_SIMPLE) || c.step_downs == 0) &&
                       blocks_ok && flags_ok && ex.held == 0,
                   "%s %s weights, %s, %s, %s kernel: status %d (%s), deviation %g, %lld step downs, "
                   "%lld rows of other block counts, %lld buffers held",
-                  family_names[f], weight_names[wk], layout ? "one row" : "ragged rows",
+                  family_names[f], weight_names[wk], layouts[layout],
                   single ? "single" : "double", kernel_names[kernel], (int)s, e.message, c.max_dev,
                   (long long)c.step_downs, (long long)c.block_rows, (long long)ex.held);
           }
@@ -219,6 +221,72 @@ static void test_slices(void) {
   free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
+/* The fast path's block-per-row passes against the simple path's thread-per-row steps: the
+ * running maximum (minimum) of flagged rows to the bit, and the checks of long rows. */
+static void test_row_scans(void) {
+  int64_t off[4] = {0, 700, 700, 3000};
+  double fit[3000], a[3000], b[3000];
+  for (int i = 0; i < 3000; i++) fit[i] = sin(0.01 * i) + 0.001 * i + (i % 7 == 3 ? -0.5 : 0);
+  row_state rows[3] = {{1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 0}};
+  for (int sign = -1; sign <= 1; sign += 2) {
+    gpuiso_error e;
+    sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+    solver_view<double> v;
+    memset(&v, 0, sizeof v);
+    v.nrows = 3;
+    v.sign = sign;
+    gpuiso_status s = make(ex, (int64_t **)&v.offsets, 4);
+    if (s == GPUISO_OK) s = make(ex, &v.fit, 3000);
+    if (s == GPUISO_OK) s = make(ex, &v.rows, 3);
+    if (s == GPUISO_OK) s = ex.put((void *)v.offsets, off, sizeof off);
+    if (s == GPUISO_OK) s = ex.put(v.rows, rows, sizeof rows);
+    if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
+    if (s == GPUISO_OK) s = each(ex, unstep_step<double>{v}, 3);
+    if (s == GPUISO_OK) s = ex.get(a, v.fit, sizeof a);
+    if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
+    if (s == GPUISO_OK) s = each_row(ex, "unstep_kernel", unstep_kernel<double>, v);
+    if (s == GPUISO_OK) s = ex.get(b, v.fit, sizeof b);
+    int64_t differ = 0, changed = 0;
+    for (int i = 0; i < 3000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
+    CHECK(s == GPUISO_OK && differ == 0 && changed > 100, "running %s in tiles: status %d (%s), %lld differ of %lld changed",
+          sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)differ, (long long)changed);
+    ex.release((void *)v.offsets);
+    ex.release(v.fit);
+    ex.release(v.rows);
+  }
+
+  /* errors in rows over BLOCK_ROW_MAX: the row and element, as the simple path names them */
+  int64_t lo[4] = {0, 5000, 11000, 16000};
+  int64_t n = lo[3];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w), *z = (double *)malloc(n * sizeof *z);
+  for (int64_t i = 0; i < n; i++) y[i] = sin(0.3 * i), w[i] = 1;
+  gpuiso_opts opt = options(1, 0, 0);
+  for (int c = 0; c < 4; c++) {
+    int64_t at = c == 0 ? 9000 : c == 1 ? 12345 : -1;
+    if (c == 0) y[at] = NAN;
+    if (c == 1) w[at] = -2;
+    if (c == 2) for (int64_t i = lo[1]; i < lo[2]; i++) w[i] = 0;
+    if (c == 3) for (int64_t i = lo[2]; i < lo[3]; i++) y[i] = 1e306, w[i] = 1e10;
+    gpuiso_status want[4] = {GPUISO_E_Y_NONFINITE, GPUISO_E_W_NEGATIVE, GPUISO_E_W_ALLZERO, GPUISO_E_OVERFLOW};
+    int64_t want_row[4] = {1, 2, 1, 2};
+    gpuiso_error e[2];
+    gpuiso_status s[2];
+    for (int k = 0; k < 2; k++) {
+      opt.gpu_kernel = k ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+      sim_exec ex = {&e[k], 0, 0, 0, 0, sim_seed};
+      s[k] = fit_rows_host(ex, 3, lo, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[k]);
+    }
+    CHECK(s[1] == want[c] && s[0] == s[1] && e[1].row == want_row[c] && e[0].row == e[1].row &&
+              e[0].index == e[1].index && e[1].index == (c < 2 ? at : -1),
+          "long rows, error %d: fast status %d row %lld index %lld, simple status %d row %lld index %lld", c,
+          (int)s[1], (long long)e[1].row, (long long)e[1].index, (int)s[0], (long long)e[0].row, (long long)e[0].index);
+    if (c == 0) y[at] = 0;
+    if (c == 1) w[at] = 1;
+    if (c == 2) for (int64_t i = lo[1]; i < lo[2]; i++) w[i] = 1;
+  }
+  free(y); free(w); free(z);
+}
+
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 static void test_errors(void) {
@@ -277,6 +345,7 @@ int main(void) {
     test_short_rows();
     test_tiny_weights();
     test_slices();
+    test_row_scans();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the CUDA engine on the CPU)\n", passed, failed);

@@ -109,37 +109,28 @@ static inline GPUISO_HD int hull_pred(const hull_slots *v, const hull_segment *l
   return hull_orient(aq, hull_at(v, list, n), hull_at(v, blist, t)) > 0;
 }
 
-/* Merges the node whose list of na segments is at a with its right neighbour, whose list of nb
- * segments is at b (b after a in the descriptor array), into a. Walks at most cap steps before it
- * searches. Returns the merged list's length. */
-static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
-                                           const hull_segment *b, int64_t nb, int64_t cap) {
-  /* A node whose points all coincide (its elements all weigh zero) is one vertex, the shared
-   * point: it only passes on its later index. */
-  if (nb == 1 && b[0].first == b[0].last) {
-    if (na == 1 && a[0].first == a[0].last) {
-      a[0] = b[0];
-      return 1;
-    }
-    hull_pos last = {na - 1, a[na - 1].last};
-    hull_pos before = hull_prev(a, last);
-    a[before.t].last = before.p;
-    a[before.t + 1] = b[0];
-    return before.t + 2;
-  }
-  if (na == 1 && a[0].first == a[0].last) {
-    for (int64_t t = 0; t < nb; t++) a[t] = b[t];
-    return nb;
-  }
+/* Whether merging a (na segments) and b (nb) is one of the cases of nodes whose points all
+ * coincide (their elements all weigh zero), which hull_merge settles without a search. */
+static inline GPUISO_HD int hull_merge_trivial(const hull_segment *a, int64_t na, const hull_segment *b,
+                                               int64_t nb) {
+  return (nb == 1 && b[0].first == b[0].last) || (na == 1 && a[0].first == a[0].last);
+}
+
+/* The bridge of a non-trivial merge of a and b by the walk from their shared point, at most cap
+ * steps: *alpha in a and *beta in b. Returns 1 when the walk ran out: the bridge then lies in a
+ * up to *alpha and in b from *beta on, for the nested bisection. */
+static inline GPUISO_HD int hull_walk(const hull_slots *v, const hull_segment *a, int64_t na,
+                                      const hull_segment *b, int64_t nb, int64_t cap, hull_pos *alpha_out,
+                                      hull_pos *beta_out) {
   hull_pos s = {na - 1, a[na - 1].last};  /* the shared point, last of a */
   hull_pos bs = {0, b[0].first};           /* ... and first of b */
   hull_pos alpha = hull_prev(a, s), beta = hull_next(b, bs);
   hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+  int64_t steps = 0;
   if (hull_orient(hull_at(v, a, alpha), hull_at(v, a, s), hull_at(v, b, beta)) > 0) {
     beta = bs; /* convex at the shared point: it stays once, as b's first vertex, whose index is
                   the later one when zero weights repeat the point */
   } else {
-    int64_t steps = 0;
     int moved = 1;
     while (moved && steps <= cap) {
       moved = 0;
@@ -158,13 +149,16 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
         steps++;
       }
     }
-    if (steps > cap) { /* nested bisection over what the walk left */
-      hull_point none = {{0, 0}, {0, 0}};
-      alpha = hull_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
-      beta = hull_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
-    }
   }
-  /* a keeps its segments up to alpha's, cut there; b's from beta's on follow, cut at beta. */
+  *alpha_out = alpha;
+  *beta_out = beta;
+  return steps > cap;
+}
+
+/* Cuts a at alpha and appends b's segments from beta's on, cut at beta, into a; returns the merged
+ * list's length. */
+static inline GPUISO_HD int64_t hull_cut(hull_segment *a, hull_pos alpha, const hull_segment *b, int64_t nb,
+                                         hull_pos beta) {
   a[alpha.t].last = alpha.p;
   int64_t out = alpha.t + 1;
   for (int64_t t = beta.t; t < nb; t++) {
@@ -173,6 +167,38 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
     a[out++] = g;
   }
   return out;
+}
+
+/* Merges the node whose list of na segments is at a with its right neighbour, whose list of nb
+ * segments is at b (b after a in the descriptor array), into a. Walks at most cap steps before it
+ * searches. Returns the merged list's length. */
+static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
+                                           const hull_segment *b, int64_t nb, int64_t cap) {
+  /* A node whose points all coincide is one vertex, the shared point: it only passes on its later
+   * index. */
+  if (nb == 1 && b[0].first == b[0].last) {
+    if (na == 1 && a[0].first == a[0].last) {
+      a[0] = b[0];
+      return 1;
+    }
+    hull_pos last = {na - 1, a[na - 1].last};
+    hull_pos before = hull_prev(a, last);
+    a[before.t].last = before.p;
+    a[before.t + 1] = b[0];
+    return before.t + 2;
+  }
+  if (na == 1 && a[0].first == a[0].last) {
+    for (int64_t t = 0; t < nb; t++) a[t] = b[t];
+    return nb;
+  }
+  hull_pos alpha, beta;
+  if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) { /* nested bisection over what the walk left */
+    hull_point none = {{0, 0}, {0, 0}};
+    hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+    alpha = hull_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
+    beta = hull_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
+  }
+  return hull_cut(a, alpha, b, nb, beta);
 }
 
 /* The vertex of list (nseg segments) with the largest point index at or below i, or the first
