@@ -218,9 +218,8 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
         if (longest <= 100000)
           check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
                      GPUISO_GPU_ROW_PAV, chunk, cap, y, wp, ref);
-        if (longest <= 512) /* the fast path's short rows */
-          check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
-                     GPUISO_GPU_FAST, chunk, cap, y, wp, ref);
+        check_case(sh.name, nrows, off, (family_kind)f, (weight_kind)wk, increasing, single,
+                   GPUISO_GPU_FAST, chunk, cap, y, wp, ref);
         slowest = now() - t0 > slowest ? now() - t0 : slowest;
       }
     }
@@ -392,7 +391,8 @@ static const char *cell(char *buf, const char *fmt, double v, const char *none) 
 
 static void table_header(void) {
   printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; fast: "
-         "the fast path (rows of up to 512 on the short-row kernel, longer ones the simple path); "
+         "the fast path (rows of up to 4096 on the lane kernels, longer ones a warp per chunk hull, block "
+         "row scans, listed merges, a warp per merge at small levels); "
          "blocks/n: the fit's blocks per element (the density); stages: the simple path's ms per "
          "stage (CUDA events between its launches; merge: all levels)\n");
   printf("| shape | family | type | blocks/n | simple ms | fast ms | row-PAV ms | row-PAV / simple | "
