@@ -257,14 +257,22 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   lane_points(v, sh, team, me, ok, st.scale, origin);
   lane_hulls(sh, team, me, ok);
 
-  /* 5. the levels, zero weights, the running maximum, clipped and written */
-  double level[SIMT_WARP], top = -INFINITY;
+  /* 5. the levels, zero weights, the running maximum, clipped and written. The positive weight
+   * nearest on the left of each element (row-relative, -1 if none) comes from a scan of the
+   * lanes' last ones, the row's first from a reduction. */
+  int64_t last = -1, first = INT64_MAX;
   for (int64_t k = 0; ok && k < me.count; k++) {
+    if (v.w && v.w[me.first + k] == 0) continue;
+    last = me.first + k - me.from;
+    first = first < last ? first : last;
+  }
+  int64_t positive_before = team.exclusive_scan(last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
+  first = team.reduce(first, [](int64_t a, int64_t b) { return a < b ? a : b; });
+  double level[SIMT_WARP], top = -INFINITY;
+  for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
     int64_t i = me.first + k - me.from, j = i;
-    if (v.w && v.w[me.first + k] == 0) {
-      while (j > 0 && v.w[me.from + j] == 0) j--;
-      while (j < me.n - 1 && v.w[me.from + j] == 0) j++;
-    }
+    if (v.w && v.w[me.first + k] == 0) j = left >= 0 ? left : first;
+    else left = i;
     level[k] = short_edge_level(sh, me, j);
     top = level[k] > top ? level[k] : top;
   }
@@ -274,11 +282,11 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     v.fit[me.first + k] = (T)clip(v.sign * before, v.lo, v.hi);
   }
   if (v.edge_start) { /* the solver's blocks: from a vertex, past the zero weights on it */
-    for (int64_t k = 0; ok && k < me.count; k++) {
-      int64_t i = me.first + k - me.from, before = i - 1;
-      while (before >= 0 && v.w && v.w[me.from + before] == 0) before--;
+    for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
+      int64_t i = me.first + k - me.from;
       int positive = !v.w || v.w[me.from + i] > 0;
-      v.edge_start[me.from + i] = i == 0 || (positive && before >= 0 && short_prev_vertex(sh, me, i + 1, 0) > before);
+      v.edge_start[me.from + i] = i == 0 || (positive && left >= 0 && short_prev_vertex(sh, me, i + 1, 0) > left);
+      if (positive) left = i;
     }
   } else if (v.start) { /* the level changes, once every lane has written its levels */
     team.sync();
