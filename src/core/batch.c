@@ -10,9 +10,14 @@
 
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
- * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines. */
-#define TILE_ROWS 16
-#define TILE_MAX_ELEMENTS ((int64_t)1 << 16)
+ * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines:
+ * as many rows as TILE_ELEMENTS allows, and never fewer than a cache line's TILE_MIN_ROWS while
+ * that stays under TILE_MAX_ELEMENTS (a long row would otherwise read each line of the matrix
+ * once for each of the rows in it). */
+#define TILE_ROWS 256
+#define TILE_MIN_ROWS 8
+#define TILE_ELEMENTS ((int64_t)1 << 15)
+#define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
 
 typedef struct {
   pav_work pav;
@@ -83,11 +88,21 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   if (opt->engine == GPUISO_GPU) return gpu_batch_matrix(nrow, ncol, y, w, w_len, opt, fit, start, err);
+  if (nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
+    /* one long row: in place, split over the threads (as pav_row splits it, so the same bits) */
+    gpuiso_status s = pav_long_row(ncol, y, w, opt, fit, start, err);
+    if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) err->row = 0;
+    return s;
+  }
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
-  int64_t tile_rows = TILE_MAX_ELEMENTS / (ncol > 0 ? ncol : 1);
+  int64_t width = ncol > 0 ? ncol : 1;
+  int64_t tile_rows = TILE_ELEMENTS / width;
+  int64_t most_rows = TILE_MAX_ELEMENTS / width;
+  if (tile_rows < TILE_MIN_ROWS) tile_rows = most_rows < TILE_MIN_ROWS ? most_rows : TILE_MIN_ROWS;
   tile_rows = tile_rows < 1 ? 1 : (tile_rows > TILE_ROWS ? TILE_ROWS : tile_rows);
+  if (tile_rows > nrow) tile_rows = nrow > 0 ? nrow : 1;
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
   int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
   int gather_w = w && w_len == nrow * ncol;
