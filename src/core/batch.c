@@ -11,12 +11,13 @@
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
  * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines:
- * as many rows as TILE_ELEMENTS allows, and never fewer than a cache line's TILE_MIN_ROWS while
+ * as many rows as TILE_ELEMENTS allows, and never fewer than a cache line's TILE_MIN_ROWS (= LINE) while
  * that stays under TILE_MAX_ELEMENTS (a long row would otherwise read each line of the matrix
  * once for each of the rows in it). */
+#define LINE 8 /* doubles in a cache line */
 #define TILE_ROWS 256
-#define TILE_MIN_ROWS 8
-#define TILE_ELEMENTS ((int64_t)1 << 15)
+#define TILE_MIN_ROWS LINE
+#define TILE_ELEMENTS ((int64_t)1 << 17)
 #define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
 
 typedef struct {
@@ -57,10 +58,16 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
                               const gpuiso_opts *opt, double *fit, uint8_t *start, tile_work *t,
                               gpuiso_error *err) {
   int shared_w = w && w_len == ncol && w_len != nrow * ncol;
-  for (int64_t j = 0; j < ncol; j++) {
+  /* Transposed in strips of LINE columns: each row of the tile gets a cache line at a time, while
+   * the strip's columns are read down in parallel streams. */
+  for (int64_t j0 = 0; j0 < ncol; j0 += LINE) {
+    int64_t j1 = ncol - j0 < LINE ? ncol : j0 + LINE;
     for (int64_t r = 0; r < rows; r++) {
-      t->y[r * ncol + j] = y[r0 + r + j * nrow];
-      if (t->w) t->w[r * ncol + j] = w[r0 + r + j * nrow];
+      const double *src = y + r0 + r;
+      double *dst = t->y + r * ncol;
+      for (int64_t j = j0; j < j1; j++) dst[j] = src[j * nrow];
+      if (t->w)
+        for (int64_t j = j0; j < j1; j++) t->w[r * ncol + j] = w[r0 + r + j * nrow];
     }
   }
   for (int64_t r = 0; r < rows; r++) {
@@ -75,10 +82,14 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
       return s;
     }
   }
-  for (int64_t j = 0; j < ncol; j++) {
+  for (int64_t j0 = 0; j0 < ncol; j0 += LINE) {
+    int64_t j1 = ncol - j0 < LINE ? ncol : j0 + LINE;
     for (int64_t r = 0; r < rows; r++) {
-      fit[r0 + r + j * nrow] = t->fit[r * ncol + j];
-      if (start) start[r0 + r + j * nrow] = t->start[r * ncol + j];
+      double *dst = fit + r0 + r;
+      const double *src = t->fit + r * ncol;
+      for (int64_t j = j0; j < j1; j++) dst[j * nrow] = src[j];
+      if (start)
+        for (int64_t j = j0; j < j1; j++) start[r0 + r + j * nrow] = t->start[r * ncol + j];
     }
   }
   return GPUISO_OK;
