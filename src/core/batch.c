@@ -11,8 +11,8 @@
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
  * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines:
- * as many rows as TILE_ELEMENTS allows, and never fewer than a cache line's TILE_MIN_ROWS (= LINE) while
- * that stays under TILE_MAX_ELEMENTS (a long row would otherwise read each line of the matrix
+ * as many rows as TILE_ELEMENTS allows, and never fewer than the LINE rows of a cache line while
+ * that stays under TILE_MAX_ELEMENTS (long rows would otherwise read each line of the matrix
  * once for each of the rows in it). */
 #define LINE 8 /* doubles in a cache line */
 #define TILE_ROWS 256

@@ -54,9 +54,14 @@ label <- as.double(stats::runif(n) < 0.06 * score * (0.5 + (group %% 3) / 2))
 cal <- calibrate_isotonic(score, label, group = group)
 new_score <- stats::runif(n)
 new_group <- sample.int(300L, n, replace = TRUE, prob = sizes)
+t <- time_turns(list(fit = quote(calibrate_isotonic(score, label, group = group)),
+                     step = quote(predict(cal, new_score, new_group)),
+                     linear = quote(predict(cal, new_score, new_group, type = "linear"))), reps)
 for (type in c("step", "linear")) {
-  t <- time_turns(list(fit = quote(calibrate_isotonic(score, label, group = group)),
-                       predict = bquote(predict(cal, new_score, new_group, type = .(type)))), reps)
-  add(sprintf("predict(calibrator) %s, 1e7 in 300 groups", type), t, "calibrate_isotonic, same data")
+  add(sprintf("predict(calibrator) %s, 1e7 in 300 groups", type), t[c("fit", type)],
+      "calibrate_isotonic, same data")
 }
-print(do.call(rbind, rows), row.names = FALSE, digits = 3)
+out <- do.call(rbind, rows)
+out$work <- format(out$work)
+out$reference <- format(out$reference)
+print(out, row.names = FALSE, digits = 3, right = FALSE)
