@@ -1,7 +1,8 @@
 /* Standalone tests of the C core (no R): PAV against the min-max formula, chunked rows, clipping,
  * errors, the sort and tie pooling against a plain stable sort, batches against row-by-row
  * fits (long rows against the single-row fit in the same chunks), and predictions over block
- * ends against a knot-by-knot search. Prints one line per failure and a closing "ctest: N passed, N failed". */
+ * ends against a knot-by-knot search. Prints one line per failure and a closing
+ * "ctest: N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
