@@ -96,21 +96,22 @@ calibrator_curve <- function(object, k) {
 # (the first block's below the curve); "linear": linear interpolation between the blocks' first
 # and last scores, constant within blocks; outside a curve, the probability at its nearest end.
 curves_at <- function(object, code, s, type) {
+  invalid <- function(problem) stop_arg("object", paste("is not a valid gpuiso calibrator:", problem))
   columns <- function(d) {
     if (!is.data.frame(d) || !all(c("lower", "upper", "prob") %in% names(d)) ||
         !all(vapply(d[c("lower", "upper", "prob")], is.numeric, logical(1)))) {
-      stop_arg("object", "is not a valid gpuiso calibrator: its curves are not data frames of blocks")
+      invalid("its curves are not data frames of blocks")
     }
     lapply(d[c("lower", "upper", "prob")], as.double)
   }
   pooled <- columns(object$pooled)
-  if (length(pooled$lower) == 0L) stop_arg("object", "is not a valid gpuiso calibrator: its pooled curve has no blocks")
+  if (length(pooled$lower) == 0L) invalid("its pooled curve has no blocks")
   curves <- first <- NULL
   if (!is.null(code)) {
     curves <- columns(object$curves)
     first <- object$first
     if (!is.numeric(first) || length(first) != length(object$groups) + 1L) {
-      stop_arg("object", "is not a valid gpuiso calibrator: its first rows do not match its groups")
+      invalid("its first rows do not match its groups")
     }
     first <- as.double(first)
   }
@@ -161,7 +162,11 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   }
   if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %.0f)", which(is.na(group))[1L]))
   # a factor by its levels: one match per level, not per element
-  code <- if (is.factor(group)) match(levels(group), object$groups)[as.integer(group)] else match(group, object$groups)
+  code <- if (is.factor(group)) {
+    match(levels(group), object$groups)[as.integer(group)]
+  } else {
+    match(group, object$groups)
+  }
   unseen <- is.na(code)
   if (any(unseen)) {
     problem <- sprintf("has group(s) not seen in training: %s", quoted_list(unique(group[unseen])))

@@ -8,11 +8,17 @@ reps <- as.integer(Sys.getenv("GPUISO_BENCH_REPS", "7"))
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) > 0L) gpuiso_threads(as.integer(args[1]))
 bench_header(sprintf("CPU shapes, medians of %d", reps))
+load_average <- function() if (file.exists("/proc/loadavg")) cat("# load average:", readLines("/proc/loadavg"), "\n")
+load_average()
 set.seed(1)
 rows <- list()
-add <- function(work, t, ref) {
-  rows[[length(rows) + 1L]] <<- data.frame(work = work, reference = ref, ref_s = t[[1]],
-                                           gpuiso_s = t[[2]], ratio = t[[2]] / t[[1]])
+# A row of the table from time_turns' medians of the reference (ref) and of gpuiso's work (ours):
+# elapsed seconds, their ratio, and the ratio of CPU seconds (all threads).
+add <- function(work, t, ref, ref_key = 1L, our_key = 2L) {
+  cpu <- attr(t, "cpu")
+  rows[[length(rows) + 1L]] <<- data.frame(
+    work = work, reference = ref, ref_s = t[[ref_key]], gpuiso_s = t[[our_key]],
+    ratio = t[[our_key]] / t[[ref_key]], cpu_ratio = cpu[[our_key]] / cpu[[ref_key]])
 }
 
 # Batches: R matrices of about 1e7 elements, noisy ramps along the rows.
@@ -58,10 +64,12 @@ t <- time_turns(list(fit = quote(calibrate_isotonic(score, label, group = group)
                      step = quote(predict(cal, new_score, new_group)),
                      linear = quote(predict(cal, new_score, new_group, type = "linear"))), reps)
 for (type in c("step", "linear")) {
-  add(sprintf("predict(calibrator) %s, 1e7 in 300 groups", type), t[c("fit", type)],
-      "calibrate_isotonic, same data")
+  add(sprintf("predict(calibrator) %s, 1e7 in 300 groups", type), t,
+      "calibrate_isotonic, same data", "fit", type)
 }
 out <- do.call(rbind, rows)
 out$work <- format(out$work)
 out$reference <- format(out$reference)
+load_average()
+options(width = 200)
 print(out, row.names = FALSE, digits = 3, right = FALSE)
