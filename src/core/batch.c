@@ -187,6 +187,11 @@ static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *
   return 1;
 }
 
+/* Whether group k is fitted alone on all threads (see pav_long_row). */
+static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) {
+  return opt->engine == GPUISO_PAV && pav_row_is_long(offset[k + 1] - offset[k]);
+}
+
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
@@ -227,20 +232,33 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   }
   int64_t k0 = opt->engine == GPUISO_GPU ? ngroups : 0;
   while (ok && k0 < ngroups && first.status == GPUISO_OK) {
-    int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY elements */
-    while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY) k1++;
+    int64_t k1 = k0 + 1;
+    if (long_group(opt, offset, k0)) { /* alone, split over the threads as pav_row splits it */
+      int64_t o = offset[k0];
+      gpuiso_error e;
+      if (pav_long_row(offset[k0 + 1] - o, yg + o, wg ? wg + o : NULL, opt, fg + o,
+                       sg ? sg + o : NULL, &e) != GPUISO_OK) {
+        e.index = e.index >= 0 ? perm[o + e.index] : -1;
+        e.row = e.status == GPUISO_E_INTERRUPT ? -1 : k0;
+        first = e;
+      }
+    } else {
+      /* short groups of this round: about GPUISO_POLL_EVERY elements */
+      while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY && !long_group(opt, offset, k1))
+        k1++;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
-    for (int64_t k = k0; k < k1; k++) {
-      pav_work *mine = &work[thread_num()];
-      int64_t o = offset[k], len = offset[k + 1] - o;
-      gpuiso_error e;
-      if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,
-                  &e) != GPUISO_OK) {
-        e.index = e.index >= 0 ? perm[o + e.index] : -1;
-        e.row = k;
-        keep_error(&first, &e);
+      for (int64_t k = k0; k < k1; k++) {
+        pav_work *mine = &work[thread_num()];
+        int64_t o = offset[k], len = offset[k + 1] - o;
+        gpuiso_error e;
+        if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL,
+                    NULL, &e) != GPUISO_OK) {
+          e.index = e.index >= 0 ? perm[o + e.index] : -1;
+          e.row = k;
+          keep_error(&first, &e);
+        }
       }
     }
     k0 = k1;

@@ -10,14 +10,6 @@
 
 #include "internal.h"
 
-/* Keep a + f * (b - a) as three roundings, as R computes it, where the target has fused
- * multiply-add. */
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 /* Interpolations between the knots of one block share its level; knots whose level is not
  * finite are blocks of their own (R's interpolation between two of them is not their level). */
 static int same_block(double level_before, double level) {
@@ -73,8 +65,9 @@ static inline double curve_value(const double *lower, const double *upper, const
   if (!linear || v >= upper[m - 1]) return level[b];
   /* Between two knots of block b: its level plus the fraction times a difference of 0. */
   if (v < upper[b]) return level[b] + 0.0;
-  double f = fraction(v, upper[b], lower[b + 1]);
-  return level[b] + f * (level[b + 1] - level[b]);
+  /* The product is rounded on its own, as R rounds it, never fused into a multiply-add. */
+  volatile double step = fraction(v, upper[b], lower[b + 1]) * (level[b + 1] - level[b]);
+  return level[b] + step;
 }
 
 gpuiso_status gpuiso_predict(const gpuiso_curves *cv, int64_t n, const double *v,

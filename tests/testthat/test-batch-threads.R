@@ -66,3 +66,15 @@ test_that("errors of a long row alone name its element as the tiles do", {
   expect_identical(message_of(isoreg_batch(matrix(x, 1), w = matrix(w, 1))),
                    message_of(isoreg_batch(rbind(x, x), w = rbind(w, w))))
 })
+
+test_that("errors of a long group fitted alone name its element and group", {
+  n <- 6e5
+  y <- c(seq_len(n), seq_len(n)) / n
+  y[n + 123] <- NA
+  expect_error(isoreg_batch(y, group = rep(1:2, each = n)),
+               "`y` must be finite, but has NA at element 600123 (group 2)", fixed = TRUE)
+  w <- rep(1, 2 * n)
+  w[c(n + 5, 2 * n)] <- -1
+  expect_error(isoreg_batch(y * 0, w = w, group = rep(c("a", "b"), each = n)),
+               "`w` must be non-negative, but has -1 at element 600005 (group \"b\")", fixed = TRUE)
+})
