@@ -130,57 +130,32 @@ calibrator_curve <- function(object, k) {
   object$curves[seq.int(object$first[k], length.out = object$first[k + 1L] - object$first[k]), -1L]
 }
 
-# The curves at scores s of groups code (0: the pooled curve), all at once. "step": the
-# probability of the last block of the score's curve that starts at or below it (the first
-# block's below the curve); "linear": linear interpolation between the blocks' first and last
-# scores, constant within blocks; outside a curve, the probability at its nearest end.
+# The curves at scores s of groups code (0: the pooled curve; NULL: the pooled curve for all), in
+# C. "step": the probability of the last block of the score's curve that starts at or below it
+# (the first block's below the curve); "linear": linear interpolation between the blocks' first
+# and last scores, constant within blocks; outside a curve, the probability at its nearest end.
 curves_at <- function(object, code, s, type) {
-  pooled <- object$pooled
-  block_group <- c(rep(0L, nrow(pooled)), rep(seq_along(object$groups), diff(object$first)))
-  used <- block_group %in% code # only the curves asked for
-  group <- block_group[used]
-  lower <- c(pooled$lower, object$curves$lower)[used]
-  upper <- c(pooled$upper, object$curves$upper)[used]
-  prob <- c(pooled$prob, object$curves$prob)[used]
-  out <- rep(NA_real_, length(s))
-  ok <- !is.na(s)
-  code <- code[ok]
-  s <- s[ok]
-  first <- match(code, group) # the first block of each score's curve
-  if (type == "step") {
-    j <- locate(group, lower, code, s)
-    out[ok] <- prob[ifelse(j > 0L, j, first)]
-    return(out)
+  invalid <- function(problem) stop_arg("object", paste("is not a valid gpuiso calibrator:", problem))
+  columns <- function(d) {
+    if (!is.data.frame(d) || !all(c("lower", "upper", "prob") %in% names(d)) ||
+        !all(vapply(d[c("lower", "upper", "prob")], is.numeric, logical(1)))) {
+      invalid("its curves are not data frames of blocks")
+    }
+    lapply(d[c("lower", "upper", "prob")], as.double)
   }
-  # the curves as points (lower, prob), (upper, prob) of each block, repeated scores dropped
-  pg <- rep(group, each = 2L)
-  px <- as.vector(rbind(lower, upper))
-  py <- rep(prob, each = 2L)
-  keep <- c(TRUE, pg[-1L] != pg[-length(pg)] | px[-1L] != px[-length(px)])
-  pg <- pg[keep]
-  px <- px[keep]
-  py <- py[keep]
-  j <- locate(pg, px, code, s)
-  last <- length(pg) - match(code, rev(pg)) + 1L
-  inside <- j > 0L & j < last
-  v <- py[ifelse(j > 0L, j, match(code, pg))]
-  a <- j[inside]
-  frac <- interp_fraction(s[inside], px[a], px[a + 1L])
-  v[inside] <- py[a] + frac * (py[a + 1L] - py[a])
-  out[ok] <- v
-  out
-}
-
-# For each query (group qg, value qv): the index of the last point of its group at or below qv,
-# or 0 when qv is below them all; points sorted by group, then value. One findInterval over keys
-# that keep the groups apart: group * (count + 1) + the value's rank among all the values.
-locate <- function(pg, pv, qg, qv) {
-  r <- rank(c(pv, qv), ties.method = "min")
-  m <- length(r) + 1
-  j <- findInterval(qg * m + r[-seq_along(pv)], pg * m + r[seq_along(pv)])
-  hit <- j > 0L
-  hit[hit] <- pg[j[hit]] == qg[hit]
-  ifelse(hit, j, 0L)
+  pooled <- columns(object$pooled)
+  if (length(pooled$lower) == 0L) invalid("its pooled curve has no blocks")
+  curves <- first <- NULL
+  if (!is.null(code)) {
+    curves <- columns(object$curves)
+    first <- object$first
+    if (!is.numeric(first) || length(first) != length(object$groups) + 1L) {
+      invalid("its first rows do not match its groups")
+    }
+    first <- as.double(first)
+  }
+  .Call(C_predict_calibrator, pooled, curves, first, code, if (is.double(s)) s else as.double(s),
+        type == "linear")
 }
 
 #' Calibrated probabilities
@@ -217,7 +192,7 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   if (!is.numeric(score) || length(dim(score)) > 1L) {
     stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))
   }
-  if (is.null(group)) return(curves_at(object, rep(0L, length(score)), score, type))
+  if (is.null(group)) return(curves_at(object, NULL, score, type))
   if (is.null(object$groups)) {
     stop_arg("group", "must be NULL: the calibrator was fitted without groups")
   }
@@ -225,7 +200,12 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
     stop_arg("group", sprintf("must be a vector of group ids the length of `score` (%.0f)", length(score)))
   }
   if (anyNA(group)) stop_arg("group", sprintf("must not contain NA (element %.0f)", which(is.na(group))[1L]))
-  code <- match(if (is.factor(group)) as.character(group) else group, object$groups)
+  # a factor by its levels: one match per level, not per element
+  code <- if (is.factor(group)) {
+    match(levels(group), object$groups)[as.integer(group)]
+  } else {
+    match(group, object$groups)
+  }
   unseen <- is.na(code)
   if (any(unseen)) {
     problem <- sprintf("has group(s) not seen in training: %s", quoted_list(unique(group[unseen])))

@@ -125,24 +125,18 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
   }
   knots <- object$knots
   level <- object$level
-  nk <- length(knots)
-  at <- findInterval(newdata, knots)
-  out <- level[pmax(at, 1L)]
-  if (type == "linear") {
-    inside <- !is.na(at) & at >= 1L & at < nk
-    j <- at[inside]
-    f <- interp_fraction(newdata[inside], knots[j], knots[j + 1L])
-    out[inside] <- level[j] + f * (level[j + 1L] - level[j])
+  if (!is.numeric(knots) || !is.numeric(level) || length(knots) == 0L ||
+      length(knots) != length(level)) {
+    stop_arg("object", "is not a valid gpuiso fit: its knots and levels do not match")
   }
-  beyond <- !is.na(newdata) & (newdata < knots[1L] | newdata > knots[nk])
-  if (any(beyond)) {
-    if (outside == "error") {
-      stop_arg("newdata", sprintf("has %d value(s) outside the fitted range [%g, %g]",
-                                  sum(beyond), knots[1L], knots[nk]))
-    }
-    if (outside == "na") out[beyond] <- NA_real_
+  nd <- if (is.double(newdata)) newdata else as.double(newdata)
+  res <- .Call(C_predict_fit, as.double(knots), as.double(level), nd, type == "linear",
+               outside == "na")
+  if (outside == "error" && res[[2]] > 0) {
+    stop_arg("newdata", sprintf("has %d value(s) outside the fitted range [%g, %g]",
+                                res[[2]], knots[1L], knots[length(knots)]))
   }
-  out
+  res[[1]]
 }
 
 # New x of predict(): the covariate of a data frame for a formula fit; a Date, date-time,

@@ -20,6 +20,9 @@ SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg);
 SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu);
 SEXP C_check_labels(SEXP label);
+SEXP C_predict_fit(SEXP knots, SEXP level, SEXP newdata, SEXP linear, SEXP outside_na);
+SEXP C_predict_calibrator(SEXP pooled, SEXP curves, SEXP first, SEXP code, SEXP score,
+                          SEXP linear);
 SEXP C_backend_info(void);
 SEXP C_gpu_workspace_bytes(SEXP rows, SEXP len, SEXP single, SEXP weighted);
 SEXP C_cuda_lost(void);
@@ -41,6 +44,8 @@ static const R_CallMethodDef call_methods[] = {
   {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 3},
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
+  {"C_predict_fit", (DL_FUNC)&C_predict_fit, 5},
+  {"C_predict_calibrator", (DL_FUNC)&C_predict_calibrator, 6},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
   {"C_gpu_workspace_bytes", (DL_FUNC)&C_gpu_workspace_bytes, 4},
   {"C_cuda_lost", (DL_FUNC)&C_cuda_lost, 0},

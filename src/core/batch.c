@@ -10,9 +10,15 @@
 
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
- * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines. */
-#define TILE_ROWS 16
-#define TILE_MAX_ELEMENTS ((int64_t)1 << 16)
+ * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines:
+ * as many rows as TILE_ELEMENTS allows, and never fewer than the LINE rows of a cache line while
+ * that stays under TILE_MAX_ELEMENTS (long rows would otherwise read each line of the matrix
+ * once for each of the rows in it). */
+#define LINE 8 /* doubles in a cache line */
+#define TILE_ROWS 256
+#define TILE_MIN_ROWS LINE
+#define TILE_ELEMENTS ((int64_t)1 << 17)
+#define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
 
 typedef struct {
   pav_work pav;
@@ -52,10 +58,16 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
                               const gpuiso_opts *opt, double *fit, uint8_t *start, tile_work *t,
                               gpuiso_error *err) {
   int shared_w = w && w_len == ncol && w_len != nrow * ncol;
-  for (int64_t j = 0; j < ncol; j++) {
+  /* Transposed in strips of LINE columns: each row of the tile gets a cache line at a time, while
+   * the strip's columns are read down in parallel streams. */
+  for (int64_t j0 = 0; j0 < ncol; j0 += LINE) {
+    int64_t j1 = ncol - j0 < LINE ? ncol : j0 + LINE;
     for (int64_t r = 0; r < rows; r++) {
-      t->y[r * ncol + j] = y[r0 + r + j * nrow];
-      if (t->w) t->w[r * ncol + j] = w[r0 + r + j * nrow];
+      const double *src = y + r0 + r;
+      double *dst = t->y + r * ncol;
+      for (int64_t j = j0; j < j1; j++) dst[j] = src[j * nrow];
+      if (t->w)
+        for (int64_t j = j0; j < j1; j++) t->w[r * ncol + j] = w[r0 + r + j * nrow];
     }
   }
   for (int64_t r = 0; r < rows; r++) {
@@ -70,10 +82,14 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
       return s;
     }
   }
-  for (int64_t j = 0; j < ncol; j++) {
+  for (int64_t j0 = 0; j0 < ncol; j0 += LINE) {
+    int64_t j1 = ncol - j0 < LINE ? ncol : j0 + LINE;
     for (int64_t r = 0; r < rows; r++) {
-      fit[r0 + r + j * nrow] = t->fit[r * ncol + j];
-      if (start) start[r0 + r + j * nrow] = t->start[r * ncol + j];
+      double *dst = fit + r0 + r;
+      const double *src = t->fit + r * ncol;
+      for (int64_t j = j0; j < j1; j++) dst[j * nrow] = src[j];
+      if (start)
+        for (int64_t j = j0; j < j1; j++) start[r0 + r + j * nrow] = t->start[r * ncol + j];
     }
   }
   return GPUISO_OK;
@@ -83,11 +99,21 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   if (opt->engine == GPUISO_GPU) return gpu_batch_matrix(nrow, ncol, y, w, w_len, opt, fit, start, err);
+  if (nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
+    /* one long row: in place, split over the threads (as pav_row splits it, so the same bits) */
+    gpuiso_status s = pav_long_row(ncol, y, w, opt, fit, start, err);
+    if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) err->row = 0;
+    return s;
+  }
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
-  int64_t tile_rows = TILE_MAX_ELEMENTS / (ncol > 0 ? ncol : 1);
+  int64_t width = ncol > 0 ? ncol : 1;
+  int64_t tile_rows = TILE_ELEMENTS / width;
+  int64_t most_rows = TILE_MAX_ELEMENTS / width;
+  if (tile_rows < TILE_MIN_ROWS) tile_rows = most_rows < TILE_MIN_ROWS ? most_rows : TILE_MIN_ROWS;
   tile_rows = tile_rows < 1 ? 1 : (tile_rows > TILE_ROWS ? TILE_ROWS : tile_rows);
+  if (tile_rows > nrow) tile_rows = nrow > 0 ? nrow : 1;
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
   int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
   int gather_w = w && w_len == nrow * ncol;
@@ -161,6 +187,11 @@ static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *
   return 1;
 }
 
+/* Whether group k is fitted alone on all threads (see pav_long_row). */
+static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) {
+  return opt->engine == GPUISO_PAV && pav_row_is_long(offset[k + 1] - offset[k]);
+}
+
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
@@ -201,20 +232,33 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   }
   int64_t k0 = opt->engine == GPUISO_GPU ? ngroups : 0;
   while (ok && k0 < ngroups && first.status == GPUISO_OK) {
-    int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY elements */
-    while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY) k1++;
+    int64_t k1 = k0 + 1;
+    if (long_group(opt, offset, k0)) { /* alone, split over the threads as pav_row splits it */
+      int64_t o = offset[k0];
+      gpuiso_error e;
+      if (pav_long_row(offset[k0 + 1] - o, yg + o, wg ? wg + o : NULL, opt, fg + o,
+                       sg ? sg + o : NULL, &e) != GPUISO_OK) {
+        e.index = e.index >= 0 ? perm[o + e.index] : -1;
+        e.row = e.status == GPUISO_E_INTERRUPT ? -1 : k0;
+        first = e;
+      }
+    } else {
+      /* short groups of this round: about GPUISO_POLL_EVERY elements */
+      while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY && !long_group(opt, offset, k1))
+        k1++;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
-    for (int64_t k = k0; k < k1; k++) {
-      pav_work *mine = &work[thread_num()];
-      int64_t o = offset[k], len = offset[k + 1] - o;
-      gpuiso_error e;
-      if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL, NULL,
-                  &e) != GPUISO_OK) {
-        e.index = e.index >= 0 ? perm[o + e.index] : -1;
-        e.row = k;
-        keep_error(&first, &e);
+      for (int64_t k = k0; k < k1; k++) {
+        pav_work *mine = &work[thread_num()];
+        int64_t o = offset[k], len = offset[k + 1] - o;
+        gpuiso_error e;
+        if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL,
+                    NULL, &e) != GPUISO_OK) {
+          e.index = e.index >= 0 ? perm[o + e.index] : -1;
+          e.row = k;
+          keep_error(&first, &e);
+        }
       }
     }
     k0 = k1;

@@ -1,21 +1,39 @@
 /* A fit of y on x with x in any order: sort (stable), pool tied x, fit the knots, map back. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
 
+/* The first element of [from, to) that is not finite or is not above the one before it
+ * (to when none). */
+static int64_t first_stop(const double *x, int64_t from, int64_t to) {
+  for (int64_t i = from; i < to; i++)
+    if (!isfinite(x[i]) || (i > 0 && !(x[i - 1] < x[i]))) return i;
+  return to;
+}
+
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
-  *strict = 1;
-  for (int64_t i = 0; i < n; i++) {
-    if (!isfinite(x[i])) {
-      set_error(err, GPUISO_E_X_NONFINITE, i, -1);
-      return GPUISO_E_X_NONFINITE;
-    }
-    if (i > 0 && !(x[i - 1] < x[i])) { /* the sort checks the rest */
-      *strict = 0;
-      break;
-    }
+  /* In parallel slices; the first stop of the first slice that has one is the first of all. */
+  gpuiso_opts opt;
+  memset(&opt, 0, sizeof opt);
+  int nth = resolve_threads(&opt, n);
+  int64_t stop[GPUISO_MAX_CHUNKS];
+  if (nth > GPUISO_MAX_CHUNKS) nth = GPUISO_MAX_CHUNKS;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+#endif
+  for (int t = 0; t < nth; t++) {
+    int64_t to = n * (t + 1) / nth, first = first_stop(x, n * t / nth, to);
+    stop[t] = first < to ? first : n;
+  }
+  int64_t i = n;
+  for (int t = 0; t < nth && i == n; t++) i = stop[t];
+  *strict = i == n;
+  if (i < n && !isfinite(x[i])) { /* else the step down comes first: the sort checks the rest */
+    set_error(err, GPUISO_E_X_NONFINITE, i, -1);
+    return GPUISO_E_X_NONFINITE;
   }
   return GPUISO_OK;
 }

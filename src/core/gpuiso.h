@@ -198,6 +198,31 @@ gpuiso_status gpuiso_calibrate(int64_t n, const double *score, const double *lab
                                const gpuiso_opts *opt, gpuiso_block **blocks, int64_t *first,
                                gpuiso_error *err);
 
+/* ---- Predictions -----------------------------------------------------------------------------
+ * Curves of blocks: curve c has blocks first[c] .. first[c + 1] - 1, block b the knots from lower[b]
+ * to upper[b] at level[b], blocks in increasing order (lower[b] <= upper[b] <= lower[b + 1]). */
+typedef struct {
+  const int64_t *first;
+  const double *lower, *upper, *level;
+} gpuiso_curves;
+
+/* The blocks of a fit's knots (x non-decreasing, level at each): runs of one finite level. Writes
+ * their first and last x and their level when lower is not NULL (room for nk); returns their
+ * number, or -1 when x is not sorted or has NaN. */
+int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, double *lower,
+                           double *upper, double *block_level);
+
+/* The curves at v[0 .. n - 1], v[i] on curve curve[i] (curve NULL: curve 0), on opt's threads:
+ * the level of the last block that starts at or below v[i], the first block's below the curve;
+ * linear: interpolated between a block's last knot and the next block's first, as R's
+ * findInterval over the knots and interpolation between them compute it. NaN v[i], or a curve
+ * without blocks, gives missing; so does a v[i] outside its curve when outside_missing. *beyond
+ * (may be NULL) gets the number of non-NaN v outside their curves. Fails only when interrupted. */
+gpuiso_status gpuiso_predict(const gpuiso_curves *cv, int64_t n, const double *v,
+                             const int *curve, int linear, int outside_missing, double missing,
+                             const gpuiso_opts *opt, double *out, int64_t *beyond,
+                             gpuiso_error *err);
+
 /* ---- Batches ------------------------------------------------------------------------------ */
 
 /* nrow independent rows of length ncol, stored column-major (as an R matrix: element (i, j) at

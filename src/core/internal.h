@@ -41,10 +41,17 @@ typedef struct {
 int pav_work_init(pav_work *wk, int64_t cap);
 void pav_work_free(pav_work *wk);
 
-/* PAV of one row with a prepared workspace; see gpuiso_pav. err->index is relative to the row. */
+/* PAV of one row of a batch with a prepared workspace, on the calling thread (a long row in the
+ * chunks of pav_long_row); see gpuiso_pav. err->index is relative to the row. */
 gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err);
+
+/* A row of a batch long enough to be fitted in chunks (pav_row does so on the calling thread),
+ * and its fit on opt's threads in the same chunks, with the same bits. */
+int pav_row_is_long(int64_t n);
+gpuiso_status pav_long_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                           double *fit, uint8_t *start, gpuiso_error *err);
 
 /* An element of a fit of y on x, as the sort moves it: x's key, its tag, y and w. The tag is the
  * element's index, shifted left by gbits with the element's group in the low bits when the sort

@@ -322,6 +322,16 @@ static int64_t entry_starts(const pav_block *st, int64_t k, int64_t from, int64_
   return count;
 }
 
+/* The fit and flags of chunk t (the solver's blocks when opt->solver_blocks); returns how many
+ * blocks start there. */
+static int64_t expand_chunk(const pav_block *st, int64_t k, const double *y, const gpuiso_opts *opt,
+                            const int64_t *bound, int t, const double *prev, double *fit,
+                            uint8_t *start) {
+  int64_t c = expand_range(st, k, y, opt->lo, opt->hi, opt->increasing, bound[t], bound[t + 1],
+                           prev[t], fit, opt->solver_blocks ? NULL : start);
+  return opt->solver_blocks ? entry_starts(st, k, bound[t], bound[t + 1], start) : c;
+}
+
 /* The error for the first invalid element of the row, which is at or before bad (chunks stop
  * at the first they meet, and a later chunk may meet one first). */
 static gpuiso_status input_error(const double *y, const double *w, int64_t bad, gpuiso_error *err) {
@@ -335,6 +345,19 @@ static gpuiso_status input_error(const double *y, const double *w, int64_t bad, 
                     : (w[bad] < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
   set_error(err, s, bad, -1);
   return s;
+}
+
+/* Pushes chunk t's elements [done, done + GPUISO_POLL_EVERY) of its own onto its stack; returns
+ * whether one of them is bad. */
+static int push_round(const double *y, const double *w, int increasing, int guarded,
+                      const int64_t *bound, int64_t done, int t, pav_block *st, int64_t *top,
+                      chunk_sums *sums, int64_t *bad) {
+  int64_t from = bound[t] + done, to = from + GPUISO_POLL_EVERY;
+  if (to > bound[t + 1]) to = bound[t + 1];
+  if (from >= to || bad[t] >= 0) return 0;
+  top[t] = push_range(y, w, increasing, guarded, from, to, top[t], st + bound[t], t == 0 ? 0 : -1,
+                      &sums[t], &bad[t]);
+  return top[t] == -2;
 }
 
 /* Pushes every chunk's elements onto its own stack, in rounds of about GPUISO_POLL_EVERY
@@ -353,16 +376,15 @@ static gpuiso_status push_chunks(int64_t n, const double *y, const double *w,
   int64_t longest = (n + nch - 1) / nch;
   for (int64_t done = 0; done < longest; done += GPUISO_POLL_EVERY) {
     int failed = 0;
+    if (nth == 1) { /* no parallel region: in a batch, one per row would cost more than the row */
+      for (int t = 0; t < nch; t++)
+        failed |= push_round(y, w, opt->increasing, guarded, bound, done, t, st, top, sums, bad);
+    } else {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(|| : failed)
+#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(| : failed)
 #endif
-    for (int t = 0; t < nch; t++) {
-      int64_t from = bound[t] + done, to = from + GPUISO_POLL_EVERY;
-      if (to > bound[t + 1]) to = bound[t + 1];
-      if (from >= to || bad[t] >= 0) continue;
-      top[t] = push_range(y, w, opt->increasing, guarded, from, to, top[t], st + bound[t],
-                          t == 0 ? 0 : -1, &sums[t], &bad[t]);
-      failed = failed || top[t] == -2;
+      for (int t = 0; t < nch; t++)
+        failed |= push_round(y, w, opt->increasing, guarded, bound, done, t, st, top, sums, bad);
     }
     if (failed) {
       for (int t = 0; t < nch; t++)
@@ -477,22 +499,29 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
   for (int t = 0; t < nch; t++)
     prev[t] = bound[t] > 0 ? clipped_level(st, k, y, bound[t] - 1, opt->lo, opt->hi) : NAN;
   int64_t count = 0;
+  if (nth == 1) {
+    for (int t = 0; t < nch; t++) count += expand_chunk(st, k, y, opt, bound, t, prev, fit, start);
+  } else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
 #endif
-  for (int t = 0; t < nch; t++) {
-    int64_t c = expand_range(st, k, y, opt->lo, opt->hi, opt->increasing, bound[t], bound[t + 1],
-                             prev[t], fit, opt->solver_blocks ? NULL : start);
-    count += opt->solver_blocks ? entry_starts(st, k, bound[t], bound[t + 1], start) : c;
+    for (int t = 0; t < nch; t++) count += expand_chunk(st, k, y, opt, bound, t, prev, fit, start);
   }
   if (nblocks) *nblocks = count;
   return GPUISO_OK;
 }
 
+/* Chunks of a row of a batch: as many as its length alone gives, so that its fit (whose rounding
+ * depends on where the chunks meet) is the same on any number of threads. */
+static int batch_row_chunks(int64_t n) {
+  int64_t c = n / PAV_MIN_PARALLEL;
+  return c < 2 ? 1 : (c > GPUISO_MAX_CHUNKS ? GPUISO_MAX_CHUNKS : (int)c);
+}
+
 gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err) {
-  return pav_chunks(n, y, w, opt, 1, 1, wk->stack, fit, start, nblocks, err);
+  return pav_chunks(n, y, w, opt, batch_row_chunks(n), 1, wk->stack, fit, start, nblocks, err);
 }
 
 gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
@@ -502,10 +531,10 @@ gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_
   return pav_row(n, y, w, opt, wk, fit, start, nblocks, err);
 }
 
-gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
-                         double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
-  int nth = n < PAV_MIN_PARALLEL ? 1 : resolve_threads(opt, n);
-  int64_t nch = opt->chunks > 0 ? opt->chunks : nth;
+/* PAV of a row in nch chunks on up to nth threads, with a stack of its own. */
+static gpuiso_status pav_alone(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                               int64_t nch, int nth, double *fit, uint8_t *start, int64_t *nblocks,
+                               gpuiso_error *err) {
   if (nch > n) nch = n > 0 ? n : 1;
   if (nch > GPUISO_MAX_CHUNKS) nch = GPUISO_MAX_CHUNKS;
   if (nth > nch) nth = (int)nch;
@@ -517,6 +546,21 @@ gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpui
   gpuiso_status s = pav_chunks(n, y, w, opt, (int)nch, nth, wk.stack, fit, start, nblocks, err);
   pav_work_free(&wk);
   return s;
+}
+
+gpuiso_status pav_long_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                           double *fit, uint8_t *start, gpuiso_error *err) {
+  return pav_alone(n, y, w, opt, batch_row_chunks(n), resolve_threads(opt, n), fit, start, NULL,
+                   err);
+}
+
+int pav_row_is_long(int64_t n) { return batch_row_chunks(n) > 1; }
+
+gpuiso_status gpuiso_pav(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
+                         double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+  int nth = n < PAV_MIN_PARALLEL ? 1 : resolve_threads(opt, n);
+  return pav_alone(n, y, w, opt, opt->chunks > 0 ? opt->chunks : nth, nth, fit, start, nblocks,
+                   err);
 }
 
 gpuiso_status gpuiso_fit(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,

@@ -16,16 +16,20 @@ make_family <- function(family, n, period = 1000) {
 families <- c("noise", "increasing", "sawtooth", "cliff")
 
 # Median elapsed seconds of each expression, run in turns (a, b, a, b, ...) so that both see the
-# same state of the machine; a garbage collection before every run.
+# same state of the machine; a garbage collection before every run. The medians of the CPU
+# seconds (user and system, of all threads) come as the attribute "cpu": on a machine that other
+# work shares, they tell what the elapsed time would be on an idle one for one thread.
 time_turns <- function(exprs, reps = 7, env = parent.frame()) {
-  times <- matrix(NA_real_, reps, length(exprs), dimnames = list(NULL, names(exprs)))
+  times <- cpu <- matrix(NA_real_, reps, length(exprs), dimnames = list(NULL, names(exprs)))
   for (r in seq_len(reps)) {
     for (j in seq_along(exprs)) {
       gc(FALSE)
-      times[r, j] <- system.time(eval(exprs[[j]], env))[["elapsed"]]
+      s <- system.time(eval(exprs[[j]], env))
+      times[r, j] <- s[["elapsed"]]
+      cpu[r, j] <- s[["user.self"]] + s[["sys.self"]]
     }
   }
-  apply(times, 2, stats::median)
+  structure(apply(times, 2, stats::median), cpu = apply(cpu, 2, stats::median))
 }
 
 bench_header <- function(title) {

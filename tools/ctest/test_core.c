@@ -1,6 +1,8 @@
 /* Standalone tests of the C core (no R): PAV against the min-max formula, chunked rows, clipping,
- * errors, the sort and tie pooling against a plain stable sort, and batches against row-by-row
- * fits. Prints one line per failure and a closing "ctest: N passed, N failed". */
+ * errors, the sort and tie pooling against a plain stable sort, batches against row-by-row
+ * fits (long rows against the single-row fit in the same chunks), and predictions over block
+ * ends against a knot-by-knot search. Prints one line per failure and a closing
+ * "ctest: N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,6 +442,114 @@ static void test_edges(void) {
   free(yl); free(zp); free(zh);
 }
 
+/* Rows of 2^19 elements and more are split by their length alone: a lone row (on all threads) and
+ * a row beside another (one thread each) equal the single-row fit in as many chunks, bit for bit. */
+static void test_long_rows(void) {
+  const int n = 600000; /* two chunks of 2^18 or more */
+  double *y = malloc(2 * (size_t)n * sizeof *y), *w = malloc(2 * (size_t)n * sizeof *w);
+  double *z = malloc(2 * (size_t)n * sizeof *z), *ref = malloc((size_t)n * sizeof *ref);
+  double *row = malloc((size_t)n * sizeof *row);
+  for (int i = 0; i < 2 * n; i++) {
+    y[i] = (i % n) * 3.0 / n + 2 * (unif() - 0.5);
+    w[i] = unif() + 0.01;
+  }
+  gpuiso_error e;
+  gpuiso_opts two_chunks = options(1, 2, 2);
+  int ok = gpuiso_pav(n, y, w, &two_chunks, ref, NULL, NULL, &e) == GPUISO_OK;
+  for (int threads = 1; threads <= 2; threads++) {
+    gpuiso_opts o = options(1, threads, 0);
+    ok = ok && gpuiso_batch_matrix(1, n, y, w, n, &o, z, NULL, &e) == GPUISO_OK;
+    for (int i = 0; ok && i < n; i++) ok = z[i] == ref[i];
+    CHECK(ok, "a lone long row, %d threads", threads);
+    /* rows 0 and 1 of a two-row matrix: row 0 is y[0 .. n - 1] */
+    double *m = malloc(2 * (size_t)n * sizeof *m), *mw = malloc(2 * (size_t)n * sizeof *mw);
+    for (int i = 0; i < n; i++) {
+      m[2 * i] = y[i], m[2 * i + 1] = y[n + i];
+      mw[2 * i] = w[i], mw[2 * i + 1] = w[n + i];
+    }
+    ok = ok && gpuiso_batch_matrix(2, n, m, mw, 2 * (int64_t)n, &o, z, NULL, &e) == GPUISO_OK;
+    for (int i = 0; ok && i < n; i++) ok = z[2 * i] == ref[i];
+    CHECK(ok, "a long row beside another, %d threads", threads);
+    for (int i = 0; i < n; i++) row[i] = y[i];
+    row[n / 2 + 7] = NAN;
+    CHECK(gpuiso_batch_matrix(1, n, row, NULL, 0, &o, z, NULL, &e) == GPUISO_E_Y_NONFINITE &&
+              e.index == n / 2 + 7 && e.row == 0,
+          "a lone long row's bad element, %d threads", threads);
+    free(m);
+    free(mw);
+  }
+  free(y); free(w); free(z); free(ref); free(row);
+}
+
+/* The curve of knots (x, level) at v, knot by knot (the earlier R code): the level of the last
+ * knot at or below v (the first's below them), linear between neighbouring knots. */
+static double knot_value(int nk, const double *x, const double *level, double v, int linear) {
+  int at = 0;
+  while (at < nk && x[at] <= v) at++;
+  if (at == 0) return level[0];
+  if (!linear || at == nk) return level[at - 1];
+  int j = at - 1;
+  double f = (v - x[j]) / (x[j + 1] - x[j]);
+  return level[j] + f * (level[j + 1] - level[j]);
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* gpuiso_predict over the blocks of random knots (runs of equal levels, single-knot blocks, ties
+ * of x between blocks) against knot_value, bit for bit, on 1 and 2 threads, three curves. */
+static void test_predict(void) {
+  enum { NK = 400, NQ = 50000, NC = 3 };
+  static double x[NC][NK], level[NC][NK], lower[NC * NK], upper[NC * NK], blevel[NC * NK];
+  static double v[NQ], out[NQ];
+  static int curve[NQ];
+  int64_t first[NC + 1] = {0}, nb[NC];
+  for (int c = 0; c < NC; c++) {
+    double xi = 0, li = 0;
+    for (int i = 0; i < NK; i++) {
+      xi += unif() < 0.05 ? 0 : unif();           /* a few ties */
+      if (i == 0 || unif() < 0.2) li += unif() - 0.3 * c; /* runs; decreasing for c = 2 */
+      x[c][i] = xi;
+      level[c][i] = c == 2 ? -li : li;
+    }
+    nb[c] = gpuiso_knot_blocks(NK, x[c], level[c], NULL, NULL, NULL);
+    gpuiso_knot_blocks(NK, x[c], level[c], lower + first[c], upper + first[c], blevel + first[c]);
+    first[c + 1] = first[c] + nb[c];
+  }
+  for (int i = 0; i < NQ; i++) {
+    curve[i] = rand() % NC;
+    double top = x[curve[i]][NK - 1];
+    v[i] = i % 10 == 0 ? x[curve[i]][rand() % NK] : (1.2 * unif() - 0.1) * top;
+  }
+  v[5] = NAN;
+  gpuiso_curves cv = {first, lower, upper, blevel};
+  for (int linear = 0; linear <= 1; linear++) {
+    for (int threads = 1; threads <= 2; threads++) {
+      gpuiso_opts o = options(1, threads, 0);
+      gpuiso_error e;
+      int64_t beyond = -1, want_beyond = 0;
+      int ok = gpuiso_predict(&cv, NQ, v, curve, linear, 0, -1.5, &o, out, &beyond, &e) == GPUISO_OK;
+      for (int i = 0; ok && i < NQ; i++) {
+        int c = curve[i];
+        if (isnan(v[i])) {
+          ok = out[i] == -1.5;
+          continue;
+        }
+        want_beyond += v[i] < x[c][0] || v[i] > x[c][NK - 1];
+        ok = same_bits(out[i], knot_value(NK, x[c], level[c], v[i], linear));
+      }
+      CHECK(ok && beyond == want_beyond, "predict, linear %d, %d threads", linear, threads);
+      ok = gpuiso_predict(&cv, NQ, v, curve, linear, 1, -1.5, &o, out, NULL, &e) == GPUISO_OK;
+      for (int i = 0; ok && i < NQ; i++) {
+        int c = curve[i];
+        if (!isnan(v[i]) && (v[i] < x[c][0] || v[i] > x[c][NK - 1])) ok = out[i] == -1.5;
+      }
+      CHECK(ok, "predict, outside missing, linear %d, %d threads", linear, threads);
+    }
+  }
+  double unsorted[3] = {0, 2, 1};
+  CHECK(gpuiso_knot_blocks(3, unsorted, unsorted, NULL, NULL, NULL) == -1, "unsorted knots");
+}
+
 int main(void) {
   srand(20261129);
   test_pav_small();
@@ -447,6 +557,8 @@ int main(void) {
   test_sorted_fits();
   test_grouped_fits();
   test_batches();
+  test_long_rows();
+  test_predict();
   test_hull();
   test_edges();
   printf("ctest: %d passed, %d failed\n", passed, failed);
