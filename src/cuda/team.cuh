@@ -20,24 +20,24 @@
 #include "simt.cuh"
 
 /* Shuffles of any value made of 64-bit words (doubles, integers, points), word by word. */
-template <typename V>
-static SIMT_DEVICE V shfl_up_value(V x, unsigned delta) {
+template <typename V, class Shuffle>
+static SIMT_DEVICE V shuffle_words(V x, Shuffle shuffle) {
   static_assert(sizeof(V) % sizeof(uint64_t) == 0, "a value of whole 64-bit words");
   uint64_t word[sizeof(V) / sizeof(uint64_t)];
   memcpy(word, &x, sizeof x);
-  for (unsigned k = 0; k < sizeof word / sizeof word[0]; k++) word[k] = simt::shfl_up(SIMT_FULL_MASK, word[k], delta);
+  for (unsigned k = 0; k < sizeof word / sizeof word[0]; k++) word[k] = shuffle(word[k]);
   memcpy(&x, word, sizeof x);
   return x;
 }
 
 template <typename V>
+static SIMT_DEVICE V shfl_up_value(V x, unsigned delta) {
+  return shuffle_words(x, [delta](uint64_t u) { return simt::shfl_up(SIMT_FULL_MASK, u, delta); });
+}
+
+template <typename V>
 static SIMT_DEVICE V shfl_xor_value(V x, int lane_mask) {
-  static_assert(sizeof(V) % sizeof(uint64_t) == 0, "a value of whole 64-bit words");
-  uint64_t word[sizeof(V) / sizeof(uint64_t)];
-  memcpy(word, &x, sizeof x);
-  for (unsigned k = 0; k < sizeof word / sizeof word[0]; k++) word[k] = simt::shfl_xor(SIMT_FULL_MASK, word[k], lane_mask);
-  memcpy(&x, word, sizeof x);
-  return x;
+  return shuffle_words(x, [lane_mask](uint64_t u) { return simt::shfl_xor(SIMT_FULL_MASK, u, lane_mask); });
 }
 
 struct warp_team {
