@@ -12,10 +12,10 @@ covariate_count <- function(X) if (is.data.frame(X) || is.matrix(X)) ncol(X) els
 order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = "X") {
   if (is.matrix(X)) {
     if (!is.numeric(X)) stop_arg(arg, sprintf("must be numeric, not %s", describe(X)))
+    # a matrix without column names has the columns x1, x2, ... (new data are then matched by
+    # position)
+    if (is.null(colnames(X))) colnames(X) <- paste0("x", seq_len(ncol(X)))
     X <- as.data.frame(X)
-    if (is.null(spec) && is.null(groups) && all(grepl("^V[0-9]+$", names(X)))) {
-      names(X) <- paste0("x", seq_len(ncol(X)))
-    }
   }
   if (!is.data.frame(X)) stop_arg(arg, "must be a data frame or a matrix of covariates")
   if (!is.null(spec)) {

@@ -171,9 +171,9 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *weight = calloc((size_t)npos, sizeof *weight);
   int64_t *count = calloc((size_t)npos, sizeof *count);
-  /* Slices: a few per thread, as low thresholds (more points below 1) cost more. */
+  /* Slices: two per thread, as low thresholds (more points below 1) cost more. */
   int nth = resolve_threads(opt, nthr * npos);
-  int64_t want = nth > 1 ? 4 * (int64_t)nth : 1;
+  int64_t want = nth > 1 ? 2 * (int64_t)nth : 1;
   int nsl = (int)(want < nthr ? want : nthr);
   poset_slice *sl = calloc((size_t)nsl, sizeof *sl);
   int ok = first && order && weight && count && sl &&
@@ -190,9 +190,10 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   if (!ok) e.status = GPUISO_E_NOMEM;
 
   /* Thresholds per slice and round between interrupt polls and progress reports: a threshold
-   * costs some maximum flows over the points and covers. */
+   * costs some maximum flows over the points and covers, each some 100 searches of them (a
+   * round of one threshold per slice takes about a second at 10^4 points). */
   double size = (double)npos + (double)g->first[npos];
-  int64_t per_round = (int64_t)((double)GPUISO_POLL_EVERY / (16.0 * size)) + 1;
+  int64_t per_round = (int64_t)((double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl)) + 1;
   int64_t longest = (nthr + nsl - 1) / nsl;
   int failed = 0;
   for (int64_t done = 0; e.status == GPUISO_OK && done < longest; done += per_round) {

@@ -186,6 +186,10 @@ test_that("new data must have the fit's covariate columns", {
   expect_error(predict(fit, data.frame(a = 1)), "`data` must have the columns of the fit's covariates .* lacks \"b\"")
   expect_error(predict(fit, data.frame(a = 1, b = "x")), "`data` must have numeric or ordered-factor columns")
   expect_length(predict(fit, data.frame(b = 2, a = 1, z = 0)), 1L)
+  # a matrix without column names: columns by position, for the fit and for new data
+  M <- cbind(1:4, c(1, 3, 2, 4))
+  fm <- idr(c(1, 2, 3, 4), M)
+  expect_equal(cdf(predict(fm, cbind(2, 2)), 1:4), cdf(predict(fit, data.frame(a = 2, b = 2)), 1:4))
 })
 
 test_that("idrbag with several covariates averages the subsample fits' predictions", {

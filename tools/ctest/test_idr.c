@@ -421,6 +421,54 @@ static void test_poset_predict(void) {
   free(x); free(slot); free(dense); free(xnew); free(lambda);
 }
 
+/* Interrupts and progress of the poset fit: rounds end in polls; a stop at any poll returns
+ * GPUISO_E_INTERRUPT with the output freed; progress rises within (0, 1). */
+static int poll_count(void *ctx) {
+  int *left = ctx;
+  return (*left)-- == 0;
+}
+static void record_progress(void *ctx, double done) {
+  double *last = ctx;
+  if (!(done > last[0] && done < 1)) last[1] = 1; /* a fraction out of order */
+  last[0] = done;
+}
+static void test_poset_interrupt(void) {
+  int npos = 20000, nthr = 12;
+  double *x = malloc(npos * sizeof *x);
+  int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
+  for (int p = 0; p < npos; p++) {
+    x[p] = p;
+    pos[p] = p;
+    slot[p] = p;
+    thr[p] = (int32_t)((int64_t)p * nthr / npos); /* y rises with x: two cuts a threshold */
+  }
+  gpuiso_poset g;
+  gpuiso_opts o = options(0, 1);
+  gpuiso_poset_reduce(npos, 1, x, &o, &g, NULL);
+  int never = -1;
+  gpuiso_interrupt counter = {poll_count, &never};
+  o.interrupt = &counter;
+  double last[2] = {0, 0};
+  gpuiso_progress pr = {record_progress, last};
+  gpuiso_cdf_runs r;
+  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, &pr, &r, NULL) == GPUISO_OK, "fit failed");
+  int polls = -1 - never;
+  CHECK(polls >= 2, "only %d polls in a fit of %d thresholds", polls, nthr);
+  CHECK(last[1] == 0 && last[0] > 0, "progress out of order or never reported");
+  gpuiso_cdf_runs_free(&r);
+  for (int stop = 0; stop < polls; stop++) {
+    int left = stop;
+    gpuiso_interrupt at = {poll_count, &left};
+    o.interrupt = &at;
+    gpuiso_error e;
+    gpuiso_status st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, &e);
+    CHECK(st == GPUISO_E_INTERRUPT && e.status == st && r.offset == NULL && r.start == NULL,
+          "interrupt at poll %d of %d: status %d", stop, polls, (int)st);
+  }
+  gpuiso_poset_free(&g);
+  free(x); free(pos); free(thr); free(slot);
+}
+
 int main(void) {
   srand(20261129);
   test_crps_wide();
@@ -432,6 +480,7 @@ int main(void) {
   test_poset_antitonic();
   test_poset_fit();
   test_poset_predict();
+  test_poset_interrupt();
   printf("ctest: %d passed, %d failed (idr)\n", passed, failed);
   return failed != 0;
 }
