@@ -2,9 +2,9 @@
 #'
 #' Estimates the conditional distribution of `y` given covariates `X` under the assumption that
 #' `y` tends to be larger when `X` is larger (first-order stochastic dominance): for every
-#' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)} is the
+#' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)}{F(t | x)} is the
 #' non-increasing (antitonic) weighted least-squares fit in `x` of the indicators
-#' \eqn{1\{y \le t\}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
+#' \eqn{1\{y \le t\}}{1{y <= t}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
 #' isodistrreg, so that a study can switch by changing the `library()` line.
 #'
 #' **One covariate.** On the CPU the fit sweeps the thresholds in increasing order and updates the
@@ -21,7 +21,7 @@
 #' sorted; `"icx"` (increasing convex order) componentwise on the cumulative sums of the members
 #' sorted decreasingly, as isodistrreg. A covariate vector is below another when it is below in
 #' every group. The distinct covariate vectors form a partial order, whose transitive reduction is
-#' computed once (all pairs compared, \eqn{O(m^2 d)} for \eqn{m} distinct vectors of \eqn{d}
+#' computed once (all pairs compared, \eqn{O(m^2 d)}{O(m^2 d)} for \eqn{m}{m} distinct vectors of \eqn{d}{d}
 #' numbers). Each threshold's CDF is then the exact antitonic least-squares fit on that order,
 #' found by recursive partitioning with minimum cuts (Hochbaum and Queyranne, 2003; Luss, Rosset
 #' and Shahar, 2012): a block is split at its weighted mean by a maximum-weight closure (a

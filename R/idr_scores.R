@@ -13,7 +13,7 @@
 #'
 #' * `cdf()`: the CDF at `thresholds`.
 #' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
-#' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt},
+#' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt}{integral of (F(t) - 1{t >= y})^2 dt},
 #'   computed exactly for the step CDFs. Long work shows a progress bar after a few seconds in
 #'   interactive sessions; `options(gpuiso.progress = TRUE)` or `FALSE` chooses.
 #' * `pit()`: the probability integral transform \eqn{F(y)}; with `randomize = TRUE` a uniform
