@@ -1,50 +1,77 @@
 #' Isotonic distributional regression (IDR)
 #'
-#' Estimates the conditional distribution of `y` given one covariate `x` under the assumption that
-#' `y` tends to be larger when `x` is larger (first-order stochastic dominance): for every
+#' Estimates the conditional distribution of `y` given covariates `X` under the assumption that
+#' `y` tends to be larger when `X` is larger (first-order stochastic dominance): for every
 #' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)}{F(t | x)} is the
 #' non-increasing (antitonic) weighted least-squares fit in `x` of the indicators
 #' \eqn{1\{y \le t\}}{1{y <= t}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
-#' isodistrreg for one covariate, so that a study can switch by changing the `library()` line.
+#' isodistrreg, so that a study can switch by changing the `library()` line.
 #'
-#' On the CPU the fit sweeps the thresholds in increasing order and updates the previous
-#' antitonic fit, re-pooling only the blocks that hold the newly counted observations (Henzi,
-#' Moesching and Duembgen, 2022); slices of thresholds run on the threads of [gpuiso_threads()].
-#' On a GPU (`device = "gpu"`) the indicator rows of a slice of thresholds are made on the device
-#' from the observations, fitted there as one batch of antitonic rows by the CUDA solver, and only
-#' their blocks are copied back. Both results are exact, and equal up to rounding. The CDFs are stored compactly: per threshold only the blocks of its antitonic fit (a
-#' start and a value each), which is a few dozen per threshold for 10^5 observations with a
-#' continuous response, instead of a dense matrix of (distinct x) x (thresholds) values. Use
+#' **One covariate.** On the CPU the fit sweeps the thresholds in increasing order and updates the
+#' previous antitonic fit, re-pooling only the blocks that hold the newly counted observations
+#' (Henzi, Moesching and Duembgen, 2022); slices of thresholds run on the threads of
+#' [gpuiso_threads()]. On a GPU (`device = "gpu"`) the indicator rows of a slice of thresholds are
+#' made on the device from the observations, fitted there as one batch of antitonic rows by the
+#' CUDA solver, and only their blocks are copied back. Both results are exact, and equal up to
+#' rounding.
+#'
+#' **Several covariates.** The columns of `X` are assigned to `groups`, each compared by its order
+#' in `orders`: `"comp"` componentwise; `"sd"` (empirical first-order stochastic dominance of the
+#' group's members, for exchangeable members such as an ensemble) componentwise on the members
+#' sorted; `"icx"` (increasing convex order) componentwise on the cumulative sums of the members
+#' sorted decreasingly, as isodistrreg. A covariate vector is below another when it is below in
+#' every group. The distinct covariate vectors form a partial order, whose transitive reduction is
+#' computed once (all pairs compared, \eqn{O(m^2 d)}{O(m^2 d)} for \eqn{m}{m} distinct vectors of \eqn{d}{d}
+#' numbers). Each threshold's CDF is then the exact antitonic least-squares fit on that order,
+#' found by recursive partitioning with minimum cuts (Hochbaum and Queyranne, 2003; Luss, Rosset
+#' and Shahar, 2012): a block is split at its weighted mean by a maximum-weight closure (a
+#' maximum flow on the reduction), and each part is fitted the same way. For unweighted data the
+#' cuts are computed in whole numbers, so the fit is exact, not a solver's tolerance as with
+#' isodistrreg's quadratic programs. Neighbouring thresholds share work: the thresholds are swept
+#' upwards in slices, and a covariate vector whose CDF has reached 1 leaves the later problems.
+#' Slices run on the threads of [gpuiso_threads()]; several covariates always run on the CPU.
+#'
+#' The CDFs are stored compactly: per threshold only the runs of equal values over the distinct
+#' covariate values (the blocks of its antitonic fit for one covariate; with several, the
+#' distinct vectors are stored in the order of their fitted mean, so that alike CDFs are
+#' neighbours), instead of a dense matrix of (distinct x) x (thresholds) values. Use
 #' `dense = TRUE` or [as.matrix()] for the dense matrix of small fits.
 #'
-#' Ties in `x` are pooled; observations of weight zero do not enter the fit (but get
-#' in-sample predictions). Only one covariate (a total order) is supported.
+#' Ties in `X` are pooled; observations of weight zero do not enter the fit (but get
+#' in-sample predictions).
 #'
 #' @param y Numeric vector of responses, finite.
-#' @param X The covariate: a data frame with one numeric or ordered-factor column, or a numeric
-#'   vector (or one-column matrix).
+#' @param X The covariates: a data frame of numeric or ordered-factor columns, a numeric vector or
+#'   a numeric matrix.
 #' @param weights Optional non-negative weights, one per observation; only their ratios matter
 #'   (they are scaled by a power of two, so weights near the largest double or subnormal ones fit
 #'   as the same weights at scale 1).
-#' @param groups,pars Accepted for compatibility with isodistrreg; they only matter with several
-#'   covariates, which gpuiso does not support, and must be left `NULL`.
-#' @param orders Accepted for compatibility with isodistrreg: with one covariate every order
-#'   (`"comp"`, `"sd"`, `"icx"`) is the usual order of the numbers.
+#' @param groups With several covariates: a vector named by the columns of `X` that gives each
+#'   column's group (as isodistrreg); `NULL` (the default) puts all columns in group 1.
+#' @param orders A vector named by orders (`"comp"`, `"sd"`, `"icx"`) whose values are the groups
+#'   they apply to; every group needs one. `"sd"` and `"icx"` need numeric columns. With one
+#'   covariate every order is the usual order of the numbers.
 #' @param stoch The stochastic order: only `"sd"` (first-order stochastic dominance).
-#' @param progress Accepted for compatibility with isodistrreg; the fit reports no progress
-#'   (it takes seconds even for 10^5 observations).
+#' @param pars isodistrreg's settings of its numerical solver; gpuiso's fits are exact, so it must
+#'   be left `NULL`.
+#' @param progress Show a progress bar ([utils::txtProgressBar()]) when the fit of several
+#'   covariates takes more than about two seconds: `TRUE` or `FALSE` (or 1, 0). The default shows it
+#'   in interactive sessions only. The fit of one covariate takes seconds even for 10^5
+#'   observations and shows none.
 #' @param dense If `TRUE`, also store the fitted CDFs as a dense matrix `cdf` (distinct x by
 #'   thresholds), as isodistrreg does.
-#' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device; an error naming the
-#'   reason when the package was built without CUDA or no device is found). `"auto"` stays on the
-#'   CPU until the size from which the GPU is faster has been measured.
+#' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device, for one covariate; an
+#'   error naming the reason when the package was built without CUDA or no device is found).
+#'   `"auto"` stays on the CPU until the size from which the GPU is faster has been measured.
 #' @return An object of class `"gpuiso_idrfit"` (gpuiso's own class, so that isodistrreg's
 #'   `"idrfit"` objects and their methods are left alone when both packages are loaded): a list
-#'   with `X` (a data frame of the distinct covariate values, increasing), `thresholds` (the
-#'   distinct `y`, increasing), `weights` (the summed weight of each distinct `x`), `runs` (the
-#'   compact CDFs), `nobs`, `x` (the covariate of each observation, for in-sample predictions),
-#'   `covariate` (its name, `NULL` when `X` had none, and its levels), `backend` (`"cpu"` or
-#'   `"gpu"`: where the fit ran) and, with `dense = TRUE`, `cdf`.
+#'   with `X` (a data frame of the distinct covariate values: increasing for one covariate, in
+#'   the stored order for several), `thresholds` (the distinct `y`, increasing), `weights` (the
+#'   summed weight of each distinct `X`), `runs` (the compact CDFs), `nobs`, `x` (the covariate of
+#'   each observation, for in-sample predictions; with several covariates the matrix of the
+#'   compared values), `covariate` (its name or names, `NULL` when `X` had none, and the levels),
+#'   `backend` (`"cpu"` or `"gpu"`: where the fit ran), with several covariates `order` (the
+#'   groups and orders, and what predictions need) and, with `dense = TRUE`, `cdf`.
 #' @references
 #' Henzi, A., Ziegel, J. F. and Gneiting, T. (2021). Isotonic distributional regression. Journal
 #' of the Royal Statistical Society: Series B, 83(5), 963-993.
@@ -52,23 +79,50 @@
 #' Henzi, A., Moesching, A. and Duembgen, L. (2022). Accelerating the pool-adjacent-violators
 #' algorithm for isotonic distributional regression. Methodology and Computing in Applied
 #' Probability, 24, 2633-2645.
+#'
+#' Hochbaum, D. S. and Queyranne, M. (2003). Minimum cut procedures for the isotonic regression
+#' problem. Operations Research, 51(2), 339-348 (as the convex cost closure problem).
+#'
+#' Luss, R., Rosset, S. and Shahar, M. (2012). Efficient regularized isotonic regression with
+#' application to gene-gene interaction search. Annals of Applied Statistics, 6(1), 253-283.
 #' @seealso [predict.gpuiso_idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
 #'   [pit()], [bscore()], [qscore()] to use and score them, [idrbag()] for subagging.
 #' @examples
-#' aq <- na.omit(airquality[, c("Ozone", "Temp")])
+#' aq <- na.omit(airquality[, c("Ozone", "Temp", "Wind")])
 #' fit <- idr(aq$Ozone, aq[, "Temp", drop = FALSE])
 #' fit
 #' pred <- predict(fit, data.frame(Temp = c(60, 75, 90)))
 #' qpred(pred, c(0.1, 0.5, 0.9))
 #' mean(crps(predict(fit), aq$Ozone))
+#'
+#' # two covariates, componentwise: ozone rises with temperature and falls with wind
+#' aq$calm <- -aq$Wind
+#' fit2 <- idr(aq$Ozone, aq[, c("Temp", "calm")])
+#' qpred(predict(fit2, data.frame(Temp = c(70, 90), calm = c(-10, -5))), 0.5)
+#'
+#' # an ensemble of exchangeable members, compared by stochastic dominance
+#' set.seed(1)
+#' ens <- data.frame(matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("m1", "m2", "m3"))))
+#' obs <- rowMeans(ens) + rnorm(100)
+#' fit3 <- idr(obs, ens, groups = c(m1 = 1, m2 = 1, m3 = 1), orders = c(sd = 1))
 #' @export
 idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), stoch = "sd",
-                pars = NULL, progress = FALSE, dense = FALSE, device = c("auto", "cpu", "gpu")) {
-  check_idr_options(groups, orders, stoch, pars)
+                pars = NULL, progress = interactive(), dense = FALSE,
+                device = c("auto", "cpu", "gpu")) {
+  check_idr_options(orders, stoch, pars)
+  progress <- check_progress(progress)
   dense <- check_flag(dense, "dense")
-  backend <- idr_device(device)
   y <- check_finite(check_vector(y, "y"), "y")
+  if (covariate_count(X) > 1L) {
+    device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
+    if (device == "gpu") {
+      stop_arg("device", "must be \"auto\" or \"cpu\" with several covariates: their fit runs on the CPU")
+    }
+    return(idr_poset(y, X, weights, groups, orders, progress, dense))
+  }
+  backend <- idr_device(device)
   cov <- idr_covariate(X, length(y))
+  check_groups(groups, orders, if (is.null(cov$name)) NULL else cov$name)
   w <- if (!is.null(weights)) check_weights(weights, length(y))
   w_fit <- if (!is.null(w)) scale_weights(w)
   keep <- if (is.null(w)) rep(TRUE, length(y)) else w_fit > 0
@@ -98,18 +152,57 @@ idr_device <- function(device) {
   if (device == "auto") "cpu" else resolve_device(device, 0)
 }
 
-check_idr_options <- function(groups, orders, stoch, pars) {
-  if (!is.null(groups) || !is.null(pars)) {
-    stop_arg(if (is.null(groups)) "pars" else "groups",
-             "only applies to several covariates (partial orders), which gpuiso does not support; leave it NULL")
+check_idr_options <- function(orders, stoch, pars) {
+  if (!is.null(pars)) {
+    stop_arg("pars", paste0("sets isodistrreg's numerical solver; gpuiso's fits are exact and take ",
+                            "no solver settings: leave it NULL"))
   }
-  if (!is.numeric(orders) || is.null(names(orders)) ||
+  if (!is.numeric(orders) || is.null(names(orders)) || anyNA(orders) ||
       !all(names(orders) %in% c("comp", "sd", "icx"))) {
     stop_arg("orders", "must be a named vector with names in \"comp\", \"sd\", \"icx\"")
+  }
+  if (anyDuplicated(unname(orders))) {
+    stop_arg("orders", "gives more than one order to a group")
   }
   if (!identical(stoch, "sd")) {
     stop_arg("stoch", "must be \"sd\" (first-order stochastic dominance); other orders are not supported")
   }
+}
+
+# isodistrreg's progress: TRUE, FALSE, 1 or 0.
+check_progress <- function(progress) {
+  if (is.numeric(progress) && length(progress) == 1L && progress %in% c(0, 1)) {
+    return(progress == 1)
+  }
+  if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
+    stop_arg("progress", "must be TRUE or FALSE (or 1 or 0)")
+  }
+  progress
+}
+
+# groups (NULL: every column in group 1) checked against the column names of X and orders;
+# returns the group of each column.
+check_groups <- function(groups, orders, columns) {
+  if (is.null(groups)) {
+    if (length(orders) != 1L || orders != 1) {
+      stop_arg("orders", "must apply to group 1 when `groups` is NULL (every column in group 1)")
+    }
+    return(rep(1, length(columns)))
+  }
+  if (!is.numeric(groups) || anyNA(groups) || is.null(names(groups))) {
+    stop_arg("groups", "must be a numeric vector named by the columns of `X`")
+  }
+  if (is.null(columns) || !setequal(names(groups), columns) || anyDuplicated(names(groups))) {
+    stop_arg("groups", sprintf("must name each column of `X` once (%s), but names %s",
+                               if (is.null(columns)) "which has no column names" else quoted_list(columns),
+                               quoted_list(names(groups))))
+  }
+  if (!setequal(unname(groups), unname(orders))) {
+    stop_arg("orders", sprintf("must give one order to each group of `groups` (%s), not to %s",
+                               paste(sort(unique(groups)), collapse = ", "),
+                               paste(sort(unname(orders)), collapse = ", ")))
+  }
+  unname(groups[columns])
 }
 
 check_finite <- function(v, name) {
@@ -129,15 +222,13 @@ idr_covariate <- function(X, n, name = "X") {
   col_name <- NULL
   if (is.data.frame(X)) {
     if (ncol(X) != 1L) {
-      stop_arg(name, sprintf(paste0("must have one covariate, not %d: IDR with several covariates ",
-                                    "needs partial orders, which gpuiso does not support"), ncol(X)))
+      stop_arg(name, sprintf("must have one covariate, not %d", ncol(X)))
     }
     col_name <- names(X)[1L]
     X <- X[[1L]]
   } else if (is.matrix(X)) {
     if (ncol(X) != 1L) {
-      stop_arg(name, sprintf(paste0("must have one column, not %d: IDR with several covariates ",
-                                    "needs partial orders, which gpuiso does not support"), ncol(X)))
+      stop_arg(name, sprintf("must have one column, not %d", ncol(X)))
     }
     col_name <- colnames(X)[1L]
     X <- X[, 1L]
@@ -161,7 +252,9 @@ idr_covariate <- function(X, n, name = "X") {
 }
 
 # The covariate's name to show: "x" for one that came without a name.
-covariate_label <- function(covariate) if (is.null(covariate$name)) "x" else covariate$name
+covariate_label <- function(covariate) {
+  if (is.null(covariate$name)) "x" else paste(covariate$name, collapse = ", ")
+}
 
 #' @export
 print.gpuiso_idrfit <- function(x, ...) {

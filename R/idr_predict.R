@@ -5,6 +5,13 @@
 #' outside their range (as isodistrreg does; for an ordered factor, or with
 #' `interpolation = "none"`, between two fitted values the mean of their two CDFs).
 #'
+#' With several covariates (as isodistrreg defines it): the CDF at a new covariate vector lies
+#' between an upper bound, the least of the fitted CDFs at the greatest fitted vectors below it in
+#' the order, and a lower bound, the greatest of the fitted CDFs at the least fitted vectors above
+#' it. The prediction is the mean of the two bounds when both exist, the one bound that exists
+#' otherwise (the other being 1 or 0), and the CDF of all training observations (weighted) at a
+#' vector comparable to no fitted one. `interpolation` has no effect there.
+#'
 #' The predictions are held compactly (they refer to the fit's CDFs) and are evaluated with
 #' [cdf()], [qpred()], [crps()], [pit()], [bscore()] and [qscore()]. For compatibility with
 #' isodistrreg, `pred[[i]]` is the `i`-th prediction as a data frame with the `points` where its
@@ -13,8 +20,8 @@
 #'
 #' @param object A `"gpuiso_idrfit"` object from [idr()].
 #' @param data New covariate values, in the form `X` had in [idr()]: a data frame (or matrix
-#'   with column names) that has the fit's covariate column, found by its name (other columns
-#'   are ignored), or a numeric vector or ordered factor. When `X` had no name (a vector), a
+#'   with column names) that has the fit's covariate columns, found by their names (other columns
+#'   are ignored), or for one covariate a numeric vector or ordered factor. When `X` had no name (a vector), a
 #'   one-column data frame or matrix of any name is taken. `NULL` (the default) gives the
 #'   in-sample predictions: one per observation of the fit, in its order.
 #' @param digits Accepted for compatibility with isodistrreg, which rounds its CDFs (computed by
@@ -48,6 +55,11 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
       !interpolation %in% c("linear", "none")) {
     stop_arg("interpolation", paste0("must be \"linear\" or \"none\" (between two fitted covariate ",
                                      "values, the mean of their CDFs)"))
+  }
+  if (!is.null(object$order)) { # several covariates
+    if (is.null(data)) return(check_predictions(poset_in_sample(object), "object"))
+    v <- order_values(data, NROW(data), spec = object$order$spec, arg = "data")$value
+    return(check_predictions(poset_predictions(object, v), "object"))
   }
   xs <- object$X[[1L]]
   x <- if (is.null(data)) object$x else covariate_values(object$covariate, data)
@@ -89,6 +101,8 @@ covariate_values <- function(covariate, data, arg = "data") {
 }
 
 # Predictions: the query positions (0-based) and interpolation fractions into a set of runs.
+# bounds: FALSE (in-sample), TRUE (one covariate: the bounds are the CDFs at the positions on
+# either side) or "pair" (several covariates: the upper bound at pos, the lower one at pos + 1).
 new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
   structure(list(runs = runs, thresholds = thresholds, pos = as.integer(pos),
                  lambda = as.double(lambda), bounds = bounds),
@@ -123,12 +137,15 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
   }
   one <- x[i]
   thr <- pred_part(one, "thresholds")
-  bounds <- isTRUE(pred_part(one, "bounds"))
-  if (bounds) { # with the CDFs at the fitted values on either side, in one evaluation
+  mode <- pred_part(one, "bounds")
+  bounds <- isTRUE(mode) || identical(mode, "pair")
+  if (bounds) { # with the lower and upper bound, in one evaluation
     p <- pred_part(one, "pos")
     lambda <- pred_part(one, "lambda")
-    one <- new_idr_predictions(pred_part(one, "runs"), thr, c(p, p + as.integer(lambda > 0), p),
-                               c(lambda, 0, 0))
+    # one covariate: the CDFs at the fitted values on either side (the lower at the greater);
+    # several ("pair"): the upper bound at p, the lower one at p + 1
+    lower <- p + as.integer(lambda > 0 || identical(mode, "pair"))
+    one <- new_idr_predictions(pred_part(one, "runs"), thr, c(p, lower, p), c(lambda, 0, 0))
   }
   value <- cdf_values(one, thr, arg = "x")
   jump <- c(value[1L, 1L] > 0, diff(value[1L, ]) > 0)

@@ -14,7 +14,8 @@
 #' * `cdf()`: the CDF at `thresholds`.
 #' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
 #' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt}{integral of (F(t) - 1{t >= y})^2 dt},
-#'   computed exactly for the step CDFs.
+#'   computed exactly for the step CDFs. Long work shows a progress bar after a few seconds in
+#'   interactive sessions; `options(gpuiso.progress = TRUE)` or `FALSE` chooses.
 #' * `pit()`: the probability integral transform \eqn{F(y)}; with `randomize = TRUE` a uniform
 #'   draw between \eqn{F(y-)} and \eqn{F(y)} where the CDF jumps at `y`.
 #' * `bscore()`: Brier scores \eqn{(F(t) - 1\{y \le t\})^2}{(F(t) - 1{y <= t})^2}.
@@ -112,8 +113,24 @@ crps <- function(predictions, y) UseMethod("crps")
 #' @rdname idr_scores
 #' @export
 crps.gpuiso_idr <- function(predictions, y) {
-  y <- check_observations(y, length(predictions))
-  .Call(C_cdf_crps, predictions, y, "predictions")
+  n <- length(predictions)
+  y <- check_observations(y, n)
+  # Long work (each score walks all thresholds) in up to 20 pieces, with a progress bar after a
+  # few seconds in interactive sessions (option gpuiso.progress: TRUE or FALSE to choose).
+  nthr <- length(pred_part(predictions, "thresholds"))
+  pieces <- if (as.double(n) * nthr > 1e8) min(20L, n) else 1L
+  if (pieces == 1L) return(.Call(C_cdf_crps, predictions, y, "predictions"))
+  check_predictions(predictions)
+  bar <- progress_bar(check_progress(getOption("gpuiso.progress", interactive())))
+  on.exit(bar$close())
+  cuts <- split(seq_len(n), cut(seq_len(n), pieces, labels = FALSE))
+  out <- double(n)
+  for (i in seq_along(cuts)) {
+    idx <- cuts[[i]]
+    out[idx] <- .Call(C_cdf_crps, predictions[idx], y[idx], "predictions")
+    bar$update(i / pieces)
+  }
+  out
 }
 
 #' @rdname idr_scores

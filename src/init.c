@@ -14,6 +14,10 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
 SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine, SEXP order);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
+SEXP C_poset_reduce(SEXP x);
+SEXP C_poset_antitonic(SEXP poset, SEXP sum, SEXP weight);
+SEXP C_idr_poset_fit(SEXP poset, SEXP pos, SEXP thr, SEXP w, SEXP nthr, SEXP slot, SEXP report);
+SEXP C_idr_poset_predict(SEXP runs, SEXP x, SEXP slot, SEXP xnew, SEXP clim, SEXP arg);
 SEXP C_check_predictions(SEXP pred, SEXP arg);
 SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg);
 SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg);
@@ -38,6 +42,10 @@ static const R_CallMethodDef call_methods[] = {
   {"C_soft", (DL_FUNC)&C_soft, 7},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
+  {"C_poset_reduce", (DL_FUNC)&C_poset_reduce, 1},
+  {"C_poset_antitonic", (DL_FUNC)&C_poset_antitonic, 3},
+  {"C_idr_poset_fit", (DL_FUNC)&C_idr_poset_fit, 7},
+  {"C_idr_poset_predict", (DL_FUNC)&C_idr_poset_predict, 6},
   {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
   {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 3},

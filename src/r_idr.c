@@ -292,3 +292,125 @@ SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg) {
   UNPROTECT(1);
   return out;
 }
+
+/* ---- Several covariates (a partial order) -------------------------------------------------
+ * A poset lives in R as list(first, cover): first (double, npos + 1) and cover (integer, 0-based),
+ * made by C_poset_reduce and used inside idr() only. */
+
+/* The poset and its struct are malloc'ed: the finalizer may run after the call has ended. */
+static void free_poset(SEXP holder) {
+  gpuiso_poset *g = R_ExternalPtrAddr(holder);
+  if (g) {
+    gpuiso_poset_free(g);
+    free(g);
+  }
+  R_ClearExternalPtr(holder);
+}
+
+SEXP C_poset_reduce(SEXP x) {
+  gpuiso_opts opt = r_plain_opts();
+  gpuiso_error err;
+  gpuiso_poset *g = malloc(sizeof *g);
+  if (!g) Rf_errorcall(R_NilValue, "gpuiso: out of memory");
+  if (gpuiso_poset_reduce(Rf_nrows(x), Rf_ncols(x), REAL(x), &opt, g, &err) != GPUISO_OK) {
+    free(g);
+    stop_on_error(&err);
+  }
+  /* g sits in an external pointer while it is copied, so that an allocation error frees it */
+  SEXP holder = PROTECT(R_MakeExternalPtr(g, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(holder, free_poset, TRUE);
+  const char *names[] = {"first", "cover", ""};
+  int64_t nedge = g->first[g->npos];
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP first = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, (R_xlen_t)(g->npos + 1)));
+  SEXP cover = SET_VECTOR_ELT(out, 1, Rf_allocVector(INTSXP, (R_xlen_t)nedge));
+  for (int64_t p = 0; p <= g->npos; p++) REAL(first)[p] = (double)g->first[p];
+  memcpy(INTEGER(cover), g->cover, (size_t)nedge * sizeof(int));
+  free_poset(holder);
+  UNPROTECT(2);
+  return out;
+}
+
+static gpuiso_poset poset_from_r(SEXP poset) {
+  gpuiso_poset g;
+  SEXP first = VECTOR_ELT(poset, 0), cover = VECTOR_ELT(poset, 1);
+  g.npos = (int64_t)XLENGTH(first) - 1;
+  g.first = (int64_t *)R_alloc((size_t)(g.npos + 1), sizeof(int64_t));
+  for (int64_t p = 0; p <= g.npos; p++) g.first[p] = (int64_t)REAL(first)[p];
+  g.cover = INTEGER(cover);
+  return g;
+}
+
+SEXP C_poset_antitonic(SEXP poset, SEXP sum, SEXP weight) {
+  gpuiso_opts opt = r_plain_opts();
+  gpuiso_error err;
+  gpuiso_poset g = poset_from_r(poset);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)g.npos));
+  if (gpuiso_poset_antitonic(&g, REAL(sum), REAL(weight), &opt, REAL(out), &err) != GPUISO_OK)
+    stop_on_error(&err);
+  UNPROTECT(1);
+  return out;
+}
+
+/* Progress goes to an R function of the fraction done; an error there does not stop the fit. */
+static void report_to_r(void *ctx, double done) {
+  SEXP call = PROTECT(Rf_lang2((SEXP)ctx, Rf_ScalarReal(done)));
+  int failed;
+  R_tryEvalSilent(call, R_GlobalEnv, &failed);
+  UNPROTECT(1);
+}
+
+/* pos (0-based points), thr (0-based thresholds), w (NULL: 1) and slot (0-based) are checked in
+ * R; report is NULL or a function of the fraction done. */
+SEXP C_idr_poset_fit(SEXP poset, SEXP pos, SEXP thr, SEXP w, SEXP nthr, SEXP slot, SEXP report) {
+  gpuiso_opts opt = r_plain_opts();
+  gpuiso_error err;
+  gpuiso_poset g = poset_from_r(poset);
+  gpuiso_progress progress = {report_to_r, report};
+  gpuiso_cdf_runs *r = new_runs();
+  gpuiso_status st = gpuiso_idr_poset_fit(&g, (int64_t)XLENGTH(pos), INTEGER(pos), INTEGER(thr),
+                                          r_optional_real(w), (int64_t)Rf_asReal(nthr),
+                                          INTEGER(slot), &opt,
+                                          Rf_isFunction(report) ? &progress : NULL, r, &err);
+  return fitted_runs(st, r, &err);
+}
+
+/* Predictions at the rows of xnew (m x d) from a fit's runs over the points x (npos x d, sorted
+ * lexicographically) at slots slot, and climatology clim: list(runs, lambda). The fit's parts
+ * come from an R object that may have been edited, so all are checked (arg names it). */
+SEXP C_idr_poset_predict(SEXP runs, SEXP x, SEXP slot, SEXP xnew, SEXP clim, SEXP arg) {
+  gpuiso_opts opt = r_plain_opts();
+  gpuiso_error err;
+  gpuiso_cdf_runs fit = runs_from_r(runs, arg);
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || Rf_nrows(x) != fit.npos || fit.npos < 1)
+    invalid(arg, "its points do not match its runs");
+  int64_t d = Rf_ncols(x);
+  if (TYPEOF(slot) != INTSXP || XLENGTH(slot) != fit.npos)
+    invalid(arg, "its slots do not match its runs");
+  uint8_t *seen = (uint8_t *)R_alloc((size_t)fit.npos, 1);
+  memset(seen, 0, (size_t)fit.npos);
+  for (int64_t p = 0; p < fit.npos; p++) {
+    int s = INTEGER(slot)[p];
+    if (s < 0 || s >= fit.npos || seen[s]) invalid(arg, "its slots are not a permutation of its points");
+    seen[s] = 1;
+  }
+  for (int64_t i = 0; i < XLENGTH(x); i++)
+    if (!isfinite(REAL(x)[i])) invalid(arg, "its points are not finite");
+  if (TYPEOF(clim) != REALSXP || XLENGTH(clim) != fit.nthr)
+    invalid(arg, "its climatology does not match its thresholds");
+  for (int64_t k = 0; k < fit.nthr; k++)
+    if (!(REAL(clim)[k] >= 0 && REAL(clim)[k] <= 1 && (k == 0 || REAL(clim)[k] >= REAL(clim)[k - 1])))
+      invalid(arg, "its climatology is not a CDF");
+  if (TYPEOF(xnew) != REALSXP || Rf_ncols(xnew) != d)
+    Rf_errorcall(R_NilValue, "gpuiso: internal error: new points do not match the fit");
+  int64_t m = Rf_nrows(xnew);
+  const char *names[] = {"runs", "lambda", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP lambda = SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, (R_xlen_t)m));
+  gpuiso_cdf_runs *r = new_runs();
+  gpuiso_status st = gpuiso_idr_poset_predict(&fit, d, REAL(x), INTEGER(slot), m, REAL(xnew),
+                                              REAL(clim), &opt, r, REAL(lambda), &err);
+  SET_VECTOR_ELT(out, 0, fitted_runs(st, r, &err));
+  UNPROTECT(1);
+  return out;
+}

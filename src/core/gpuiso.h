@@ -322,6 +322,61 @@ gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
                               const gpuiso_cdf_query *q, const double *y, const gpuiso_opts *opt,
                               double *out, gpuiso_error *err);
 
+/* ---- IDR with several covariates (a partial order) ----------------------------------------
+ * The covariate vectors are points of R^d compared componentwise (the orders "sd" and "icx" of
+ * ensemble groups are componentwise orders of transformed members, made in R). A poset holds the
+ * transitive reduction of the order of npos distinct points, sorted lexicographically (so that
+ * p <= q componentwise implies p <= q as indices): the points that cover point p (greater, with
+ * no point between) are cover[first[p] .. first[p + 1]). */
+typedef struct {
+  int64_t npos;
+  int64_t *first; /* npos + 1 */
+  int32_t *cover;
+} gpuiso_poset;
+
+/* Progress of long work: report(ctx, fraction done) is called between rounds, from the calling
+ * thread. NULL: none. */
+typedef struct {
+  void (*report)(void *ctx, double done);
+  void *ctx;
+} gpuiso_progress;
+
+/* The poset of npos distinct points, the rows of the npos x d column-major matrix x, sorted
+ * lexicographically (increasing in the first column, then the second, ...). out->first and
+ * out->cover are malloc'ed (gpuiso_poset_free). */
+gpuiso_status gpuiso_poset_reduce(int64_t npos, int64_t d, const double *x, const gpuiso_opts *opt,
+                                  gpuiso_poset *out, gpuiso_error *err);
+void gpuiso_poset_free(gpuiso_poset *g);
+
+/* The weighted least-squares fit f on the poset of the means sum[p] / weight[p] (weights
+ * positive), antitonic (p <= q implies f[p] >= f[q]); opt->increasing is ignored. Exact, by
+ * recursive partitioning with minimum cuts (see idr_mincut.c). */
+gpuiso_status gpuiso_poset_antitonic(const gpuiso_poset *g, const double *sum, const double *weight,
+                                     const gpuiso_opts *opt, double *fit, gpuiso_error *err);
+
+/* IDR on a poset: n observations at points pos[i] (0..npos-1) with thresholds thr[i]
+ * (0..nthr-1) and positive weights w (NULL: 1); every point and threshold has an observation. For
+ * each threshold k the antitonic fit of the indicators 1{thr <= k}, stored as runs over the
+ * positions slot[p] (a permutation of the points: an order in which neighbouring CDFs are alike
+ * makes fewer runs). progress may be NULL. */
+gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32_t *pos,
+                                   const int32_t *thr, const double *w, int64_t nthr,
+                                   const int32_t *slot, const gpuiso_opts *opt,
+                                   const gpuiso_progress *progress, gpuiso_cdf_runs *out,
+                                   gpuiso_error *err);
+
+/* Predictions at m new points xnew (m x d, column-major) from a fit on the npos points x (as for
+ * gpuiso_poset_reduce, stored at slot[p]): out gets runs over 2m positions, the upper bound of
+ * new point i at 2i (the least CDF of the greatest fitted points below it, 1 when there is none)
+ * and its lower bound at 2i + 1 (the greatest CDF of the least fitted points above it, 0 when
+ * none); both are clim, the CDF of all observations, for a point comparable to none. lambda[i]
+ * gets the weight of the lower bound in the prediction: 0.5 with both bounds, 0 (the upper bound)
+ * with points below only, 1 with points above only, 0 with none. */
+gpuiso_status gpuiso_idr_poset_predict(const gpuiso_cdf_runs *fit, int64_t d, const double *x,
+                                       const int32_t *slot, int64_t m, const double *xnew,
+                                       const double *clim, const gpuiso_opts *opt,
+                                       gpuiso_cdf_runs *out, double *lambda, gpuiso_error *err);
+
 /* ---- Threads ------------------------------------------------------------------------------ */
 
 int gpuiso_get_threads(void);

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "idr_poset.h"
 
 /* An entry of the sweep's block list (and of its PAV stack). */
 typedef struct {
@@ -28,14 +28,8 @@ typedef struct {
   int32_t fresh;      /* 1: pooled at this threshold (value to be set), 0: an old block kept */
 } idr_block;
 
-/* A growable list of runs (start, value). */
-typedef struct {
-  int64_t n, cap;
-  int32_t *start;
-  double *value;
-} run_list;
-
-static int runs_push(run_list *r, int32_t start, double value) {
+/* Appends a run (start, value) to r. */
+int runs_push(run_list *r, int32_t start, double value) {
   if (r->n == r->cap) {
     int64_t cap = r->cap ? 2 * r->cap : 1024;
     int32_t *s = realloc(r->start, (size_t)cap * sizeof *s);

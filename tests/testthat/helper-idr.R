@@ -64,3 +64,71 @@ ref_idr_counts <- function(y, x) {
   part <- function(k) matrix(vapply(blocks, function(b) b[, k], numeric(length(xs))), length(xs))
   list(count = part(1L), size = part(2L))
 }
+
+# ---- Several covariates: brute force on small posets -------------------------------------
+
+# leq[i, j]: point i <= point j componentwise (rows of the matrix P).
+ref_leq <- function(P) {
+  m <- nrow(P)
+  outer(seq_len(m), seq_len(m), Vectorize(function(i, j) all(P[i, ] <= P[j, ])))
+}
+
+# The lower sets (closed under going down) and upper sets of the order leq, as logical
+# matrices with one row per set (every subset enumerated: m <= 12).
+ref_closed_sets <- function(leq) {
+  m <- nrow(leq)
+  sets <- as.matrix(expand.grid(rep(list(c(FALSE, TRUE)), m)))[-1L, , drop = FALSE]
+  down <- apply(sets, 1L, function(s) all(!(leq[, s, drop = FALSE] & !s)))
+  up <- apply(sets, 1L, function(s) all(!(t(leq[s, , drop = FALSE]) & !s)))
+  list(lower = sets[down, , drop = FALSE], upper = sets[up, , drop = FALSE])
+}
+
+# The antitonic least-squares fit of z with weights W by the min-max formula (Robertson, Wright
+# and Dykstra 1988, Theorem 1.4.4, with the order reversed): f(x) = max over lower sets L that
+# hold x of min over upper sets U that hold x of the weighted mean of z on L and U.
+ref_poset_antitonic <- function(z, W, sets) {
+  m <- length(z)
+  vapply(seq_len(m), function(x) {
+    L <- sets$lower[sets$lower[, x], , drop = FALSE]
+    U <- sets$upper[sets$upper[, x], , drop = FALSE]
+    sw <- L %*% (W * t(U)) # sums over the intersections, lower sets by upper sets
+    swz <- L %*% ((W * z) * t(U))
+    max(apply(swz / sw, 1L, min))
+  }, 0)
+}
+
+# Brute-force IDR on the distinct rows of the covariate matrix V: a matrix with one row per
+# observation (its fitted CDF) and one column per threshold.
+ref_idr_poset <- function(y, V, w = rep(1, length(y))) {
+  key <- apply(V, 1L, function(r) paste(sprintf("%a", r), collapse = " "))
+  ukey <- unique(key)
+  P <- V[match(ukey, key), , drop = FALSE]
+  pos <- match(key, ukey)
+  sets <- ref_closed_sets(ref_leq(P))
+  W <- as.vector(tapply(w, factor(pos, seq_along(ukey)), sum))
+  thr <- sort(unique(y))
+  cdf <- vapply(thr, function(t) {
+    z <- as.vector(tapply(w * (y <= t), factor(pos, seq_along(ukey)), sum)) / W
+    ref_poset_antitonic(z, W, sets)
+  }, numeric(nrow(P)))
+  matrix(cdf, nrow = nrow(P))[pos, , drop = FALSE]
+}
+
+# The KKT conditions of the antitonic least-squares fit f of z (weights W) on the poset with
+# lower sets sets$lower: the largest violation of (a) the residuals summing to zero on each level
+# set of f, (b) sum over every lower set of W (z - f) <= 0.
+ref_kkt_violation <- function(z, W, f, sets) {
+  r <- W * (z - f)
+  level <- tapply(r, factor(f), sum)
+  lower <- as.vector(sets$lower %*% r)
+  max(abs(level), pmax(lower, 0))
+}
+
+gen_poset_data <- function(n, d, levels = 3, ties_y = TRUE) {
+  V <- matrix(sample(seq_len(levels), n * d, replace = TRUE), n, d)
+  y <- rowSums(V) + stats::rnorm(n)
+  if (ties_y) y <- round(y)
+  X <- as.data.frame(V)
+  names(X) <- paste0("x", seq_len(d))
+  list(X = X, V = V, y = y)
+}

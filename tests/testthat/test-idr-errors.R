@@ -10,9 +10,22 @@ test_that("idr() rejects bad input with clear errors", {
   expect_error(idr(1:3, c(1, NaN, 3)), "`X` must not have NA")
   expect_error(idr(1:3, c(1, Inf, 3)), "`X` must be finite")
   expect_error(idr(1:3, 1:2), "`X` must have one row per element of `y` \\(3\\), not 2")
-  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1)),
-               "`X` must have one covariate, not 2: .*partial orders.* not support")
-  expect_error(idr(1:3, cbind(1:3, 3:1)), "`X` must have one column, not 2: .*partial orders")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = c("u", "v", "w"))),
+               "`X` must have numeric or ordered-factor columns, but column \"b\" is")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = c(1, NA, 2))),
+               "`X` must not have NA, but column \"b\" has one at row 2")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1), device = "gpu"),
+               "`device` must be \"auto\" or \"cpu\" with several covariates")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1), groups = c(a = 1, c = 2)),
+               "`groups` must name each column of `X` once")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1), groups = c(a = 1, b = 2)),
+               "`orders` must give one order to each group of `groups` \\(1, 2\\), not to 1")
+  expect_error(idr(1:3, data.frame(a = 1:3, b = 3:1), orders = c(comp = 1, sd = 1)),
+               "`orders` gives more than one order to a group")
+  expect_error(idr(1:3, data.frame(a = ordered(1:3), b = 3:1), orders = c(sd = 1)),
+               "`orders` \"sd\" needs numeric columns, but group 1 has an ordered factor")
+  expect_error(idr(1:3, x, pars = list(eps_abs = 1e-6)), "`pars` sets isodistrreg's numerical solver")
+  expect_error(idr(1:3, x, progress = NA), "`progress` must be TRUE or FALSE \\(or 1 or 0\\)")
   expect_error(idr(1:3, factor(c("a", "b", "c"))), "`X` must be numeric or an ordered factor")
   expect_error(idr(1:3, x, weights = c(1, -1, 1)), "`weights` must be finite and non-negative, but has -1 at element 2")
   expect_error(idr(1:3, x, weights = c(1, NA, 1)), "`weights` must be finite")
@@ -20,7 +33,7 @@ test_that("idr() rejects bad input with clear errors", {
   expect_error(idr(1:3, x, weights = c(0, 0, 0)), "`weights` must have at least one positive weight")
   expect_error(idr(1:3, x, stoch = "hazard"), "`stoch` must be \"sd\"")
   expect_error(idr(1:3, x, orders = c(lex = 1)), "`orders` must be a named vector")
-  expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` only applies to several covariates")
+  expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` must name each column of `X` once")
   expect_error(idr(1:3, x, dense = NA), "`dense` must be TRUE or FALSE")
   expect_error(idr(1:3, x, device = "tpu"), "`device` must be one of")
 })

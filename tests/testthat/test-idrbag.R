@@ -48,10 +48,16 @@ test_that("a subsample with only zero weights is a clear error", {
                "`weights` are all zero in one of the subsamples")
 })
 
-test_that("idrbag shows a progress bar when asked", {
+test_that("idrbag shows a progress bar when asked and the work is long, and none otherwise", {
   set.seed(32)
   d <- gen_idr_data(40)
+  # the bar appears after gpuiso.progress_after seconds (2 by default)
+  withr_opt <- options(gpuiso.progress_after = 0)
+  on.exit(options(withr_opt))
   expect_output(idrbag(d$y, d$x, 0.5, b = 3, p = 0.5, progress = TRUE), "100%")
+  expect_silent(idrbag(d$y, d$x, 0.5, b = 3, p = 0.5, progress = FALSE))
+  options(gpuiso.progress_after = 2)
+  expect_silent(idrbag(d$y, d$x, 0.5, b = 3, p = 0.5, progress = TRUE))
 })
 
 test_that("idrbag runs on the workers of a future plan with the same result", {

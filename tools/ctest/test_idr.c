@@ -1,6 +1,8 @@
 /* Standalone tests of IDR in the C core (no R): gpuiso_idr_fit against per-threshold antitonic
  * PAV (gpuiso_pav of the pooled indicator means), on one and two threads, and the evaluations of
- * gpuiso_cdf_runs (values, quantiles, CRPS) against direct computations on the dense CDFs.
+ * gpuiso_cdf_runs (values, quantiles, CRPS) against direct computations on the dense CDFs; with
+ * several covariates the transitive reduction, the poset solver (KKT conditions over all lower
+ * sets, PAV on a chain), the poset IDR fit and its predictions against brute force.
  * Prints one line per failure and a closing "ctest: N passed, N failed (idr)". */
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +178,297 @@ static void test_crps_wide(void) {
   gpuiso_cdf_runs_free(&r);
 }
 
+/* ---- Several covariates (posets) ---- */
+
+/* The value of runs r at threshold k and position p, by a walk over the threshold's runs. */
+static double cdf_value(const gpuiso_cdf_runs *r, int k, int p) {
+  int64_t j = r->offset[k];
+  while (j + 1 < r->offset[k + 1] && r->start[j + 1] <= p) j++;
+  return r->value[j];
+}
+
+/* npos distinct points of the grid {0..L-1}^d, in lexicographic order (a random subset of the
+ * grid enumerated in that order), column-major npos x d. Returns npos. */
+static int grid_points(int d, int L, int want, double *x) {
+  int total = 1;
+  for (int j = 0; j < d; j++) total *= L;
+  int npos = 0;
+  for (int c = 0; c < total; c++) {
+    int left = total - c;
+    if (rand() % left >= want - npos) continue; /* keep want of total, uniformly */
+    int code = c;
+    for (int j = d - 1; j >= 0; j--) {
+      x[npos + j * want] = code % L;
+      code /= L;
+    }
+    npos++;
+  }
+  /* columns were laid out with stride want; compact to stride npos */
+  for (int j = 1; j < d; j++) memmove(x + j * npos, x + j * want, (size_t)npos * sizeof *x);
+  return npos;
+}
+
+static int leq_pt(const double *x, int npos, int d, int p, int q) {
+  for (int j = 0; j < d; j++)
+    if (x[p + j * npos] > x[q + j * npos]) return 0;
+  return 1;
+}
+
+static void test_poset_reduce(void) {
+  for (int rep = 0; rep < 12; rep++) {
+    int d = 1 + rep % 3, L = d == 1 ? 30 : (d == 2 ? 8 : 4), want = d == 1 ? 20 : 40;
+    double *x = malloc((size_t)want * d * sizeof *x);
+    int npos = grid_points(d, L, want, x);
+    gpuiso_poset g;
+    gpuiso_opts o = options(1, 1 + rep % 2);
+    CHECK(gpuiso_poset_reduce(npos, d, x, &o, &g, NULL) == GPUISO_OK, "reduce failed");
+    int bad = 0;
+    for (int p = 0; p < npos; p++) {
+      for (int q = 0; q < npos; q++) {
+        int cover = p != q && leq_pt(x, npos, d, p, q);
+        for (int r = 0; cover && r < npos; r++)
+          if (r != p && r != q && leq_pt(x, npos, d, p, r) && leq_pt(x, npos, d, r, q)) cover = 0;
+        int listed = 0;
+        for (int64_t e = g.first[p]; e < g.first[p + 1]; e++) listed += g.cover[e] == q;
+        if (listed != cover) bad++;
+      }
+    }
+    CHECK(bad == 0, "transitive reduction differs from brute force in %d pairs (d = %d)", bad, d);
+    gpuiso_poset_free(&g);
+    free(x);
+  }
+}
+
+/* Largest violation of the KKT conditions of the antitonic fit f of z (weights W) on a poset of
+ * npos <= 16 points: residual sums on level sets, and on every lower set (all subsets tried). */
+static double kkt_violation(const double *x, int npos, int d, const double *z, const double *W,
+                            const double *f) {
+  double worst = 0;
+  for (int p = 0; p < npos; p++) {
+    double level = 0;
+    for (int q = 0; q < npos; q++) level += f[q] == f[p] ? W[q] * (z[q] - f[q]) : 0;
+    if (fabs(level) > worst) worst = fabs(level);
+    for (int q = 0; q < npos; q++)
+      if (leq_pt(x, npos, d, p, q) && f[p] < f[q] && f[q] - f[p] > worst) worst = f[q] - f[p];
+  }
+  for (long set = 1; set < (1L << npos); set++) {
+    int closed = 1;
+    for (int q = 0; closed && q < npos; q++) {
+      if (!(set >> q & 1)) continue;
+      for (int p = 0; closed && p < npos; p++)
+        if (!(set >> p & 1) && leq_pt(x, npos, d, p, q)) closed = 0;
+    }
+    if (!closed) continue;
+    double r = 0;
+    for (int q = 0; q < npos; q++) if (set >> q & 1) r += W[q] * (z[q] - f[q]);
+    if (r > worst) worst = r;
+  }
+  return worst;
+}
+
+static void test_poset_antitonic(void) {
+  for (int rep = 0; rep < 30; rep++) {
+    int d = 2 + rep % 2, want = 9 + rep % 6;
+    double x[64], z[16], W[16], f[16];
+    int npos = grid_points(d, d == 2 ? 5 : 3, want, x);
+    for (int p = 0; p < npos; p++) {
+      W[p] = rep % 3 ? 1 + rand() % 4 : 0.25 + 3 * unif();
+      z[p] = rep % 3 && rep % 2 ? (rand() % ((int)W[p] + 1) + 0.0) / (int)W[p] : unif();
+    }
+    gpuiso_poset g;
+    gpuiso_opts o = options(0, 1);
+    double sum[16];
+    for (int p = 0; p < npos; p++) sum[p] = z[p] * W[p];
+    CHECK(gpuiso_poset_reduce(npos, d, x, &o, &g, NULL) == GPUISO_OK, "reduce failed");
+    CHECK(gpuiso_poset_antitonic(&g, sum, W, &o, f, NULL) == GPUISO_OK, "solve failed");
+    double v = kkt_violation(x, npos, d, z, W, f);
+    CHECK(v < 1e-12, "KKT violated by %g (rep %d, %d points)", v, rep, npos);
+    gpuiso_poset_free(&g);
+  }
+  /* a chain: the points (i, i) are totally ordered, so the fit is antitonic PAV */
+  int n = 500;
+  double *x = malloc(2 * n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+  double *sum = malloc(n * sizeof *sum), *f = malloc(n * sizeof *f), *ref = malloc(n * sizeof *ref);
+  for (int i = 0; i < n; i++) {
+    x[i] = x[i + n] = i;
+    y[i] = unif() - 0.001 * i;
+    w[i] = 0.5 + unif();
+    sum[i] = y[i] * w[i];
+  }
+  gpuiso_poset g;
+  gpuiso_opts o = options(0, 1);
+  int64_t nb;
+  gpuiso_poset_reduce(n, 2, x, &o, &g, NULL);
+  CHECK(g.first[n] == n - 1, "a chain of %d points has %lld covers", n, (long long)g.first[n]);
+  gpuiso_poset_antitonic(&g, sum, w, &o, f, NULL);
+  gpuiso_pav(n, y, w, &o, ref, NULL, &nb, NULL);
+  double diff = 0;
+  for (int i = 0; i < n; i++) diff = fmax(diff, fabs(f[i] - ref[i]));
+  CHECK(diff < 1e-12, "chain fit differs from PAV by %g", diff);
+  gpuiso_poset_free(&g);
+  free(x); free(y); free(w); free(sum); free(f); free(ref);
+}
+
+/* IDR on a poset against one gpuiso_poset_antitonic per threshold, on 1 and 2 threads (the
+ * same runs), stored at a shuffled slot order; and with a constant second coordinate against the
+ * one-covariate fit. */
+static void test_poset_fit(void) {
+  for (int weighted = 0; weighted < 2; weighted++) {
+    int n = 400, want = 120, d = 2, nthr = 60;
+    double *x = malloc(want * d * sizeof *x);
+    int npos = grid_points(d, 15, want, x);
+    int32_t *pos = malloc(n * sizeof *pos), *thr = malloc(n * sizeof *thr), *slot = malloc(npos * sizeof *slot);
+    double *w = malloc(n * sizeof *w);
+    for (int i = 0; i < n; i++) {
+      pos[i] = i < npos ? i : rand() % npos;
+      double u = 0.5 * unif() + 0.25 * (x[pos[i]] + x[pos[i] + npos]) / 14;
+      thr[i] = i < nthr ? i : (int32_t)(u * nthr);
+      w[i] = weighted ? 0.25 * (1 + rand() % 8) : 1.0;
+    }
+    for (int p = 0; p < npos; p++) slot[p] = p;
+    for (int p = npos - 1; p > 0; p--) { int j = rand() % (p + 1), t = slot[p]; slot[p] = slot[j]; slot[j] = t; }
+    gpuiso_poset g;
+    gpuiso_opts o1 = options(0, 1), o2 = options(0, 2);
+    gpuiso_poset_reduce(npos, d, x, &o1, &g, NULL);
+    gpuiso_cdf_runs r1, r2;
+    CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o1, NULL, &r1, NULL) == GPUISO_OK, "fit failed");
+    CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o2, NULL, &r2, NULL) == GPUISO_OK, "fit failed");
+    double *W = calloc(npos, sizeof *W), *sum = malloc(npos * sizeof *sum), *f = malloc(npos * sizeof *f);
+    for (int i = 0; i < n; i++) W[pos[i]] += w[i];
+    double diff = 0, prev_bad = 0;
+    int same = r1.offset[nthr] == r2.offset[nthr];
+    for (int64_t j = 0; same && j < r1.offset[nthr]; j++)
+      same = r1.start[j] == r2.start[j] && r1.value[j] == r2.value[j];
+    for (int k = 0; k < nthr; k++) {
+      memset(sum, 0, npos * sizeof *sum);
+      for (int i = 0; i < n; i++) if (thr[i] <= k) sum[pos[i]] += w[i];
+      gpuiso_poset_antitonic(&g, sum, W, &o1, f, NULL);
+      for (int p = 0; p < npos; p++) {
+        double got = cdf_value(&r1, k, slot[p]);
+        diff = fmax(diff, fabs(got - f[p]));
+        if (k > 0 && got < cdf_value(&r1, k - 1, slot[p])) prev_bad++;
+      }
+    }
+    CHECK(diff < 1e-12, "poset IDR differs from per-threshold fits by %g (weighted %d)", diff, weighted);
+    CHECK(prev_bad == 0, "poset IDR falls with the threshold at %g places", prev_bad);
+    CHECK(same, "poset IDR differs between 1 and 2 threads");
+    gpuiso_cdf_runs_free(&r1);
+    gpuiso_cdf_runs_free(&r2);
+    gpuiso_poset_free(&g);
+    /* one covariate with a constant second coordinate: the 1-D sweep */
+    int np1 = 50;
+    double *x1 = malloc(2 * np1 * sizeof *x1);
+    int32_t *id = malloc(np1 * sizeof *id);
+    for (int p = 0; p < np1; p++) { x1[p] = p; x1[p + np1] = 3; id[p] = p; }
+    for (int i = 0; i < n; i++) pos[i] = i < np1 ? i : rand() % np1;
+    gpuiso_poset_reduce(np1, 2, x1, &o1, &g, NULL);
+    gpuiso_cdf_runs a, b;
+    gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, id, &o2, NULL, &a, NULL);
+    gpuiso_idr_fit(n, pos, thr, weighted ? w : NULL, np1, nthr, &o1, &b, NULL);
+    diff = 0;
+    for (int k = 0; k < nthr; k++)
+      for (int p = 0; p < np1; p++) diff = fmax(diff, fabs(cdf_value(&a, k, p) - cdf_value(&b, k, p)));
+    CHECK(diff < 1e-12, "poset IDR of one covariate differs from the sweep by %g", diff);
+    gpuiso_cdf_runs_free(&a);
+    gpuiso_cdf_runs_free(&b);
+    gpuiso_poset_free(&g);
+    free(x1); free(id); free(x); free(pos); free(thr); free(slot); free(w); free(W); free(sum); free(f);
+  }
+}
+
+/* Predictions: bounds over all fitted points below and above (not only the nearest). */
+static void test_poset_predict(void) {
+  int want = 60, d = 2, nthr = 20, m = 40;
+  double *x = malloc(want * d * sizeof *x);
+  int npos = grid_points(d, 10, want, x);
+  int32_t *slot = malloc(npos * sizeof *slot);
+  for (int p = 0; p < npos; p++) slot[p] = npos - 1 - p;
+  double *dense = malloc((size_t)npos * nthr * sizeof *dense), clim[20];
+  /* antitonic in the order and rising in k: a function of the coordinates' sum */
+  for (int k = 0; k < nthr; k++) {
+    clim[k] = (k + 1.0) / nthr;
+    for (int p = 0; p < npos; p++) {
+      double s = x[p] + x[p + npos];
+      dense[slot[p] + (size_t)k * npos] = k == nthr - 1 ? 1 : fmin(1, (k + 1.0) / (1 + s) / 4);
+    }
+  }
+  gpuiso_cdf_runs fit, out;
+  gpuiso_cdf_runs_dense(npos, nthr, dense, &fit, NULL);
+  double *xnew = malloc(m * d * sizeof *xnew), *lambda = malloc(m * sizeof *lambda);
+  for (int i = 0; i < m; i++) { xnew[i] = rand() % 13 - 1.5; xnew[i + m] = rand() % 13 - 1.5; }
+  gpuiso_opts o = options(0, 2);
+  CHECK(gpuiso_idr_poset_predict(&fit, d, x, slot, m, xnew, clim, &o, &out, lambda, NULL) == GPUISO_OK, "predict failed");
+  int bad = 0;
+  for (int i = 0; i < m; i++) {
+    int nb = 0, na = 0;
+    for (int k = 0; k < nthr; k++) {
+      double up = 1, lo = 0;
+      nb = na = 0;
+      for (int p = 0; p < npos; p++) {
+        double v = dense[slot[p] + (size_t)k * npos];
+        if (x[p] <= xnew[i] && x[p + npos] <= xnew[i + m]) { nb++; up = fmin(up, v); }
+        if (x[p] >= xnew[i] && x[p + npos] >= xnew[i + m]) { na++; lo = fmax(lo, v); }
+      }
+      if (!nb && !na) up = lo = clim[k];
+      if (cdf_value(&out, k, 2 * i) != up || cdf_value(&out, k, 2 * i + 1) != lo) bad++;
+    }
+    double want_lambda = nb && na ? 0.5 : (na ? 1 : 0);
+    if (lambda[i] != want_lambda) bad++;
+  }
+  CHECK(bad == 0, "poset predictions differ from brute force in %d places", bad);
+  gpuiso_cdf_runs_free(&fit);
+  gpuiso_cdf_runs_free(&out);
+  free(x); free(slot); free(dense); free(xnew); free(lambda);
+}
+
+/* Interrupts and progress of the poset fit: rounds end in polls; a stop at any poll returns
+ * GPUISO_E_INTERRUPT with the output freed; progress rises within (0, 1). */
+static int poll_count(void *ctx) {
+  int *left = ctx;
+  return (*left)-- == 0;
+}
+static void record_progress(void *ctx, double done) {
+  double *last = ctx;
+  if (!(done > last[0] && done < 1)) last[1] = 1; /* a fraction out of order */
+  last[0] = done;
+}
+static void test_poset_interrupt(void) {
+  int npos = 20000, nthr = 12;
+  double *x = malloc(npos * sizeof *x);
+  int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
+  for (int p = 0; p < npos; p++) {
+    x[p] = p;
+    pos[p] = p;
+    slot[p] = p;
+    thr[p] = (int32_t)((int64_t)p * nthr / npos); /* y rises with x: two cuts a threshold */
+  }
+  gpuiso_poset g;
+  gpuiso_opts o = options(0, 1);
+  gpuiso_poset_reduce(npos, 1, x, &o, &g, NULL);
+  int never = -1;
+  gpuiso_interrupt counter = {poll_count, &never};
+  o.interrupt = &counter;
+  double last[2] = {0, 0};
+  gpuiso_progress pr = {record_progress, last};
+  gpuiso_cdf_runs r;
+  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, &pr, &r, NULL) == GPUISO_OK, "fit failed");
+  int polls = -1 - never;
+  CHECK(polls >= 2, "only %d polls in a fit of %d thresholds", polls, nthr);
+  CHECK(last[1] == 0 && last[0] > 0, "progress out of order or never reported");
+  gpuiso_cdf_runs_free(&r);
+  for (int stop = 0; stop < polls; stop++) {
+    int left = stop;
+    gpuiso_interrupt at = {poll_count, &left};
+    o.interrupt = &at;
+    gpuiso_error e;
+    gpuiso_status st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, &e);
+    CHECK(st == GPUISO_E_INTERRUPT && e.status == st && r.offset == NULL && r.start == NULL,
+          "interrupt at poll %d of %d: status %d", stop, polls, (int)st);
+  }
+  gpuiso_poset_free(&g);
+  free(x); free(pos); free(thr); free(slot);
+}
+
 int main(void) {
   srand(20261129);
   test_crps_wide();
@@ -183,6 +476,11 @@ int main(void) {
   test_queries(3);
   test_queries(40);
   test_queries(400);
+  test_poset_reduce();
+  test_poset_antitonic();
+  test_poset_fit();
+  test_poset_predict();
+  test_poset_interrupt();
   printf("ctest: %d passed, %d failed (idr)\n", passed, failed);
   return failed != 0;
 }

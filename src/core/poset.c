@@ -1,0 +1,129 @@
+/* The transitive reduction of the componentwise order of distinct points (see gpuiso_poset in
+ * gpuiso.h), computed once per IDR fit.
+ *
+ * The points are sorted lexicographically, so the points greater than p all come after it. Going
+ * through them in that order, q covers p unless a cover c of p already found lies below q: a
+ * point r strictly between p and q lies above some cover c of p (a least point of the interval
+ * from p to r), and c comes before q. The cost is the comparisons of all pairs, O(npos^2 d), plus
+ * those of each comparable pair with the covers found so far. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Point p <= point q componentwise (rows of the row-major npos x d matrix xr). */
+static int below(const double *xr, int64_t d, int64_t p, int64_t q) {
+  const double *a = xr + p * d, *b = xr + q * d;
+  for (int64_t j = 0; j < d; j++)
+    if (a[j] > b[j]) return 0;
+  return 1;
+}
+
+/* A growable list of pairs (point, cover). */
+typedef struct {
+  int64_t n, cap;
+  int32_t *from, *to;
+} pair_list;
+
+static int pairs_push(pair_list *l, int32_t from, int32_t to) {
+  if (l->n == l->cap) {
+    int64_t cap = l->cap ? 2 * l->cap : 4096;
+    int32_t *f = realloc(l->from, (size_t)cap * sizeof *f);
+    if (!f) return 0;
+    l->from = f;
+    int32_t *t = realloc(l->to, (size_t)cap * sizeof *t);
+    if (!t) return 0;
+    l->to = t;
+    l->cap = cap;
+  }
+  l->from[l->n] = from;
+  l->to[l->n++] = to;
+  return 1;
+}
+
+/* Appends the covers of p to l; scratch holds npos entries. */
+static int covers_of(const double *xr, int64_t npos, int64_t d, int64_t p, int32_t *scratch,
+                     pair_list *l) {
+  int64_t nc = 0;
+  for (int64_t q = p + 1; q < npos; q++) {
+    if (!below(xr, d, p, q)) continue;
+    int covered = 0;
+    for (int64_t c = 0; c < nc && !covered; c++) covered = below(xr, d, scratch[c], q);
+    if (covered) continue;
+    scratch[nc++] = (int32_t)q;
+    if (!pairs_push(l, (int32_t)p, (int32_t)q)) return 0;
+  }
+  return 1;
+}
+
+void gpuiso_poset_free(gpuiso_poset *g) {
+  free(g->first);
+  free(g->cover);
+  g->first = NULL;
+  g->cover = NULL;
+}
+
+gpuiso_status gpuiso_poset_reduce(int64_t npos, int64_t d, const double *x, const gpuiso_opts *opt,
+                                  gpuiso_poset *out, gpuiso_error *err) {
+  memset(out, 0, sizeof *out);
+  out->npos = npos;
+  gpuiso_error e = {GPUISO_OK, -1, -1, ""};
+  if (npos < 1 || d < 1 || npos > INT32_MAX) {
+    e.status = GPUISO_E_INTERNAL;
+    if (err) *err = e;
+    return e.status;
+  }
+  int nth = resolve_threads(opt, npos * npos);
+  double *xr = malloc((size_t)(npos * d) * sizeof *xr);
+  pair_list *lists = calloc((size_t)nth, sizeof *lists);
+  int32_t *scratch = malloc((size_t)nth * (size_t)npos * sizeof *scratch);
+  out->first = calloc((size_t)npos + 1, sizeof *out->first);
+  int failed = !xr || !lists || !scratch || !out->first;
+  if (!failed) {
+    for (int64_t p = 0; p < npos; p++)
+      for (int64_t j = 0; j < d; j++) xr[p * d + j] = x[p + j * npos];
+  }
+  /* rows per round between interrupt polls: a row compares with all later points */
+  int64_t per_round = GPUISO_POLL_EVERY / (npos * d) + 1;
+  for (int64_t p0 = 0; !failed && p0 < npos; p0 += per_round) {
+    int64_t p1 = p0 + per_round < npos ? p0 + per_round : npos;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : failed)
+#endif
+    for (int64_t p = p0; p < p1; p++) {
+      int t = thread_num();
+      if (!covers_of(xr, npos, d, p, scratch + (size_t)t * (size_t)npos, &lists[t])) failed = 1;
+    }
+    if (!failed && p1 < npos && poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
+    if (e.status != GPUISO_OK) break;
+  }
+  if (failed) e.status = GPUISO_E_NOMEM;
+  if (e.status == GPUISO_OK) {
+    int64_t total = 0;
+    for (int t = 0; t < nth; t++) {
+      total += lists[t].n;
+      for (int64_t i = 0; i < lists[t].n; i++) out->first[lists[t].from[i] + 1]++;
+    }
+    for (int64_t p = 0; p < npos; p++) out->first[p + 1] += out->first[p];
+    out->cover = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->cover);
+    int64_t *at = malloc((size_t)npos * sizeof *at);
+    if (!out->cover || !at) {
+      e.status = GPUISO_E_NOMEM;
+    } else {
+      memcpy(at, out->first, (size_t)npos * sizeof *at);
+      for (int t = 0; t < nth; t++)
+        for (int64_t i = 0; i < lists[t].n; i++) out->cover[at[lists[t].from[i]]++] = lists[t].to[i];
+    }
+    free(at);
+  }
+  for (int t = 0; lists && t < nth; t++) {
+    free(lists[t].from);
+    free(lists[t].to);
+  }
+  free(lists);
+  free(scratch);
+  free(xr);
+  if (e.status != GPUISO_OK) gpuiso_poset_free(out);
+  if (err) *err = e;
+  return e.status;
+}
