@@ -26,7 +26,13 @@ foreign_expressions <- quote(list(
   dollar = fit$thresholds, element_fit = fit[["cdf"]], subset_fit = fit[c("X", "weights")],
   as_matrix = as.matrix(fit), print_pred = utils::capture.output(print(pred)),
   print_fit = utils::capture.output(print(fit)), str = utils::capture.output(utils::str(pred)),
-  summary_fit = utils::capture.output(summary(fit)),
+  summary_fit = utils::capture.output(summary(fit)), combine = c(pred, pred),
+  as_data_frame = tryCatch(as.data.frame(pred), error = function(e) "an error"),
+  plot_fit = local({
+    grDevices::pdf(NULL)
+    on.exit(grDevices::dev.off())
+    tryCatch(plot(fit), error = conditionMessage)
+  }),
   predict = tryCatch(stats::predict(fit), error = conditionMessage),
   plot = local({
     grDevices::pdf(NULL)
