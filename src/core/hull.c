@@ -13,7 +13,7 @@
 #define HULL_DEFAULT_CHUNK 1024
 #define HULL_DEFAULT_CAP 64
 
-/* Validates the chunk's elements and sums them (double-double, from rounded products w * y). The
+/* Validates the chunk's elements and sums them (double-double, from exact products w * y). The
  * weights are scaled by a power of two, which changes no slope and, with the largest weight
  * near 1, keeps tiny weights from underflowing in the orientation tests. */
 static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to,
@@ -40,18 +40,24 @@ static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C,
   }
 }
 
-/* The lower hull of the chunk's points start + (running sums), by monotone chain; returns the
- * number of vertices written to vert and index. */
+/* The lower hull of the chunk's points start + (running sums), by monotone chain deciding on the
+ * steps between vertices (edge: scratch for C + 1 of them); returns the number of vertices
+ * written to vert and index, and the slope of each edge of the hull to level, at the vertex it
+ * ends at. */
 static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
                           double scale, double sign, hull_point start, hull_point *vert,
-                          int64_t *index) {
+                          int64_t *index, double *level, hull_point *edge) {
   int64_t h = 0;
-  hull_point p = start;
+  hull_point p = start, step = {{0, 0}, {0, 0}};
   for (int64_t k = from;; k++) {
-    h = hull_push(vert, index, h, p, k, k > from && w && w[k - 1] == 0);
+    h = hull_push_steps(vert, edge, index, h, p, step, k, k > from && w && w[k - 1] == 0);
     if (k == to) break;
-    p = hull_advance(p, y[k], w ? w[k] * scale : 1.0, sign);
+    double wk = w ? w[k] * scale : 1.0;
+    step = hull_step(y[k], wk, sign);
+    p = hull_advance(p, y[k], wk, sign);
   }
+  level[0] = NAN; /* no edge of the chunk ends at its first vertex */
+  for (int64_t i = 1; i < h; i++) level[i] = hull_quotient(edge[i].s, edge[i].w);
   return h;
 }
 
@@ -83,10 +89,11 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   hull_point *starts = malloc((size_t)m * sizeof *starts);
   hull_point *vert = malloc((size_t)m * (size_t)(C + 1) * sizeof *vert);
   int64_t *index = malloc((size_t)m * (size_t)(C + 1) * sizeof *index);
+  double *level = malloc((size_t)m * (size_t)(C + 1) * sizeof *level);
   hull_segment *seg = malloc((size_t)m * sizeof *seg);
   int64_t *nseg = malloc((size_t)m * sizeof *nseg);
   gpuiso_status s = GPUISO_OK;
-  if (!tot || !starts || !vert || !index || !seg || !nseg) {
+  if (!tot || !starts || !vert || !index || !level || !seg || !nseg) {
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
     goto done;
@@ -131,8 +138,8 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
       goto done;
     }
     starts[j] = run;
-    run.w = dd_add(run.w, tot[j].w);
-    run.s = dd_add(run.s, tot[j].s);
+    hull_point total = {tot[j].w, tot[j].s};
+    run = hull_point_add(run, total);
     sum_abs += tot[j].sum_abs;
   }
   if (!isfinite(sum_abs) || !isfinite(run.w.hi)) {
@@ -146,20 +153,35 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     goto done;
   }
 
+  int nomem = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
+#pragma omp parallel num_threads(nth) reduction(|| : nomem)
 #endif
-  for (int64_t j = 0; j < m; j++) {
-    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
-                           index + j * (C + 1));
-    hull_segment g = {j, 0, h - 1};
-    seg[j] = g;
-    nseg[j] = 1;
+  {
+    hull_point *edge = malloc((size_t)(C + 1) * sizeof *edge);
+    nomem = edge == NULL;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (int64_t j = 0; j < m; j++) {
+      if (!edge) continue;
+      int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+      int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
+                             index + j * (C + 1), level + j * (C + 1), edge);
+      hull_segment g = {j, 0, h - 1};
+      seg[j] = g;
+      nseg[j] = 1;
+    }
+    free(edge);
+  }
+  if (nomem) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+    goto done;
   }
 
   /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
-  hull_slots slots = {vert, index, C + 1};
+  hull_slots slots = {vert, index, C + 1, level};
 #ifdef GPUISO_DEBUG
   int broken = 0;
 #endif
@@ -242,6 +264,7 @@ done:
   free(starts);
   free(vert);
   free(index);
+  free(level);
   free(seg);
   free(nseg);
   return s;

@@ -14,7 +14,7 @@ typedef struct {
   int64_t bad;      /* first invalid element, or -1 */
 } chunk_total;
 
-/* Adds element (yi, wi) to the totals, from the rounded product w * y, with the weight scaled by
+/* Adds element (yi, wi) to the totals, from the exact product w * y, with the weight scaled by
  * scale (a power of two, which changes no slope) and y by sign (-1 for a decreasing fit). Returns
  * 0, adding nothing, when y is not finite or w is not finite and non-negative. */
 static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi, double scale,
@@ -24,14 +24,22 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   c->max_w = wi > c->max_w ? wi : c->max_w;
   wi *= scale;
   c->w = dd_add_d(c->w, wi);
-  c->s = dd_add_d(c->s, wi * (sign * yi));
+  c->s = dd_add_pair(c->s, dd_two_prod(wi, sign * yi));
   return 1;
+}
+
+/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
+ * the product exact as a pair. */
+static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
+  hull_point d = {{wi, 0}, dd_two_prod(wi, sign * yi)};
+  return d;
 }
 
 /* The point after p, past an element (yi, wi) whose weight is already scaled. */
 static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
-  p.w = dd_add_d(p.w, wi);
-  p.s = dd_add_d(p.s, wi * (sign * yi));
+  hull_point d = hull_step(yi, wi, sign);
+  p.w = dd_add_d(p.w, d.w.hi);
+  p.s = dd_add_pair(p.s, d.s);
   return p;
 }
 
@@ -39,27 +47,47 @@ static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double 
  * in vert and index, and returns the new count. Collinear middle points are dropped. repeat: the
  * element before p weighs zero, so p is the last vertex's point again; the vertex takes the later
  * index, so that the element lies under the edge on its left and joins the block there, as in
- * the PAV engine. */
-static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
-                                          hull_point p, int64_t k, int repeat) {
+ * the PAV engine.
+ *
+ * With edge (else NULL), the turns are decided on the steps between vertices rather than on the
+ * points: edge[i] is vertex i less vertex i - 1, the sum of the steps of the elements between
+ * (step: the one of the element before p), summed again as vertices are dropped. These keep
+ * their precision when the points' own sums dwarf them (wide ranges of weights or values), as
+ * PAV's block sums do. */
+static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *edge, int64_t *index,
+                                                int64_t h, hull_point p, hull_point step,
+                                                int64_t k, int repeat) {
   if (repeat) {
     index[h - 1] = k;
     return h;
   }
-  while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
+  while (h >= 2 && (edge ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) <= 0) {
+    if (edge) step = hull_point_add(edge[h - 1], step);
+    h--;
+  }
   vert[h] = p;
+  if (edge) edge[h] = step;
   index[h] = k;
   return h + 1;
 }
 
+/* hull_push_steps deciding on the points alone. */
+static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
+                                          hull_point p, int64_t k, int repeat) {
+  hull_point none = {{0, 0}, {0, 0}};
+  return hull_push_steps(vert, NULL, index, h, p, none, k, repeat);
+}
+
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
- * their level, sign times the edge's slope (unclipped). */
+ * their level, sign times the edge's slope (unclipped): the chunk's own, from its steps, where
+ * the slots carry levels and the edge is one of the chunk's hull. */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
   *end = hull_index(v, root, r);
+  if (v->level && r.t == q.t) return sign * v->level[root[r.t].chunk * v->slot + r.p];
   return sign * hull_slope(hull_at(v, root, q), hull_at(v, root, r));
 }
 
