@@ -7,6 +7,14 @@
 
 #include "merge.h"
 
+/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
+ * the product exact as a pair. */
+static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
+  double v = sign * yi, p = wi * v;
+  hull_point d = {{wi, 0}, {p, wi == 1 ? 0.0 : fma(wi, v, -p)}}; /* no fma where unweighted */
+  return d;
+}
+
 typedef struct {
   dd w, s;          /* the chunk's totals */
   double sum_abs;   /* of w * |y| */
@@ -24,15 +32,8 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   c->max_w = wi > c->max_w ? wi : c->max_w;
   wi *= scale;
   c->w = dd_add_d(c->w, wi);
-  c->s = dd_add_pair(c->s, dd_two_prod(wi, sign * yi));
+  c->s = dd_add_pair(c->s, hull_step(yi, wi, sign).s);
   return 1;
-}
-
-/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
- * the product exact as a pair. */
-static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
-  hull_point d = {{wi, 0}, dd_two_prod(wi, sign * yi)};
-  return d;
 }
 
 /* The point after p, past an element (yi, wi) whose weight is already scaled. */
