@@ -40,10 +40,11 @@ static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C,
   }
 }
 
-/* The lower hull of the chunk's points start + (running sums), by monotone chain deciding on the
+/* The lower hull of the chunk's points start + (running sums), by monotone chain keeping the
  * steps between vertices (edge: scratch for C + 1 of them); returns the number of vertices
  * written to vert and index, and the slope of each edge of the hull to level, at the vertex it
- * ends at. */
+ * ends at: from the points where they hold the edge's step (the arithmetic of the chain without
+ * steps, so of the CUDA kernels), else from the step. */
 static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
                           double scale, double sign, hull_point start, hull_point *vert,
                           int64_t *index, double *level, hull_point *edge) {
@@ -57,7 +58,9 @@ static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_
     p = hull_advance(p, y[k], wk, sign);
   }
   level[0] = NAN; /* no edge of the chunk ends at its first vertex */
-  for (int64_t i = 1; i < h; i++) level[i] = hull_quotient(edge[i].s, edge[i].w);
+  for (int64_t i = 1; i < h; i++)
+    level[i] = hull_points_hold(vert[i - 1], vert[i], edge[i]) ? hull_slope(vert[i - 1], vert[i])
+                                                               : hull_quotient(edge[i].s, edge[i].w);
   return h;
 }
 

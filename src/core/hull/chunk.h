@@ -50,11 +50,12 @@ static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double 
  * index, so that the element lies under the edge on its left and joins the block there, as in
  * the PAV engine.
  *
- * With edge (else NULL), the turns are decided on the steps between vertices rather than on the
- * points: edge[i] is vertex i less vertex i - 1, the sum of the steps of the elements between
- * (step: the one of the element before p), summed again as vertices are dropped. These keep
- * their precision when the points' own sums dwarf them (wide ranges of weights or values), as
- * PAV's block sums do. */
+ * With edge (else NULL), the chain also keeps the steps between vertices: edge[i] is vertex i
+ * less vertex i - 1, the sum of the steps of the elements between (step: the one of the element
+ * before p), summed again as vertices are dropped. These keep their precision where the points'
+ * own sums dwarf them (wide ranges of weights or values), as PAV's block sums do; a turn is
+ * decided on them where the points no longer hold the steps (hull_points_hold), else on the
+ * points, as without edge. */
 static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *edge, int64_t *index,
                                                 int64_t h, hull_point p, hull_point step,
                                                 int64_t k, int repeat) {
@@ -62,7 +63,10 @@ static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *ed
     index[h - 1] = k;
     return h;
   }
-  while (h >= 2 && (edge ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) <= 0) {
+  while (h >= 2) {
+    int on_steps = edge && !(hull_points_hold(vert[h - 2], vert[h - 1], edge[h - 1]) &&
+                             hull_points_hold(vert[h - 1], p, step));
+    if ((on_steps ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) > 0) break;
     if (edge) step = hull_point_add(edge[h - 1], step);
     h--;
   }
