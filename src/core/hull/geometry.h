@@ -14,8 +14,10 @@
 
 #ifdef __CUDACC__
 #define GPUISO_HD __host__ __device__
+#define GPUISO_COLD __noinline__
 #else
 #define GPUISO_HD
+#define GPUISO_COLD __attribute__((noinline, cold))
 #endif
 
 typedef struct {
@@ -128,8 +130,9 @@ static inline GPUISO_HD int hull_exp_cross_sign(const double *x1, int n1, const 
   return (top > 0) - (top < 0);
 }
 
-/* The exact sign of (b - a) x (c - a) for the represented points. */
-static inline GPUISO_HD int hull_orient_exact(hull_point a, hull_point b, hull_point c) {
+/* The exact sign of (b - a) x (c - a) for the represented points. Out of line (GPUISO_COLD),
+ * so that its expansions leave the filtered fast path lean. */
+static GPUISO_COLD GPUISO_HD int hull_orient_exact(hull_point a, hull_point b, hull_point c) {
   double x1[4], y1[4], x2[4], y2[4];
   int n1 = hull_exp_diff(b.w, a.w, x1), m1 = hull_exp_diff(b.s, a.s, y1);
   int n2 = hull_exp_diff(c.w, a.w, x2), m2 = hull_exp_diff(c.s, a.s, y2);
@@ -157,6 +160,17 @@ static inline GPUISO_HD int hull_orient(hull_point a, hull_point b, hull_point c
   return hull_orient_exact(a, b, c);
 }
 
+/* The exact sign of u x v for two steps, from expansions (out of line, as hull_orient_exact). */
+static GPUISO_COLD GPUISO_HD int hull_turn_exact(hull_point u, hull_point v) {
+  double x1[2], y1[2], x2[2], y2[2];
+  int n1 = 0, m1 = 0, n2 = 0, m2 = 0;
+  hull_exp_grow(x1, &n1, u.w.lo), hull_exp_grow(x1, &n1, u.w.hi);
+  hull_exp_grow(y1, &m1, u.s.lo), hull_exp_grow(y1, &m1, u.s.hi);
+  hull_exp_grow(x2, &n2, v.w.lo), hull_exp_grow(x2, &n2, v.w.hi);
+  hull_exp_grow(y2, &m2, v.s.lo), hull_exp_grow(y2, &m2, v.s.hi);
+  return hull_exp_cross_sign(x1, n1, y1, m1, x2, n2, y2, m2);
+}
+
 /* The sign of the cross product u x v = u.w v.s - u.s v.w of two steps of the diagram (vectors
  * between points, held as pairs): positive when v turns left of u, so that the point between
  * them is a vertex of the lower hull. Filter on the high parts, each within u of its pair (the
@@ -165,13 +179,7 @@ static inline GPUISO_HD int hull_orient(hull_point a, hull_point b, hull_point c
 static inline GPUISO_HD int hull_turn(hull_point u, hull_point v) {
   double l = u.w.hi * v.s.hi, r = u.s.hi * v.w.hi, det = l - r, mag = fabs(l) + fabs(r);
   if (hull_filter_range(mag) && (det > 1e-15 * mag || det < -1e-15 * mag)) return det > 0 ? 1 : -1;
-  double x1[2], y1[2], x2[2], y2[2];
-  int n1 = 0, m1 = 0, n2 = 0, m2 = 0;
-  hull_exp_grow(x1, &n1, u.w.lo), hull_exp_grow(x1, &n1, u.w.hi);
-  hull_exp_grow(y1, &m1, u.s.lo), hull_exp_grow(y1, &m1, u.s.hi);
-  hull_exp_grow(x2, &n2, v.w.lo), hull_exp_grow(x2, &n2, v.w.hi);
-  hull_exp_grow(y2, &m2, v.s.lo), hull_exp_grow(y2, &m2, v.s.hi);
-  return hull_exp_cross_sign(x1, n1, y1, m1, x2, n2, y2, m2);
+  return hull_turn_exact(u, v);
 }
 
 /* Whether b - a, from the points' pairs in doubles, is within 2^-40 of d in both coordinates:
