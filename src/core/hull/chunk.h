@@ -50,12 +50,11 @@ static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double 
  * index, so that the element lies under the edge on its left and joins the block there, as in
  * the PAV engine.
  *
- * With edge (else NULL), the chain also keeps the steps between vertices: edge[i] is vertex i
- * less vertex i - 1, the sum of the steps of the elements between (step: the one of the element
- * before p), summed again as vertices are dropped. These keep their precision where the points'
- * own sums dwarf them (wide ranges of weights or values), as PAV's block sums do; a turn is
- * decided on them where the points no longer hold the steps (hull_points_hold), else on the
- * points, as without edge. */
+ * With edge (else NULL), the turns are decided on the steps between vertices rather than on the
+ * points: edge[i] is vertex i less vertex i - 1, the sum of the steps of the elements between
+ * (step: the one of the element before p), summed again as vertices are dropped. These keep
+ * their precision where the points' own sums dwarf them (wide ranges of weights or values), as
+ * PAV's block sums do. */
 static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *edge, int64_t *index,
                                                 int64_t h, hull_point p, hull_point step,
                                                 int64_t k, int repeat) {
@@ -63,10 +62,7 @@ static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *ed
     index[h - 1] = k;
     return h;
   }
-  while (h >= 2) {
-    int on_steps = edge && !(hull_points_hold(vert[h - 2], vert[h - 1], edge[h - 1]) &&
-                             hull_points_hold(vert[h - 1], p, step));
-    if ((on_steps ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) > 0) break;
+  while (h >= 2 && (edge ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) <= 0) {
     if (edge) step = hull_point_add(edge[h - 1], step);
     h--;
   }
@@ -86,14 +82,14 @@ static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int6
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
  * their level, sign times the edge's slope (unclipped): the chunk's own, from its steps, where
- * the slots carry levels and the edge is one of the chunk's hull. */
+ * the slots carry a level (not NaN) for the edge, one of the chunk's hull. */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
   *end = hull_index(v, root, r);
-  if (v->level && r.t == q.t) return sign * v->level[root[r.t].chunk * v->slot + r.p];
-  return sign * hull_slope(hull_at(v, root, q), hull_at(v, root, r));
+  double level = v->level && r.t == q.t ? v->level[root[r.t].chunk * v->slot + r.p] : NAN;
+  return sign * (isnan(level) ? hull_slope(hull_at(v, root, q), hull_at(v, root, r)) : level);
 }
 
 /* Whether element i, the first under the edge from vertex q of the root list, starts one of the

@@ -182,15 +182,6 @@ static inline GPUISO_HD int hull_turn(hull_point u, hull_point v) {
   return hull_turn_exact(u, v);
 }
 
-/* Whether b - a, from the points' pairs in doubles, is within 2^-40 of d in both coordinates:
- * the points then carry the step between them to far more than the output's precision, and
- * decisions on them agree with decisions on the steps. */
-static inline GPUISO_HD int hull_points_hold(hull_point a, hull_point b, hull_point d) {
-  double dw = (b.w.hi - a.w.hi) + (b.w.lo - a.w.lo) - d.w.hi;
-  double ds = (b.s.hi - a.s.hi) + (b.s.lo - a.s.lo) - d.s.hi;
-  return fabs(dw) <= 0x1p-40 * fabs(d.w.hi) && fabs(ds) <= 0x1p-40 * fabs(d.s.hi);
-}
-
 /* The quotient s / w of two pairs, corrected by its remainder: within about one rounding. */
 static inline GPUISO_HD double hull_quotient(dd s, dd w) {
   double q = s.hi / w.hi;
