@@ -43,18 +43,6 @@ static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C,
   }
 }
 
-/* Whether the chunk's points, double-double sums, may not hold the steps between them to about
- * 1e-12 of the output: a sum of up to 2^10 terms errs by at most about 2^-94 of the largest
- * magnitude it reaches (the chunk's end for the weights, its start and sum of w |y| for the
- * products), and the step of one element is at least its weight, the smallest min_w. Data of
- * ordinary ranges (weights within e^+-8 of each other, values not far above the weights' scale
- * times 2^50) stay on the points, the CUDA kernels' arithmetic. */
-static int chunk_is_wide(hull_point start, const chunk_total *t, double min_w, double scale) {
-  double w_end = start.w.hi + t->w.hi, s_max = fabs(start.s.hi) + t->sum_abs * scale;
-  double reach = w_end > s_max ? w_end : s_max;
-  return min_w * scale < 0x1p-50 * reach;
-}
-
 /* The lower hull of the chunk's points start + (running sums), by monotone chain: on the steps
  * between vertices where edge (scratch for C + 1 of them) is given, else on the points. Returns
  * the number of vertices written to vert and index, and to level the slope of each edge of the
@@ -179,7 +167,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
 #pragma omp for schedule(dynamic, 16)
 #endif
     for (int64_t j = 0; j < m; j++) {
-      int wide = chunk_is_wide(starts[j], &tot[j], min_w[j], scale);
+      int wide = hull_chunk_is_wide(starts[j], &tot[j], min_w[j], scale);
       if (wide && !edge) edge = malloc((size_t)(C + 1) * sizeof *edge);
       if (wide && !edge) {
         nomem = 1;

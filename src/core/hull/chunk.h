@@ -36,6 +36,20 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   return 1;
 }
 
+/* Whether the points of a chunk (start, totals t, smallest positive weight min_w, unscaled) may
+ * not hold the steps between them to about 1e-12 of the output, so that its chain must decide
+ * on the steps (hull_push_steps with edge): a double-double sum of up to 2^10 terms errs by at
+ * most about 2^-94 of the largest magnitude it reaches (the chunk's end for the weights, its
+ * start and sum of w |y| for the products), and the step of one element is at least its
+ * weight. Data of ordinary ranges (weights within e^+-8 of each other, values not far above the
+ * weights' scale times 2^50) stay on the points. */
+static inline GPUISO_HD int hull_chunk_is_wide(hull_point start, const chunk_total *t,
+                                               double min_w, double scale) {
+  double w_end = start.w.hi + t->w.hi, s_max = fabs(start.s.hi) + t->sum_abs * scale;
+  double reach = w_end > s_max ? w_end : s_max;
+  return min_w * scale < 0x1p-50 * reach;
+}
+
 /* The point after p, past an element (yi, wi) whose weight is already scaled. */
 static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
   hull_point d = hull_step(yi, wi, sign);
