@@ -13,7 +13,7 @@
 #define HULL_DEFAULT_CHUNK 1024
 #define HULL_DEFAULT_CAP 64
 
-/* Validates the chunk's elements and sums them (double-double, from exact products w * y). The
+/* Validates the chunk's elements and sums them (double-double, from rounded products w * y). The
  * weights are scaled by a power of two, which changes no slope and, with the largest weight
  * near 1, keeps tiny weights from underflowing in the orientation tests. */
 static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to,

@@ -22,7 +22,7 @@ typedef struct {
   int64_t bad;      /* first invalid element, or -1 */
 } chunk_total;
 
-/* Adds element (yi, wi) to the totals, from the exact product w * y, with the weight scaled by
+/* Adds element (yi, wi) to the totals, from the rounded product w * y (as hull_advance), with the weight scaled by
  * scale (a power of two, which changes no slope) and y by sign (-1 for a decreasing fit). Returns
  * 0, adding nothing, when y is not finite or w is not finite and non-negative. */
 static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi, double scale,
@@ -32,7 +32,7 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   c->max_w = wi > c->max_w ? wi : c->max_w;
   wi *= scale;
   c->w = dd_add_d(c->w, wi);
-  c->s = dd_add_pair(c->s, hull_step(yi, wi, sign).s);
+  c->s = dd_add_d(c->s, wi * (sign * yi));
   return 1;
 }
 
@@ -50,11 +50,14 @@ static inline GPUISO_HD int hull_chunk_is_wide(hull_point start, const chunk_tot
   return min_w * scale < 0x1p-50 * reach;
 }
 
-/* The point after p, past an element (yi, wi) whose weight is already scaled. */
+/* The point after p, past an element (yi, wi) whose weight is already scaled. The product is
+ * rounded: the points are then sums of doubles, exact in any order of summation where they span
+ * at most 106 bits (ordinary data), so that a row's kernels, whatever their order, and the CPU
+ * engine take the same decisions on them; the steps (hull_step), for wide ranges, keep the
+ * product exact. */
 static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
-  hull_point d = hull_step(yi, wi, sign);
-  p.w = dd_add_d(p.w, d.w.hi);
-  p.s = dd_add_pair(p.s, d.s);
+  p.w = dd_add_d(p.w, wi);
+  p.s = dd_add_d(p.s, wi * (sign * yi));
   return p;
 }
 

@@ -51,15 +51,6 @@ static inline GPUISO_HD dd dd_add_d(dd a, double b) {
   return r;
 }
 
-/* a + p for a pair p (an exact product, a step of the diagram): dd_add_d with p's low part
- * added to the low parts, within a few 2^-106 of |a| + |p|. */
-static inline GPUISO_HD dd dd_add_pair(dd a, dd p) {
-  dd s = dd_two_sum(a.hi, p.hi);
-  double lo = s.lo + (a.lo + p.lo), hi = s.hi + lo;
-  dd r = {hi, lo - (hi - s.hi)};
-  return r;
-}
-
 /* A point of the diagram: W (summed weight) and S (summed weight * y). */
 typedef struct {
   dd w, s;
