@@ -28,7 +28,7 @@ extern "C" { /* for the CUDA engine (src/cuda), compiled as C++ */
 
 /* An entry of the PAV stack: a pooled block, or (weight 0) a run of untouched elements. */
 typedef struct {
-  double sum, lo, weight; /* sum of w * y (a double-double pair) and of w; weight 0 marks a run */
+  double sum, weight; /* sum of w * y and of w; weight 0 marks a run */
   int64_t start;
 } pav_block;
 

@@ -69,29 +69,15 @@ static int products_safe(double max_abs_y, double total_weight, double min_abs_y
          (min_abs_y == INFINITY || 0x1p-52 * min_abs_y * min_weight * min_weight > PRODUCT_TINY);
 }
 
-/* The low part of the product y * w: y * w + product_lo(y, w) is exact. */
-static GPUISO_ALWAYS_INLINE double product_lo(double y, double w, double yw, const int weighted) {
-  return weighted ? fma(y, w, -yw) : 0.0;
-}
-
-/* sum + lo + a + a_lo into (sum, lo): the sum is a two-sum, its error and the low parts go to lo,
- * so that sum + lo stays a double-double sum of the products, and cancellation in a block (large
- * values of both signs, a small mean) keeps the small mean's digits. */
-static GPUISO_ALWAYS_INLINE void add_pair(double *sum, double *lo, double a, double a_lo) {
-  double t = *sum + a, b = t - *sum;
-  *lo += ((*sum - (t - b)) + (a - b)) + a_lo;
-  *sum = t;
-}
-
-/* Pools the block (sum + lo, weight, s) with the entries on top of the stack while they violate
- * the order, then pushes it, renormalised. Returns the new top. */
+/* Pools the block (sum, weight, s) with the entries on top of the stack while they violate the
+ * order, then pushes it. Returns the new top. */
 static GPUISO_ALWAYS_INLINE int64_t push_block(const double *y, const double *w, pav_block *st,
-                                               int64_t k, double sum, double lo, double weight,
-                                               int64_t s, const int weighted,
-                                               const int increasing, const int guarded) {
+                                               int64_t k, double sum, double weight, int64_t s,
+                                               const int weighted, const int increasing,
+                                               const int guarded) {
   for (;;) {
-    while (k >= 0 && st[k].weight != 0 && violates(st[k].sum, st[k].weight, sum + lo, weight, increasing, guarded)) {
-      add_pair(&sum, &lo, st[k].sum, st[k].lo);
+    while (k >= 0 && st[k].weight != 0 && violates(st[k].sum, st[k].weight, sum, weight, increasing, guarded)) {
+      sum += st[k].sum;
       weight += st[k].weight;
       s = st[k].start;
       k--;
@@ -100,16 +86,15 @@ static GPUISO_ALWAYS_INLINE int64_t push_block(const double *y, const double *w,
     int64_t run_start = st[k].start;
     while (s > run_start) {
       double wk = weighted ? w[s - 1] : 1.0, sk = y[s - 1] * wk;
-      if (!violates(sk, wk, sum + lo, weight, increasing, guarded)) break;
-      add_pair(&sum, &lo, sk, product_lo(y[s - 1], wk, sk, weighted));
+      if (!violates(sk, wk, sum, weight, increasing, guarded)) break;
+      sum += sk;
       weight += wk;
       s--;
     }
     if (s > run_start) break;
     k--;
   }
-  double hi = sum + lo, b = hi - sum;
-  pav_block merged = {hi, (sum - (hi - b)) + (lo - b), weight, s};
+  pav_block merged = {sum, weight, s};
   st[++k] = merged;
   return k;
 }
@@ -121,16 +106,14 @@ static GPUISO_ALWAYS_INLINE int64_t push_element(const double *y, const double *
   double yi = y[i], wi = weighted ? w[i] : 1.0;
   if (st[k].weight == 0) {
     if (!violates(y[i - 1], 1, yi, 1, increasing, guarded)) return k; /* the run goes on */
-    return push_block(y, w, st, k, yi * wi, product_lo(yi, wi, yi * wi, weighted), wi, i,
-                      weighted, increasing, guarded);
+    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing, guarded);
   }
   if (violates(st[k].sum, st[k].weight, yi, 1, increasing, guarded))
-    return push_block(y, w, st, k, yi * wi, product_lo(yi, wi, yi * wi, weighted), wi, i,
-                      weighted, increasing, guarded);
+    return push_block(y, w, st, k, yi * wi, wi, i, weighted, increasing, guarded);
   /* yi stays apart; after an unmerged element the two start a run (branch-free: the same
    * stores either way). */
   int run = st[k].start == i - 1;
-  pav_block single = {yi * wi, product_lo(yi, wi, yi * wi, weighted), wi, i};
+  pav_block single = {yi * wi, wi, i};
   st[k + 1] = single;
   st[k].weight = run ? 0.0 : st[k].weight;
   return k + !run;
@@ -140,8 +123,7 @@ static GPUISO_ALWAYS_INLINE int64_t push_element(const double *y, const double *
  * the run's last element becomes a pooled block of its own that does. */
 static int64_t absorb_zero(const double *y, const double *w, pav_block *st, int64_t k, int64_t i) {
   if (k >= 0 && st[k].weight == 0) {
-    double yw = y[i - 1] * w[i - 1];
-    pav_block last = {yw, product_lo(y[i - 1], w[i - 1], yw, 1), w[i - 1], i - 1};
+    pav_block last = {y[i - 1] * w[i - 1], w[i - 1], i - 1};
     if (st[k].start < i - 1) k++;
     st[k] = last;
   }
@@ -153,11 +135,11 @@ static int64_t absorb_zero(const double *y, const double *w, pav_block *st, int6
 static int64_t push_first(const double *y, const double *w, pav_block *st, int64_t i,
                           int64_t first_start) {
   if (first_start < 0 || first_start == i) {
-    pav_block run = {0, 0, 0, i};
+    pav_block run = {0, 0, i};
     st[0] = run;
   } else {
     double wi = w ? w[i] : 1.0;
-    pav_block block = {y[i] * wi, product_lo(y[i], wi, y[i] * wi, w != NULL), wi, first_start};
+    pav_block block = {y[i] * wi, wi, first_start};
     st[0] = block;
   }
   return 0;
@@ -224,20 +206,19 @@ static int64_t push_entry(const double *y, const double *w, int increasing, int 
                           pav_block *st, int64_t k, pav_block e, int64_t end) {
   int weighted = w != NULL;
   if (e.weight != 0)
-    return push_block(y, w, st, k, e.sum, e.lo, e.weight, e.start, weighted, increasing, guarded);
+    return push_block(y, w, st, k, e.sum, e.weight, e.start, weighted, increasing, guarded);
   for (int64_t j = e.start; j < end; j++) {
     double yj = y[j], wj = weighted ? w[j] : 1.0;
     int top_run = st[k].weight == 0;
     if (!(top_run ? violates(y[j - 1], 1, yj, 1, increasing, guarded)
                   : violates(st[k].sum, st[k].weight, yj, 1, increasing, guarded))) {
       if (!top_run) { /* else the run on top extends over j..end */
-        pav_block run = {0, 0, 0, j};
+        pav_block run = {0, 0, j};
         st[++k] = run;
       }
       break;
     }
-    k = push_block(y, w, st, k, yj * wj, product_lo(yj, wj, yj * wj, weighted), wj, j, weighted,
-                   increasing, guarded);
+    k = push_block(y, w, st, k, yj * wj, wj, j, weighted, increasing, guarded);
   }
   return k;
 }
@@ -478,7 +459,7 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
           st[0] = e;
           st[0].start = 0;
         } else if (end - e.start > 1) { /* the run's first element took the zeros */
-          pav_block run = {0, 0, 0, e.start + 1};
+          pav_block run = {0, 0, e.start + 1};
           st[++k] = run;
         }
         continue;
