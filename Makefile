@@ -26,7 +26,7 @@ CHECK_ARGS ?= --no-manual
 BUILD_ARGS ?=
 
 DEB_PACKAGES := r-base-core r-base-dev r-cran-testthat r-cran-roxygen2 r-cran-knitr \
-	r-cran-rmarkdown r-cran-iso r-cran-bench r-cran-future r-cran-future.apply devscripts pandoc qpdf
+	r-cran-rmarkdown r-cran-iso r-cran-rmpfr r-cran-bench r-cran-future r-cran-future.apply devscripts pandoc qpdf
 
 # Run as root, or through sudo when it is available.
 SUDO := $(shell if [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)

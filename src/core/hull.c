@@ -17,41 +17,50 @@
  * weights are scaled by a power of two, which changes no slope and, with the largest weight
  * near 1, keeps tiny weights from underflowing in the orientation tests. */
 static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to,
-                            double scale, double sign) {
+                            double scale, double sign, double *min_w) {
   chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
+  double least = w ? INFINITY : 1.0;
   for (int64_t i = from; i < to; i++) {
     if (!chunk_total_add(&c, y[i], w ? w[i] : 1.0, scale, sign)) {
       c.bad = i;
       break;
     }
+    if (w && w[i] > 0 && w[i] < least) least = w[i];
   }
+  *min_w = least;
   return c;
 }
 
-/* The totals of every chunk of C elements, in parallel. */
+/* The totals of every chunk of C elements, and its smallest positive weight, in parallel. */
 static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C, int64_t m,
-                         double scale, double sign, int nth, chunk_total *tot) {
+                         double scale, double sign, int nth, chunk_total *tot, double *min_w) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
 #endif
   for (int64_t j = 0; j < m; j++) {
     int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    tot[j] = total_of(y, w, j * C, to, scale, sign);
+    tot[j] = total_of(y, w, j * C, to, scale, sign, &min_w[j]);
   }
 }
 
-/* The lower hull of the chunk's points start + (running sums), by monotone chain; returns the
- * number of vertices written to vert and index. */
+/* The lower hull of the chunk's points start + (running sums), by monotone chain: on the steps
+ * between vertices where edge (scratch for C + 1 of them) is given, else on the points. Returns
+ * the number of vertices written to vert and index, and to level the slope of each edge of the
+ * hull at the vertex it ends at: from its step with edge, else NaN (the points give it). */
 static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
                           double scale, double sign, hull_point start, hull_point *vert,
-                          int64_t *index) {
+                          int64_t *index, double *level, hull_point *edge) {
   int64_t h = 0;
-  hull_point p = start;
+  hull_point p = start, step = {{0, 0}, {0, 0}};
   for (int64_t k = from;; k++) {
-    h = hull_push(vert, index, h, p, k, k > from && w && w[k - 1] == 0);
+    h = hull_push_steps(vert, edge, index, h, p, step, k, k > from && w && w[k - 1] == 0);
     if (k == to) break;
-    p = hull_advance(p, y[k], w ? w[k] * scale : 1.0, sign);
+    double wk = w ? w[k] * scale : 1.0;
+    if (edge) step = hull_step(y[k], wk, sign);
+    p = hull_advance(p, y[k], wk, sign);
   }
+  for (int64_t i = 0; i < h; i++)
+    level[i] = edge && i > 0 ? hull_quotient(edge[i].s, edge[i].w) : NAN;
   return h;
 }
 
@@ -83,10 +92,12 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   hull_point *starts = malloc((size_t)m * sizeof *starts);
   hull_point *vert = malloc((size_t)m * (size_t)(C + 1) * sizeof *vert);
   int64_t *index = malloc((size_t)m * (size_t)(C + 1) * sizeof *index);
+  double *level = malloc((size_t)m * (size_t)(C + 1) * sizeof *level);
   hull_segment *seg = malloc((size_t)m * sizeof *seg);
   int64_t *nseg = malloc((size_t)m * sizeof *nseg);
+  double *min_w = malloc((size_t)m * sizeof *min_w);
   gpuiso_status s = GPUISO_OK;
-  if (!tot || !starts || !vert || !index || !seg || !nseg) {
+  if (!tot || !starts || !vert || !index || !level || !seg || !nseg || !min_w) {
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
     goto done;
@@ -96,7 +107,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
    * largest near 1: scaling down is exact on the totals as they are; scaling up (tiny weights)
    * forms the products again, scaled. Then the chunk starts by a scan over the totals. */
   double scale = 1;
-  chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
+  chunk_totals(y, w, n, C, m, scale, sign, nth, tot, min_w);
   double max_w = 0;
   int any_bad = 0;
   for (int64_t j = 0; j < m; j++) {
@@ -118,7 +129,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     }
   } else if (e < 0) {
     scale = ldexp(1.0, -e);
-    chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
+    chunk_totals(y, w, n, C, m, scale, sign, nth, tot, min_w);
   }
   double sum_abs = 0;
   hull_point run = {{0, 0}, {0, 0}};
@@ -131,8 +142,8 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
       goto done;
     }
     starts[j] = run;
-    run.w = dd_add(run.w, tot[j].w);
-    run.s = dd_add(run.s, tot[j].s);
+    hull_point total = {tot[j].w, tot[j].s};
+    run = hull_point_add(run, total);
     sum_abs += tot[j].sum_abs;
   }
   if (!isfinite(sum_abs) || !isfinite(run.w.hi)) {
@@ -146,20 +157,39 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     goto done;
   }
 
+  int nomem = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
+#pragma omp parallel num_threads(nth) reduction(|| : nomem)
 #endif
-  for (int64_t j = 0; j < m; j++) {
-    int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
-                           index + j * (C + 1));
-    hull_segment g = {j, 0, h - 1};
-    seg[j] = g;
-    nseg[j] = 1;
+  {
+    hull_point *edge = NULL; /* a thread's scratch, for the wide chunks it meets */
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (int64_t j = 0; j < m; j++) {
+      int wide = hull_chunk_is_wide(starts[j], &tot[j], min_w[j], scale);
+      if (wide && !edge) edge = malloc((size_t)(C + 1) * sizeof *edge);
+      if (wide && !edge) {
+        nomem = 1;
+        continue;
+      }
+      int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
+      int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
+                             index + j * (C + 1), level + j * (C + 1), wide ? edge : NULL);
+      hull_segment g = {j, 0, h - 1};
+      seg[j] = g;
+      nseg[j] = 1;
+    }
+    free(edge);
+  }
+  if (nomem) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+    goto done;
   }
 
   /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
-  hull_slots slots = {vert, index, C + 1};
+  hull_slots slots = {vert, index, C + 1, level};
 #ifdef GPUISO_DEBUG
   int broken = 0;
 #endif
@@ -242,7 +272,9 @@ done:
   free(starts);
   free(vert);
   free(index);
+  free(level);
   free(seg);
   free(nseg);
+  free(min_w);
   return s;
 }

@@ -1,5 +1,7 @@
 # The hull-merge engine beside PAV on one long row of 1e7 elements (GPUISO_BENCH_SIZES="1e7 1e8"
-# for more sizes), four families, weighted and not, on 1 and 2 threads, in the same run.
+# for more sizes), four families, unweighted, uniform weights (0.5 to 2) and extreme weights
+# (e^-8 to e^8, where more turns fall to the exact predicates), on 1 and 2 threads, in the same
+# run.
 # Run: Rscript tools/bench/hull.R
 suppressMessages(library(gpuiso))
 source(file.path("tools", "bench", "common.R"))
@@ -10,11 +12,11 @@ old <- gpuiso_threads()
 rows <- list()
 for (n in sizes) {
   set.seed(1)
-  w <- stats::runif(n, 0.5, 2)
+  weights <- list(none = NULL, uniform = stats::runif(n, 0.5, 2), extreme = exp(stats::runif(n, -8, 8)))
   for (f in families) {
     y <- make_family(f, n)
-    for (weighted in c(FALSE, TRUE)) {
-      ww <- if (weighted) w else NULL
+    for (weighted in names(weights)) {
+      ww <- weights[[weighted]]
       t <- list()
       for (threads in 1:2) {
         gpuiso_threads(threads)
@@ -29,7 +31,7 @@ for (n in sizes) {
         hull_over_pav_2 = t[[2]][["hull"]] / t[[2]][["pav"]])
     }
   }
-  rm(y, w)
+  rm(y, weights)
   invisible(gc())
 }
 gpuiso_threads(old)

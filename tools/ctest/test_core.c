@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpuiso.h"
+#include "hull/geometry.h"
 
 #include "check.h"
 
@@ -548,6 +549,45 @@ static void test_predict(void) {
   }
   double unsorted[3] = {0, 2, 1};
   CHECK(gpuiso_knot_blocks(3, unsorted, unsorted, NULL, NULL, NULL) == -1, "unsorted knots");
+/* Wide ranges and cancellation, where double-double points and sums lose the small parts: the
+ * fits of issue 11's cases, whose exact values are known, from both engines; and the hull's
+ * turns, exact on their points where the filter cannot decide. */
+static void test_precision(void) {
+  struct {
+    int n;
+    double y[3], w[3], z[3];
+  } cases[] = {
+    /* a weight of 1e-20 beside 1e20: the middle element pools with the last */
+    {3, {-0.9, 1, -0.1}, {1e20, 1e-20, 1}, {-0.9, (1e-20 - 0.1) / (1 + 1e-20), (1e-20 - 0.1) / (1 + 1e-20)}},
+    /* -1 after sums of 1e200 */
+    {3, {4e199, -1.6e200, -1}, {1, 1, 1}, {(4e199 - 1.6e200) / 2, (4e199 - 1.6e200) / 2, -1}},
+    /* (1e30 + 1 - 1e30) / 3, which double sums make 0 (the hull engine only: PAV's block sums
+     * are doubles) */
+    {3, {1e30, 1, -1e30}, {1, 1, 1}, {1.0 / 3, 1.0 / 3, 1.0 / 3}},
+  };
+  for (int c = 0; c < 3; c++) {
+    for (int hull = c == 2; hull <= 1; hull++) {
+      double z[3];
+      gpuiso_opts o = options(1, 1, 0);
+      gpuiso_error e;
+      int64_t nb;
+      gpuiso_status st = hull ? gpuiso_hull(cases[c].n, cases[c].y, cases[c].w, &o, z, NULL, &nb, &e)
+                              : gpuiso_pav(cases[c].n, cases[c].y, cases[c].w, &o, z, NULL, &nb, &e);
+      int ok = st == GPUISO_OK;
+      for (int i = 0; ok && i < cases[c].n; i++)
+        ok = fabs(z[i] - cases[c].z[i]) <= 1e-15 * (1 + fabs(cases[c].z[i]));
+      CHECK(ok, "%s, precision case %d: %.17g %.17g %.17g", hull ? "hull" : "pav", c, z[0], z[1], z[2]);
+    }
+  }
+  /* (1, 1) against the chord from (0, 0) to (2, 2 + 2^-60): below it, though the differences in
+   * doubles are collinear; and exactly on the chord to (2, 2) */
+  hull_point a = {{0, 0}, {0, 0}}, b = {{1, 0}, {1, 0}}, c1 = {{2, 0}, {2, 0x1p-60}}, c0 = {{2, 0}, {2, 0}};
+  CHECK(hull_orient(a, b, c1) == 1 && hull_orient(a, b, c0) == 0,
+        "hull_orient: %d (not 1) and %d (not 0)", hull_orient(a, b, c1), hull_orient(a, b, c0));
+  /* the slope of an edge whose rise is a low part only */
+  hull_point p = {{1e20, 1e-20}, {-9e19, 1e-20}}, q = {{1e20, 2e-20}, {-9e19, 3e-20}};
+  double slope = hull_slope(p, q);
+  CHECK(fabs(slope - 2) <= 1e-15, "hull_slope of a step below the high parts: %.17g, not 2", slope);
 }
 
 int main(void) {
@@ -561,6 +601,7 @@ int main(void) {
   test_predict();
   test_hull();
   test_edges();
+  test_precision();
   printf("ctest: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

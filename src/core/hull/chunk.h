@@ -7,6 +7,14 @@
 
 #include "merge.h"
 
+/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
+ * the product exact as a pair. */
+static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
+  double v = sign * yi, p = wi * v;
+  hull_point d = {{wi, 0}, {p, wi == 1 ? 0.0 : fma(wi, v, -p)}}; /* no fma where unweighted */
+  return d;
+}
+
 typedef struct {
   dd w, s;          /* the chunk's totals */
   double sum_abs;   /* of w * |y| */
@@ -14,7 +22,7 @@ typedef struct {
   int64_t bad;      /* first invalid element, or -1 */
 } chunk_total;
 
-/* Adds element (yi, wi) to the totals, from the rounded product w * y, with the weight scaled by
+/* Adds element (yi, wi) to the totals, from the rounded product w * y (as hull_advance), with the weight scaled by
  * scale (a power of two, which changes no slope) and y by sign (-1 for a decreasing fit). Returns
  * 0, adding nothing, when y is not finite or w is not finite and non-negative. */
 static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi, double scale,
@@ -28,7 +36,25 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   return 1;
 }
 
-/* The point after p, past an element (yi, wi) whose weight is already scaled. */
+/* Whether the points of a chunk (start, totals t, smallest positive weight min_w, unscaled) may
+ * not hold the steps between them to about 1e-12 of the output, so that its chain must decide
+ * on the steps (hull_push_steps with edge): a double-double sum of up to 2^10 terms errs by at
+ * most about 2^-94 of the largest magnitude it reaches (the chunk's end for the weights, its
+ * start and sum of w |y| for the products), and the step of one element is at least its
+ * weight. Data of ordinary ranges (weights within e^+-8 of each other, values not far above the
+ * weights' scale times 2^50) stay on the points. */
+static inline GPUISO_HD int hull_chunk_is_wide(hull_point start, const chunk_total *t,
+                                               double min_w, double scale) {
+  double w_end = start.w.hi + t->w.hi, s_max = fabs(start.s.hi) + t->sum_abs * scale;
+  double reach = w_end > s_max ? w_end : s_max;
+  return min_w * scale < 0x1p-50 * reach;
+}
+
+/* The point after p, past an element (yi, wi) whose weight is already scaled. The product is
+ * rounded: the points are then sums of doubles, exact in any order of summation where they span
+ * at most 106 bits (ordinary data), so that a row's kernels, whatever their order, and the CPU
+ * engine take the same decisions on them; the steps (hull_step), for wide ranges, keep the
+ * product exact. */
 static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
   p.w = dd_add_d(p.w, wi);
   p.s = dd_add_d(p.s, wi * (sign * yi));
@@ -39,28 +65,48 @@ static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double 
  * in vert and index, and returns the new count. Collinear middle points are dropped. repeat: the
  * element before p weighs zero, so p is the last vertex's point again; the vertex takes the later
  * index, so that the element lies under the edge on its left and joins the block there, as in
- * the PAV engine. */
-static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
-                                          hull_point p, int64_t k, int repeat) {
+ * the PAV engine.
+ *
+ * With edge (else NULL), the turns are decided on the steps between vertices rather than on the
+ * points: edge[i] is vertex i less vertex i - 1, the sum of the steps of the elements between
+ * (step: the one of the element before p), summed again as vertices are dropped. These keep
+ * their precision where the points' own sums dwarf them (wide ranges of weights or values), as
+ * PAV's block sums do. */
+static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *edge, int64_t *index,
+                                                int64_t h, hull_point p, hull_point step,
+                                                int64_t k, int repeat) {
   if (repeat) {
     index[h - 1] = k;
     return h;
   }
-  while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
+  while (h >= 2 && (edge ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) <= 0) {
+    if (edge) step = hull_point_add(edge[h - 1], step);
+    h--;
+  }
   vert[h] = p;
+  if (edge) edge[h] = step;
   index[h] = k;
   return h + 1;
 }
 
+/* hull_push_steps deciding on the points alone. */
+static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
+                                          hull_point p, int64_t k, int repeat) {
+  hull_point none = {{0, 0}, {0, 0}};
+  return hull_push_steps(vert, NULL, index, h, p, none, k, repeat);
+}
+
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
- * their level, sign times the edge's slope (unclipped). */
+ * their level, sign times the edge's slope (unclipped): the chunk's own, from its steps, where
+ * the slots carry a level (not NaN) for the edge, one of the chunk's hull. */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
   *end = hull_index(v, root, r);
-  return sign * hull_slope(hull_at(v, root, q), hull_at(v, root, r));
+  double level = v->level && r.t == q.t ? v->level[root[r.t].chunk * v->slot + r.p] : NAN;
+  return sign * (isnan(level) ? hull_slope(hull_at(v, root, q), hull_at(v, root, r)) : level);
 }
 
 /* Whether element i, the first under the edge from vertex q of the root list, starts one of the

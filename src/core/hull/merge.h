@@ -21,6 +21,8 @@ typedef struct {
   const hull_point *vert;
   const int64_t *index; /* the point index (0..n) of each vertex */
   int64_t slot;
+  const double *level;  /* or NULL: the slope of the chunk's edge that ends at each vertex, or
+                           NaN where the points give it (hull_edge) */
 } hull_slots;
 
 /* A vertex of a list: segment t of the list, position p in that segment's slot. */
