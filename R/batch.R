@@ -85,7 +85,8 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
   if (is.logical(y)) storage.mode(y) <- "double"
   if (!is.null(x)) x <- batch_x(x, y)
   backend <- resolve_device(device, length(y))
-  problems <- batch_problems(y, w, group, x)
+  # the problems laid out for the direction of each (copies of the data: only for "auto")
+  problems <- if (identical(increasing, "auto")) batch_problems(y, w, group, x)
   up <- if (identical(increasing, "auto")) {
     with(problems, rank_direction(key, y, w, problem, k))
   } else {
