@@ -549,6 +549,8 @@ static void test_predict(void) {
   }
   double unsorted[3] = {0, 2, 1};
   CHECK(gpuiso_knot_blocks(3, unsorted, unsorted, NULL, NULL, NULL) == -1, "unsorted knots");
+}
+
 /* Wide ranges and cancellation, where double-double points and sums lose the small parts: the
  * fits of issue 11's cases, whose exact values are known, from both engines; and the hull's
  * turns, exact on their points where the filter cannot decide. */
