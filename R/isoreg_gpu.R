@@ -188,7 +188,7 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   if (backend == "gpu") method <- "hull"
   fitted <- res[[1]]
   level <- if (!is.null(res[[3]])) res[[3]] else fitted
-  names(fitted) <- y_names
+  if (!is.null(y_names)) names(fitted) <- y_names # names<- would copy the fit even to set none
   structure(list(
     fitted = fitted,
     x = x, y = y, w = w,
