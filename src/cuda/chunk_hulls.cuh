@@ -53,14 +53,7 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   int64_t r = chunk_range(v, g, &from, &to);
   int64_t n = to - from;
   int lanes = short_row_lanes(n), q = (int)simt::lane();
-  short_lane me = idle_lane();
-  if (q < lanes) {
-    me.row = r, me.from = from, me.n = n, me.lanes = lanes, me.q = q;
-    me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
-    me.first = from + (int64_t)q * SIMT_WARP;
-    int64_t left = to - me.first;
-    me.count = left < 0 ? 0 : (left < SIMT_WARP ? left : SIMT_WARP);
-  }
+  short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
   lane_points(v, sh, team, me, ok, v.rows[r].scale, v.starts[g]);

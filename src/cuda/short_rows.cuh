@@ -51,12 +51,11 @@ struct short_lane {
   int64_t first, count; /* this lane's elements */
 };
 
-/* Lane q of row r, of n elements and `lanes` lanes from lane0 on. */
-template <typename T>
-static SIMT_DEVICE short_lane lane_in_row(const solver_view<T> &v, int64_t r, int64_t n, int lane0,
-                                          int lanes, int q) {
+/* Lane q of row r's elements from..from + n (the row, or a chunk of it), of `lanes` lanes from
+ * lane0 on. */
+static SIMT_DEVICE short_lane lane_in_row(int64_t r, int64_t from, int64_t n, int lane0, int lanes, int q) {
   short_lane me;
-  me.row = r, me.from = v.offsets[r], me.n = n, me.lane0 = lane0, me.lanes = lanes, me.q = q;
+  me.row = r, me.from = from, me.n = n, me.lane0 = lane0, me.lanes = lanes, me.q = q;
   me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
   me.first = me.from + (int64_t)q * SIMT_WARP;
   int64_t left = me.from + n - me.first;
@@ -79,7 +78,7 @@ static SIMT_DEVICE short_lane short_lane_of(const solver_view<T> &v, const int64
     if (n > SHORT_ROW_MAX) continue;
     int lanes = short_row_lanes(n), at = short_row_place(used, lanes);
     used = at + lanes;
-    if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(v, r, n, at, lanes, (int)lane - at);
+    if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(r, v.offsets[r], n, at, lanes, (int)lane - at);
   }
   return idle_lane();
 }
@@ -89,7 +88,7 @@ template <typename T>
 static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, int t) {
   int64_t n = v.offsets[r + 1] - v.offsets[r];
   int lanes = short_row_lanes(n);
-  return t < lanes ? lane_in_row(v, r, n, 0, lanes, t) : idle_lane();
+  return t < lanes ? lane_in_row(r, v.offsets[r], n, 0, lanes, t) : idle_lane();
 }
 
 /* The warp's shared memory: points by lane (point k of lane j at j * 32 + k, its row's point
