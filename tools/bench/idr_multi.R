@@ -8,7 +8,8 @@
 # Columns: the fit's seconds (idr(), all of it), of which the transitive reduction; distinct
 # covariate vectors, covers in the reduction, thresholds, stored runs per threshold; peak MB (the
 # kernel's VmHWM, reset just before the fit: R, the data, the fit and the work arrays). One run
-# per workload (GPUISO_BENCH_REPS for medians of more); GPUISO_BENCH_N caps n. Linux only.
+# per workload (GPUISO_BENCH_REPS for medians of more); GPUISO_BENCH_N caps n;
+# GPUISO_BENCH_WORKLOADS (comma-separated names, e.g. "comp2,sd10") picks workloads. Linux only.
 # Run: Rscript tools/bench/idr_multi.R
 source(file.path("tools", "bench", "common.R"))
 suppressMessages(library(gpuiso))
@@ -45,6 +46,8 @@ child <- function(n, data) {
 runs <- rbind(expand.grid(n = c(1e3, 3e3, 1e4), data = c("comp2", "comp3", "sd10"), stringsAsFactors = FALSE),
               data.frame(n = 1e3, data = "comp2_continuous"))
 runs <- runs[runs$n <= n_max, ]
+picked <- strsplit(Sys.getenv("GPUISO_BENCH_WORKLOADS", paste(names(data_code), collapse = ",")), ",")[[1]]
+runs <- runs[runs$data %in% picked, ]
 rows <- list()
 for (i in seq_len(nrow(runs))) {
   r <- runs[i, ]
