@@ -42,23 +42,12 @@ int mincut_work_init(mincut_work *w, const gpuiso_poset *g) {
   w->gain = malloc(np * sizeof *w->gain);
   w->node = malloc(np * sizeof *w->node);
   w->free_pt = malloc(np * sizeof *w->free_pt);
-  w->down_first = calloc(np + 1, sizeof *w->down_first);
-  w->down = malloc((size_t)(g->first[g->npos] > 0 ? g->first[g->npos] : 1) * sizeof *w->down);
   w->span = malloc(np * sizeof *w->span);
   if (!w->local || !w->perm || !w->seg || !w->to || !w->rev || !w->cap ||
       !w->efrom || !w->eto || !w->ecap || !w->head || !w->level ||
-      !w->iter || !w->queue || !w->path || !w->gain || !w->node || !w->free_pt || !w->down_first ||
-      !w->down || !w->span)
+      !w->iter || !w->queue || !w->path || !w->gain || !w->node || !w->free_pt || !w->span)
     return 0;
   for (size_t p = 0; p < np; p++) w->local[p] = -1;
-  /* the covers turned around: the points each point covers */
-  int64_t nc = g->first[g->npos];
-  for (int64_t e = 0; e < nc; e++) w->down_first[g->cover[e] + 1]++;
-  for (size_t p = 0; p < np; p++) w->down_first[p + 1] += w->down_first[p];
-  int64_t *at = w->seg; /* free until a solve */
-  memcpy(at, w->down_first, np * sizeof *at);
-  for (size_t p = 0; p < np; p++)
-    for (int64_t e = g->first[p]; e < g->first[p + 1]; e++) w->down[at[g->cover[e]]++] = (int32_t)p;
   return 1;
 }
 
@@ -80,8 +69,6 @@ void mincut_work_free(mincut_work *w) {
   free(w->gain);
   free(w->node);
   free(w->free_pt);
-  free(w->down_first);
-  free(w->down);
   free(w->span);
 }
 
@@ -137,9 +124,8 @@ static int bfs(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
   return w->level[sink] >= 0;
 }
 
-/* A blocking flow along shortest paths (Dinic's phase), by an explicit path stack; returns 0 when
- * a path of unbounded capacity joins source and sink. */
-static int blocking_flow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
+/* A blocking flow along shortest paths (Dinic's phase), by an explicit path stack. */
+static void blocking_flow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
   memcpy(w->iter, w->head, (size_t)nn * sizeof *w->iter);
   int32_t top = 0, v = src;
   for (;;) {
@@ -148,7 +134,6 @@ static int blocking_flow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) 
       int32_t cut = 0;
       for (int32_t i = 0; i < top; i++)
         if (w->cap[w->path[i]] < f) { f = w->cap[w->path[i]]; cut = i; }
-      if (f == INFINITY) return 0;
       for (int32_t i = 0; i < top; i++) {
         w->cap[w->path[i]] -= f;
         w->cap[w->rev[w->path[i]]] += f;
@@ -166,7 +151,7 @@ static int blocking_flow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) 
       continue;
     }
     w->level[v] = -1; /* a dead end for this phase */
-    if (top == 0) return 1;
+    if (top == 0) return;
     top--;
     v = top ? w->to[w->path[top - 1]] : src;
     w->iter[v]++;
@@ -181,9 +166,11 @@ enum { SIDE_FREE = 0, SIDE_ABOVE = -1, SIDE_BELOW = -2 };
 
 /* Splits the block perm[a .. b) (its points' local indices set): returns the size of the lower
  * set of greatest gain, moved to the front of the segment, or 0 when the block is constant.
- * With bounds, the points whose side they decide leave the network (see mincut_solve); -1 when
- * the bounds contradict each other (a lower set would have to hold a point that lies below none
- * of it), to cut the block without them. */
+ * With bounds, the points whose side they decide leave the network: the lower set holds those
+ * above m and some of the rest, the greatest gain over the rest's lower sets. The points above
+ * m form a lower set of the block (lo is antitonic: a point below one with lo > m has lo > m
+ * too) and those at most m an upper set, so no point left in the network lies above one fixed
+ * above m or below one fixed at most m, and the covers among the rest carry all constraints. */
 static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64_t b,
                          const double *sum, const double *weight, double S, double W,
                          const double *lo, const double *hi) {
@@ -212,25 +199,14 @@ static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64
     double c = w->gain[j];
     if (c > 0) add_edge(w, &ne, src, f, c);
     else if (c < 0) add_edge(w, &ne, f, sink, -c);
-    /* the points above p in the block: a free one takes p along, one above m forces p above */
     for (int64_t e = g->first[p]; e < g->first[p + 1]; e++) {
       int32_t q = w->local[g->cover[e]];
-      if (q < 0) continue;
-      if (w->node[q] >= 0) add_edge(w, &ne, w->node[q], f, INFINITY);
-      else if (w->node[q] == SIDE_ABOVE) add_edge(w, &ne, src, f, INFINITY);
-    }
-    /* a point below p at most m keeps p at most m too */
-    if (lo) {
-      for (int64_t e = w->down_first[p]; e < w->down_first[p + 1]; e++) {
-        int32_t r = w->local[w->down[e]];
-        if (r >= 0 && w->node[r] == SIDE_BELOW) add_edge(w, &ne, f, sink, INFINITY);
-      }
+      if (q >= 0 && w->node[q] >= 0) add_edge(w, &ne, w->node[q], f, INFINITY);
     }
   }
   if (nf > 0) {
     build_network(w, nn, ne);
-    while (bfs(w, nn, src, sink))
-      if (!blocking_flow(w, nn, src, sink)) return -1;
+    while (bfs(w, nn, src, sink)) blocking_flow(w, nn, src, sink);
   }
   /* the last search's levels mark the source side */
   double best = forced;
@@ -321,7 +297,6 @@ void mincut_solve(mincut_work *w, const gpuiso_poset *g, int64_t nb, const doubl
       w->local[p] = (int32_t)(i - a);
     }
     int64_t nh = b - a > 1 ? cut_block(w, g, a, b, sum, weight, S, W, lo, hi) : 0;
-    if (nh < 0) nh = cut_block(w, g, a, b, sum, weight, S, W, NULL, NULL);
     for (int64_t i = a; i < b; i++) w->local[w->perm[i]] = -1;
     if (nh == 0) {
       double m = S / W;

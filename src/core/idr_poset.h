@@ -51,8 +51,6 @@ typedef struct {
   double *gain;              /* npos: the gain of each point of the block */
   int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */
   int32_t *free_pt;          /* npos: the points of the block in the network, by node */
-  int64_t *down_first;       /* npos + 1: the points that point p covers are */
-  int32_t *down;             /* down[down_first[p] .. down_first[p + 1]) */
   fit_span *span;            /* npos: the points' bounds, sorted */
 } mincut_work;
 
