@@ -12,9 +12,13 @@
  * The gains are scaled by the block's weight, gain_p = sum_p W - S w_p (S, W the block's sums),
  * so that for unweighted indicators they are whole numbers and the cuts are exact; a block is
  * split only when its best gain exceeds the rounding of its terms (4 eps sum |sum_p W| + |S w_p|),
- * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum flows by Dinic's algorithm, iteratively (no
- * recursion). The cost is a maximum flow on each block at each level of the recursion: at most
- * (number of distinct fitted values) levels, each over at most all points and covers. */
+ * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum flows by Dinic's
+ * algorithm, iteratively (no recursion), its searches stopping at the sink's level, on the
+ * network laid out by node. The cost is a maximum flow on each block at each level of the
+ * recursion: at most (number of distinct fitted values) levels, each over at most all points and
+ * covers. Bounds on the fit known in advance (IDR's neighbouring thresholds) take the points
+ * whose side they decide out of each flow, and split a block without a flow where no bounds
+ * overlap (see mincut_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -2,12 +2,18 @@
  * (see gpuiso_poset) of each threshold's indicators, by the exact solver of idr_mincut.c, and the
  * predictions at new covariate vectors.
  *
- * The thresholds are cut into slices swept in increasing order. The fit rises with the
- * threshold, so a point whose fit reached 1 stays at 1: it leaves the problem, and the next
- * threshold solves only the points below 1, an upper set (so convex), whose order constraints
- * with the points at 1 hold whatever their fit. The slices run on the threads; each starts with
- * every point. After the sweep the CDFs are raised, threshold by threshold, to the previous
- * threshold's (this only undoes rounding of weighted sums: the exact fits rise). */
+ * The exact fit rises with the threshold, so the fit of threshold k lies between those of any
+ * lower and higher thresholds. The thresholds are fitted by bisection: threshold k between the
+ * nearest two already fitted, lo and hi; a point at 1 in lo or at 0 in hi stays there, and the
+ * solver gets lo and hi as bounds, which decide the side of most points in each of its cuts
+ * (only points whose bounds straddle the cut's value enter its flow), and split the points with
+ * no flow wherever no bounds overlap. With b bisection levels, each level's cuts see the points
+ * whose fit moves across a cut's value over 2^-level of the thresholds, so a level costs about
+ * one fit without bounds, and the deepest levels (half the thresholds between neighbours) the
+ * flows that certify each fitted block. The thresholds are cut into slices, one per thread:
+ * each slice fits its last threshold without bounds (the slices in parallel), then bisects
+ * between that one and the last of the slice below. Every fit is clamped to its bounds (this
+ * only undoes rounding), so the CDFs rise with the threshold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
