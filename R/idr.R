@@ -27,9 +27,12 @@
 #' and Shahar, 2012): a block is split at its weighted mean by a maximum-weight closure (a
 #' maximum flow on the reduction), and each part is fitted the same way. For unweighted data the
 #' cuts are computed in whole numbers, so the fit is exact, not a solver's tolerance as with
-#' isodistrreg's quadratic programs. Neighbouring thresholds share work: the thresholds are swept
-#' upwards in slices, and a covariate vector whose CDF has reached 1 leaves the later problems.
-#' Slices run on the threads of [gpuiso_threads()]; several covariates always run on the CPU.
+#' isodistrreg's quadratic programs. Neighbouring thresholds share work: the exact CDF rises with
+#' the threshold, so the thresholds are fitted by bisection, each between the two nearest already
+#' fitted, whose CDFs bound it; the bounds decide on which side of each cut most covariate vectors
+#' lie, so that the flows see only the vectors whose CDF may cross the cut's value (the result is
+#' the same exact fit). Slices of thresholds run on the threads of [gpuiso_threads()]; several
+#' covariates always run on the CPU.
 #'
 #' The CDFs are stored compactly: per threshold only the runs of equal values over the distinct
 #' covariate values (the blocks of its antitonic fit for one covariate; with several, the

@@ -59,7 +59,7 @@ typedef struct {
 
 /* One slice of thresholds [k0, k1) and the sweep's state. */
 typedef struct {
-  int64_t k0, k1, next;
+  idr_range r;
   double *count;    /* weighted count of y <= t per position */
   idr_block *cur, *nxt;
   int64_t ncur;
@@ -75,9 +75,9 @@ static double obs_weight(const idr_input *in, int64_t i) {
 
 static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1) {
   memset(s, 0, sizeof *s);
-  s->k0 = k0;
-  s->k1 = k1;
-  s->next = k0;
+  s->r.k0 = k0;
+  s->r.k1 = k1;
+  s->r.next = k0;
   size_t np = (size_t)in->npos;
   s->count = calloc(np, sizeof *s->count);
   s->cur = malloc(np * sizeof *s->cur);
@@ -161,10 +161,12 @@ static idr_block zero_unit(const idr_input *in, int32_t from, int32_t end) {
 
 /* Advances the slice by one threshold: updates the counts, re-pools the changed blocks, and
  * appends the runs of the new fit. */
-static int slice_step(idr_slice *s, const idr_input *in) {
-  int64_t k = s->next++;
+static int slice_step(void *slice, const void *input) {
+  idr_slice *s = slice;
+  const idr_input *in = input;
+  int64_t k = s->r.next++;
   if (k == in->nthr - 1) { /* every indicator is 1: the CDF is exactly 1 */
-    s->nruns[k - s->k0] = 1;
+    s->nruns[k - s->r.k0] = 1;
     return runs_push(&s->out, 0, 1.0);
   }
   int64_t lo = s->hit[0] ? 0 : s->ncur, hi = s->hit[0] ? 0 : -1;
@@ -229,7 +231,7 @@ static int slice_step(idr_slice *s, const idr_input *in) {
     e->before = e->value; /* for the next threshold, should the block be pooled then */
     if (!runs_push(&s->out, e->start, e->value)) return 0;
   }
-  s->nruns[k - s->k0] = n;
+  s->nruns[k - s->r.k0] = n;
   s->nxt = s->cur;
   s->cur = stack;
   s->ncur = n;
@@ -277,9 +279,9 @@ static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_ru
   for (int t = 0; t < nsl; t++) {
     const int32_t *start = sl[t].out.start;
     const double *value = sl[t].out.value;
-    for (int64_t k = sl[t].k0; k < sl[t].k1; k++) {
+    for (int64_t k = sl[t].r.k0; k < sl[t].r.k1; k++) {
       int64_t prev = k > 0 ? out->offset[k - 1] : 0, nprev = out->offset[k] - prev;
-      for (int64_t j = 0; j < sl[t].nruns[k - sl[t].k0]; j++, start++, value++) {
+      for (int64_t j = 0; j < sl[t].nruns[k - sl[t].r.k0]; j++, start++, value++) {
         double v = *value;
         if (nprev > 0) {
           double below = out->value[prev + run_at(out->start + prev, nprev, *start)];
@@ -329,19 +331,8 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   /* Thresholds per round between interrupt polls: a step costs about the size of a block,
    * some npos^(2/3) for continuous data. */
   int64_t per_round = (int64_t)(GPUISO_POLL_EVERY / cbrt((double)npos * (double)npos)) + 16;
-  int64_t longest = (nthr + nsl - 1) / nsl;
-  int failed = 0;
-  for (int64_t done = 0; e.status == GPUISO_OK && done < longest; done += per_round) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nsl) schedule(static, 1) reduction(| : failed)
-#endif
-    for (int t = 0; t < nsl; t++) {
-      for (int64_t j = 0; j < per_round && sl[t].next < sl[t].k1; j++)
-        if (!slice_step(&sl[t], &in)) { failed = 1; break; }
-    }
-    if (failed) e.status = GPUISO_E_NOMEM;
-    else if (done + per_round < longest && poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
-  }
+  if (e.status == GPUISO_OK)
+    e.status = idr_drive(sl, sizeof *sl, nsl, nsl, per_round, slice_step, &in, opt, NULL);
   if (e.status == GPUISO_OK) e.status = collect(sl, nsl, nthr, out);
   for (int t = 0; sl && t < nsl; t++) slice_free(&sl[t]);
   free(sl);

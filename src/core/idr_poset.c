@@ -2,84 +2,125 @@
  * (see gpuiso_poset) of each threshold's indicators, by the exact solver of idr_mincut.c, and the
  * predictions at new covariate vectors.
  *
- * The thresholds are cut into slices swept in increasing order. The fit rises with the
- * threshold, so a point whose fit reached 1 stays at 1: it leaves the problem, and the next
- * threshold solves only the points below 1, an upper set (so convex), whose order constraints
- * with the points at 1 hold whatever their fit. The slices run on the threads; each starts with
- * every point. After the sweep the CDFs are raised, threshold by threshold, to the previous
- * threshold's (this only undoes rounding of weighted sums: the exact fits rise). */
+ * The exact fit rises with the threshold, so the fit of threshold k lies between those of any
+ * lower and higher thresholds. The thresholds are fitted by bisection: threshold k between the
+ * nearest two already fitted, lo and hi; a point at 1 in lo or at 0 in hi stays there, and the
+ * solver gets lo and hi as bounds, which decide the side of most points in each of its cuts
+ * (only points whose bounds straddle the cut's value enter its flow), and split the points with
+ * no flow wherever no bounds overlap. With b bisection levels, each level's cuts see the points
+ * whose fit moves across a cut's value over 2^-level of the thresholds, so a level costs about
+ * one fit without bounds, and the deepest levels (half the thresholds between neighbours) the
+ * flows that certify each fitted block. The thresholds are cut into slices, one per thread:
+ * each slice fits its last threshold without bounds (the slices in parallel), then bisects
+ * between that one and the last of the slice below. Every fit is clamped to its bounds (this
+ * only undoes rounding), so the CDFs rise with the threshold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "idr_poset.h"
 
+/* A threshold already fitted: its fit and weighted counts of y <= t at each point. */
+typedef struct solved {
+  int64_t k;
+  double *fit, *sum;  /* npos each */
+  int refs;           /* intervals of the stack that end at it */
+  struct solved *spare;
+} solved;
+
+/* Thresholds strictly between two fitted ones, still to fit. */
 typedef struct {
-  int64_t k0, k1, next;
-  double *sum;     /* npos: weighted count of y <= t at each point */
-  int64_t *left;   /* npos: observations with y > t at each point */
-  double *value;   /* npos: the fit at the last threshold */
+  solved *lo, *hi;
+} interval;
+
+/* The deepest bisection of 2^62 thresholds and one more interval. */
+#define MAX_PENDING 64
+
+typedef struct {
+  idr_range r;
+  int64_t npos;
+  solved *spare;   /* fitted thresholds no longer needed, to reuse */
+  interval stack[MAX_PENDING];
+  int nstack;
+  solved *top;     /* the slice's last threshold, fitted first */
   double *fit;     /* npos: the solver's fit */
-  int32_t *active; /* the points whose fit is below 1 */
-  int64_t nactive;
   double *dense;   /* npos: the fit by slot */
   mincut_work work;
   run_list out;
-  int64_t *nruns;  /* runs of each threshold of the slice */
+  int64_t *first_run, *nruns; /* where the runs of each threshold of the slice lie in out */
 } poset_slice;
 
 typedef struct {
   const gpuiso_poset *g;
   int64_t nthr;
   const int32_t *pos, *slot;
-  const double *w;      /* NULL: 1 */
-  const double *weight; /* npos: the weight of each point */
-  const int64_t *count; /* npos: observations at each point */
+  const double *w;       /* NULL: 1 */
+  const double *weight;  /* npos: the weight of each point */
+  const int64_t *last;   /* npos: the threshold of each point's last observation */
   const int64_t *first, *order; /* observations by threshold (idr_order) */
 } poset_input;
 
-static int slice_init(poset_slice *s, const poset_input *in, int64_t k0, int64_t k1) {
-  memset(s, 0, sizeof *s);
-  size_t np = (size_t)in->g->npos;
-  s->k0 = k0;
-  s->k1 = k1;
-  s->next = k0;
-  s->sum = calloc(np, sizeof *s->sum);
-  s->left = malloc(np * sizeof *s->left);
-  s->value = calloc(np, sizeof *s->value);
-  s->fit = malloc(np * sizeof *s->fit);
-  s->active = malloc(np * sizeof *s->active);
-  s->dense = malloc(np * sizeof *s->dense);
-  s->nruns = malloc((size_t)(k1 - k0 > 0 ? k1 - k0 : 1) * sizeof *s->nruns);
-  if (!s->sum || !s->left || !s->value || !s->fit || !s->active || !s->dense || !s->nruns ||
-      !mincut_work_init(&s->work, in->g))
-    return 0;
-  memcpy(s->left, in->count, np * sizeof *s->left);
-  for (int64_t i = in->first[0]; i < in->first[k0]; i++) {
-    int64_t o = in->order[i];
-    int32_t p = in->pos[o];
-    s->sum[p] += in->w ? in->w[o] : 1.0;
-    s->left[p]--;
+static solved *solved_new(poset_slice *s) {
+  solved *f = s->spare;
+  if (f) {
+    s->spare = f->spare;
+  } else {
+    f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->fit = malloc((size_t)s->npos * sizeof *f->fit);
+    f->sum = malloc((size_t)s->npos * sizeof *f->sum);
+    if (!f->fit || !f->sum) {
+      free(f->fit);
+      free(f->sum);
+      free(f);
+      return NULL;
+    }
   }
-  for (size_t p = 0; p < np; p++) {
-    if (s->left[p] == 0) s->sum[p] = in->weight[p];
-    s->active[p] = (int32_t)p;
-  }
-  s->nactive = (int64_t)np;
-  return 1;
+  f->refs = 0;
+  f->spare = NULL;
+  return f;
 }
 
-static void slice_free(poset_slice *s) {
-  free(s->sum);
-  free(s->left);
-  free(s->value);
-  free(s->fit);
-  free(s->active);
-  free(s->dense);
-  free(s->nruns);
-  free(s->out.start);
-  free(s->out.value);
-  mincut_work_free(&s->work);
+/* Keeps f for reuse once no queued interval ends at it. */
+static void solved_drop(poset_slice *s, solved *f) {
+  if (f->refs == 0) {
+    f->spare = s->spare;
+    s->spare = f;
+  }
+}
+
+static void solved_release(poset_slice *s, solved *f) {
+  f->refs--;
+  solved_drop(s, f);
+}
+
+static void solved_free_list(solved *f) {
+  while (f) {
+    solved *next = f->spare;
+    free(f->fit);
+    free(f->sum);
+    free(f);
+    f = next;
+  }
+}
+
+/* Counts the observations of the thresholds after `from->k` up to k into f->sum, starting from
+ * from's counts (NULL: none); each point's sum grows in the order of its thresholds, so that it
+ * is the same however the thresholds were reached. Exactly the point's weight once all its
+ * observations count: its indicator mean is then 1. */
+static void count_to(const poset_input *in, const solved *from, int64_t k, solved *f) {
+  int64_t npos = in->g->npos, k0 = from ? from->k + 1 : 0;
+  if (from) memcpy(f->sum, from->sum, (size_t)npos * sizeof *f->sum);
+  else memset(f->sum, 0, (size_t)npos * sizeof *f->sum);
+  f->k = k;
+  for (int64_t i = in->first[k0]; i < in->first[k + 1]; i++) {
+    int64_t o = in->order[i];
+    f->sum[in->pos[o]] += in->w ? in->w[o] : 1.0;
+  }
+  for (int64_t i = in->first[k0]; i < in->first[k + 1]; i++) {
+    int32_t p = in->pos[in->order[i]];
+    if (in->last[p] <= k) f->sum[p] = in->weight[p];
+  }
 }
 
 /* The runs of one dense CDF column (slot order), equal neighbours joined. */
@@ -92,64 +133,164 @@ static int64_t push_column(run_list *out, const double *col, int64_t npos) {
   return out->n - before;
 }
 
-static int slice_step(poset_slice *s, const poset_input *in) {
-  int64_t k = s->next++, npos = in->g->npos;
-  for (int64_t i = in->first[k]; i < in->first[k + 1]; i++) {
-    int64_t o = in->order[i];
-    int32_t p = in->pos[o];
-    s->sum[p] += in->w ? in->w[o] : 1.0;
-    /* exactly the point's weight once all its observations count: its indicator mean is 1 */
-    if (--s->left[p] == 0) s->sum[p] = in->weight[p];
-  }
-  memcpy(s->work.perm, s->active, (size_t)s->nactive * sizeof *s->active);
-  mincut_solve(&s->work, in->g, s->nactive, s->sum, in->weight, s->fit);
-  int64_t kept = 0;
-  for (int64_t i = 0; i < s->nactive; i++) {
-    int32_t p = s->active[i];
-    double v = s->fit[p];
-    v = v < s->value[p] ? s->value[p] : (v > 1.0 ? 1.0 : v);
-    s->value[p] = v;
-    if (v < 1.0) s->active[kept++] = p;
-  }
-  s->nactive = kept;
-  for (int64_t p = 0; p < npos; p++) s->dense[in->slot[p]] = s->value[p];
-  int64_t nr = push_column(&s->out, s->dense, npos);
+/* Stores the runs of the fit of threshold f->k. */
+static int store_runs(poset_slice *s, const poset_input *in, const solved *f) {
+  for (int64_t p = 0; p < s->npos; p++) s->dense[in->slot[p]] = f->fit[p];
+  int64_t at = s->out.n, nr = push_column(&s->out, s->dense, s->npos);
   if (nr < 0) return 0;
-  s->nruns[k - s->k0] = nr;
+  s->first_run[f->k - s->r.k0] = at;
+  s->nruns[f->k - s->r.k0] = nr;
   return 1;
 }
 
-/* Joins the slices' runs, raising each threshold's CDFs to the previous one's. */
-static gpuiso_status collect(poset_slice *sl, int nsl, int64_t nthr, int64_t npos,
-                             gpuiso_cdf_runs *out) {
-  double *prev = calloc((size_t)npos, sizeof *prev), *cur = malloc((size_t)npos * sizeof *cur);
-  run_list all = {0, 0, NULL, NULL};
+/* Fits threshold f->k (counts set) between the fitted thresholds lo and hi, the exact fit lying
+ * between theirs: a point at 1 in lo or at 0 in hi stays there (the others form a convex set,
+ * whose order with those points holds whatever their fit), the rest by the solver with lo and hi
+ * as its bounds. */
+static int fit_threshold(poset_slice *s, const poset_input *in, const solved *lo, const solved *hi,
+                         solved *f) {
+  int64_t npos = s->npos, na = 0;
+  for (int64_t p = 0; p < npos; p++) {
+    if (lo->fit[p] >= 1.0) f->fit[p] = 1.0;
+    else if (hi->fit[p] <= 0.0) f->fit[p] = 0.0;
+    else s->work.perm[na++] = (int32_t)p;
+  }
+  mincut_solve(&s->work, in->g, na, f->sum, in->weight, lo->fit, hi->fit, s->fit);
+  /* within the bounds and [0, 1]: the exact fit is, so this only undoes rounding */
+  for (int64_t i = 0; i < na; i++) {
+    int32_t p = s->work.perm[i];
+    double v = s->fit[p], a = lo->fit[p], b = hi->fit[p];
+    f->fit[p] = v < a ? a : (v > b ? b : v);
+  }
+  return store_runs(s, in, f);
+}
+
+static void push_interval(poset_slice *s, solved *lo, solved *hi) {
+  if (hi->k - lo->k < 2) return;
+  interval iv = {lo, hi};
+  lo->refs++;
+  hi->refs++;
+  s->stack[s->nstack++] = iv;
+}
+
+static int slice_init(poset_slice *s, const poset_input *in, int64_t k0, int64_t k1) {
+  memset(s, 0, sizeof *s);
+  size_t np = (size_t)in->g->npos, len = (size_t)(k1 - k0);
+  s->r.k0 = k0;
+  s->r.k1 = k1;
+  s->r.next = k0;
+  s->npos = in->g->npos;
+  s->fit = malloc(np * sizeof *s->fit);
+  s->dense = malloc(np * sizeof *s->dense);
+  s->first_run = malloc(len * sizeof *s->first_run);
+  s->nruns = malloc(len * sizeof *s->nruns);
+  return s->fit && s->dense && s->first_run && s->nruns && mincut_work_init(&s->work, in->g);
+}
+
+static void slice_free(poset_slice *s) {
+  for (int i = 0; i < s->nstack; i++) {
+    solved_release(s, s->stack[i].lo);
+    solved_release(s, s->stack[i].hi);
+  }
+  if (s->top) solved_free_list(s->top);
+  solved_free_list(s->spare);
+  free(s->fit);
+  free(s->dense);
+  free(s->first_run);
+  free(s->nruns);
+  free(s->out.start);
+  free(s->out.value);
+  mincut_work_free(&s->work);
+}
+
+/* The slice's last threshold, without bounds (the slices' first pass, in parallel). */
+static int slice_fit_top(poset_slice *s, const poset_input *in) {
+  s->top = solved_new(s);
+  if (!s->top) return 0;
+  count_to(in, NULL, s->r.k1 - 1, s->top);
+  for (int64_t p = 0; p < s->npos; p++) s->work.perm[p] = (int32_t)p;
+  mincut_solve(&s->work, in->g, s->npos, s->top->sum, in->weight, NULL, NULL, s->fit);
+  for (int64_t p = 0; p < s->npos; p++) {
+    double v = s->fit[p];
+    s->top->fit[p] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+  }
+  return 1;
+}
+
+/* After the first pass (the slices' last fits raised to the one below, which only undoes
+ * rounding): stores the last fit's runs and queues the thresholds between it and prev, the last
+ * fit of the slice below (NULL for the first slice: the fit 0 below the first threshold). */
+static int slice_start(poset_slice *s, const poset_input *in, const solved *prev) {
+  solved *top = s->top, *lo = solved_new(s);
+  if (!lo) return 0;
+  if (!store_runs(s, in, top)) {
+    solved_drop(s, lo);
+    return 0;
+  }
+  s->top = NULL;
+  if (prev) {
+    lo->k = prev->k;
+    memcpy(lo->fit, prev->fit, (size_t)s->npos * sizeof *lo->fit);
+    memcpy(lo->sum, prev->sum, (size_t)s->npos * sizeof *lo->sum);
+  } else {
+    lo->k = -1;
+    memset(lo->fit, 0, (size_t)s->npos * sizeof *lo->fit);
+    memset(lo->sum, 0, (size_t)s->npos * sizeof *lo->sum);
+  }
+  s->r.next++;
+  push_interval(s, lo, top);
+  solved_drop(s, lo);
+  solved_drop(s, top);
+  return 1;
+}
+
+/* Fits the middle threshold of the last queued interval between its ends, and queues the two
+ * halves: every threshold is fitted between two near ones, whose fits decide the side of most
+ * points in every cut (see mincut_solve). */
+static int slice_step(void *slice, const void *input) {
+  poset_slice *s = slice;
+  const poset_input *in = input;
+  interval iv = s->stack[--s->nstack];
+  solved *mid = solved_new(s);
+  if (!mid) {
+    s->nstack++;
+    return 0;
+  }
+  count_to(in, iv.lo, iv.lo->k + (iv.hi->k - iv.lo->k) / 2, mid);
+  if (!fit_threshold(s, in, iv.lo, iv.hi, mid)) {
+    solved_drop(s, mid);
+    s->nstack++;
+    return 0;
+  }
+  s->r.next++;
+  push_interval(s, mid, iv.hi);
+  push_interval(s, iv.lo, mid);
+  solved_drop(s, mid);
+  solved_release(s, iv.lo);
+  solved_release(s, iv.hi);
+  return 1;
+}
+
+/* Joins the slices' runs in the order of the thresholds. */
+static gpuiso_status collect(poset_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_runs *out) {
+  int64_t total = 0;
+  for (int t = 0; t < nsl; t++) total += sl[t].out.n;
   out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
-  int ok = prev && cur && out->offset;
-  if (ok) out->offset[0] = 0;
-  for (int t = 0; ok && t < nsl; t++) {
-    const int32_t *start = sl[t].out.start;
-    const double *value = sl[t].out.value;
-    for (int64_t k = sl[t].k0; ok && k < sl[t].k1; k++) {
-      int64_t nr = sl[t].nruns[k - sl[t].k0];
-      for (int64_t j = 0; j < nr; j++) {
-        int64_t end = j + 1 < nr ? start[j + 1] : npos;
-        for (int64_t p = start[j]; p < end; p++) cur[p] = value[j] < prev[p] ? prev[p] : value[j];
-      }
-      start += nr;
-      value += nr;
-      ok = push_column(&all, cur, npos) >= 0;
-      out->offset[k + 1] = all.n;
-      double *swap = prev;
-      prev = cur;
-      cur = swap;
+  out->start = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->start);
+  out->value = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->value);
+  if (!out->offset || !out->start || !out->value) return GPUISO_E_NOMEM;
+  int64_t at = 0;
+  out->offset[0] = 0;
+  for (int t = 0; t < nsl; t++) {
+    for (int64_t k = sl[t].r.k0; k < sl[t].r.k1; k++) {
+      int64_t j = sl[t].first_run[k - sl[t].r.k0], nr = sl[t].nruns[k - sl[t].r.k0];
+      memcpy(out->start + at, sl[t].out.start + j, (size_t)nr * sizeof *out->start);
+      memcpy(out->value + at, sl[t].out.value + j, (size_t)nr * sizeof *out->value);
+      at += nr;
+      out->offset[k + 1] = at;
     }
   }
-  free(prev);
-  free(cur);
-  out->start = all.start;
-  out->value = all.value;
-  return ok ? GPUISO_OK : GPUISO_E_NOMEM;
+  return GPUISO_OK;
 }
 
 gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32_t *pos,
@@ -170,58 +311,54 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *weight = calloc((size_t)npos, sizeof *weight);
-  int64_t *count = calloc((size_t)npos, sizeof *count);
-  /* Slices: two per thread, as low thresholds (more points below 1) cost more. */
+  int64_t *last = calloc((size_t)npos, sizeof *last);
+  /* Slices: one per thread. Each fits its last threshold first, all in parallel; then its
+   * thresholds by bisection between that one and the last of the slice below. */
   int nth = resolve_threads(opt, nthr * npos);
-  int64_t want = nth > 1 ? 2 * (int64_t)nth : 1;
-  int nsl = (int)(want < nthr ? want : nthr);
+  int nsl = (int)(nth < nthr ? nth : nthr);
   poset_slice *sl = calloc((size_t)nsl, sizeof *sl);
-  int ok = first && order && weight && count && sl &&
+  int ok = first && order && weight && last && sl &&
            idr_order(n, thr, nthr, pos, npos, first, order);
   if (ok) {
     for (int64_t i = 0; i < n; i++) {
       weight[pos[i]] += w ? w[i] : 1.0;
-      count[pos[i]]++;
+      if (thr[i] > last[pos[i]]) last[pos[i]] = thr[i];
     }
   }
-  poset_input in = {g, nthr, pos, slot, w, weight, count, first, order};
+  poset_input in = {g, nthr, pos, slot, w, weight, last, first, order};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
-  if (!ok) e.status = GPUISO_E_NOMEM;
-
-  /* Thresholds per slice and round between interrupt polls and progress reports: a threshold
-   * costs some maximum flows over the points and covers, each some 100 searches of them (a
-   * round of one threshold per slice takes about a second at 10^4 points). */
-  double size = (double)npos + (double)g->first[npos];
-  int64_t per_round = (int64_t)((double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl)) + 1;
-  int64_t longest = (nthr + nsl - 1) / nsl;
-  int failed = 0;
-  for (int64_t done = 0; e.status == GPUISO_OK && done < longest; done += per_round) {
+  int failed = !ok;
+  if (ok) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : failed)
 #endif
-    for (int t = 0; t < nsl; t++) {
-      for (int64_t j = 0; j < per_round && sl[t].next < sl[t].k1; j++)
-        if (!slice_step(&sl[t], &in)) { failed = 1; break; }
-    }
-    if (failed) {
-      e.status = GPUISO_E_NOMEM;
-    } else if (done + per_round < longest) {
-      if (poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
-      else if (progress && progress->report) {
-        int64_t fitted = 0;
-        for (int t = 0; t < nsl; t++) fitted += sl[t].next - sl[t].k0;
-        progress->report(progress->ctx, (double)fitted / (double)nthr);
-      }
-    }
+    for (int t = 0; t < nsl; t++)
+      if (!slice_fit_top(&sl[t], &in)) failed = 1;
   }
-  if (e.status == GPUISO_OK) e.status = collect(sl, nsl, nthr, npos, out);
+  for (int t = 1; !failed && t < nsl; t++)
+    for (int64_t p = 0; p < npos; p++)
+      if (sl[t].top->fit[p] < sl[t - 1].top->fit[p]) sl[t].top->fit[p] = sl[t - 1].top->fit[p];
+  /* from the top, so that each slice still finds the last fit of the one below */
+  for (int t = nsl - 1; !failed && t >= 0; t--)
+    if (!slice_start(&sl[t], &in, t > 0 ? sl[t - 1].top : NULL)) failed = 1;
+  if (failed) e.status = GPUISO_E_NOMEM;
+  else if (poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
+
+  /* Thresholds per slice and round between interrupt polls and progress reports: a threshold
+   * costs some maximum flows over a part of the points and covers. */
+  if (e.status == GPUISO_OK) {
+    double size = (double)npos + (double)g->first[npos];
+    int64_t per_round = (int64_t)((double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl)) + 1;
+    e.status = idr_drive(sl, sizeof *sl, nsl, nth, per_round, slice_step, &in, opt, progress);
+  }
+  if (e.status == GPUISO_OK) e.status = collect(sl, nsl, nthr, out);
   for (int t = 0; sl && t < nsl; t++) slice_free(&sl[t]);
   free(sl);
   free(first);
   free(order);
   free(weight);
-  free(count);
+  free(last);
   if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
   if (err) *err = e;
   return e.status;

@@ -1,5 +1,5 @@
-/* Internal to IDR: the runs list shared with idr.c, and the solver of several covariates
- * (idr_mincut.c, used by idr_poset.c). */
+/* Internal to IDR: the runs list and the slice driver shared by idr.c and idr_poset.c, and the
+ * solver of several covariates (idr_mincut.c, used by idr_poset.c). */
 #ifndef GPUISO_IDR_POSET_H
 #define GPUISO_IDR_POSET_H
 
@@ -15,24 +15,56 @@ typedef struct {
 /* Appends a run; returns 0 when out of memory (idr.c). */
 int runs_push(run_list *r, int32_t start, double value);
 
+/* A slice of thresholds [k0, k1), of which [k0, next) are fitted: the first member of each
+ * file's slice type. */
+typedef struct {
+  int64_t k0, k1, next;
+} idr_range;
+
+/* Fits one more threshold of a slice (advancing next); returns 0 when out of memory. */
+typedef int (*idr_step)(void *slice, const void *in);
+
+/* Steps the nsl slices (an array of elements of slice_size bytes, each starting with its
+ * idr_range) on nth threads until all are fitted, per_round steps of each between interrupt
+ * polls and progress reports (progress may be NULL). Slices must not share state. */
+gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64_t per_round,
+                        idr_step step, const void *in, const gpuiso_opts *opt,
+                        const gpuiso_progress *progress);
+
+/* A point's bounds (see mincut_solve). */
+typedef struct {
+  double lo, hi;
+  int64_t p;
+} fit_span;
+
 /* Workspace of the exact antitonic solver on a poset (one per thread). */
 typedef struct {
   int32_t *local;            /* npos: a point's index in the block being cut, or -1 */
   int32_t *perm;             /* npos: the points to fit, then the blocks as segments of it */
   int64_t *seg;              /* 2 npos: stack of the segments still to cut */
-  int32_t *to, *next;        /* the flow network's edges; edge e ^ 1 is e's reverse */
+  int32_t *efrom, *eto;      /* the flow network's edges, as listed */
+  double *ecap;
+  int32_t *to, *rev;         /* its arcs by node: head, reverse arc of each */
   double *cap;               /* residual capacities */
-  int32_t *head, *level, *iter, *queue, *path; /* npos + 2 nodes: the block, source, sink */
+  int32_t *head;             /* npos + 3: the arcs out of node v are head[v] .. head[v + 1] */
+  int32_t *level, *iter, *queue, *path; /* npos + 2 nodes: the block, source, sink */
   double *gain;              /* npos: the gain of each point of the block */
+  int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */
+  int32_t *free_pt;          /* npos: the points of the block in the network, by node */
+  fit_span *span;            /* npos: the points' bounds, sorted */
 } mincut_work;
 
 int mincut_work_init(mincut_work *w, const gpuiso_poset *g);
 void mincut_work_free(mincut_work *w);
 
 /* The antitonic least-squares fit of sum[p] / weight[p] on the points perm[0 .. nb) of w (set by
- * the caller; they must form a convex set of the poset: with p <= r <= q and p, q in it, r is in
- * it too, as an upper set is); writes fit[p] for those points. */
+ * the caller in increasing order; they must form a convex set of the poset: with p <= r <= q and
+ * p, q in it, r is in it too, as an upper set is); writes fit[p] for those points. lo and hi
+ * (both NULL, or npos each) are bounds known to hold for the exact fit, lo[p] <= fit[p] <= hi[p],
+ * and antitonic themselves (the fits of a lower and a higher threshold): the cut of a block at
+ * its mean m then needs a flow only over the points with lo <= m < hi (about), the others' sides
+ * being known. The result is the same. */
 void mincut_solve(mincut_work *w, const gpuiso_poset *g, int64_t nb, const double *sum,
-                  const double *weight, double *fit);
+                  const double *weight, const double *lo, const double *hi, double *fit);
 
 #endif

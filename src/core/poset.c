@@ -47,9 +47,16 @@ static int covers_of(const double *xr, int64_t npos, int64_t d, int64_t p, int32
   int64_t nc = 0;
   for (int64_t q = p + 1; q < npos; q++) {
     if (!below(xr, d, p, q)) continue;
-    int covered = 0;
-    for (int64_t c = 0; c < nc && !covered; c++) covered = below(xr, d, scratch[c], q);
-    if (covered) continue;
+    /* the cover that lay below the last covered point is tried first: neighbouring points
+     * in the order tend to lie above the same covers */
+    int64_t c = 0;
+    while (c < nc && !below(xr, d, scratch[c], q)) c++;
+    if (c < nc) {
+      int32_t hit = scratch[c];
+      scratch[c] = scratch[0];
+      scratch[0] = hit;
+      continue;
+    }
     scratch[nc++] = (int32_t)q;
     if (!pairs_push(l, (int32_t)p, (int32_t)q)) return 0;
   }

@@ -54,6 +54,36 @@ test_that("the fit is antitone in the order and non-decreasing in the threshold"
   }
 })
 
+test_that("each threshold's fit, found between its neighbours' fits, equals that threshold fitted alone", {
+  # idr() fits a threshold between two already fitted, whose fits bound it and decide most cuts;
+  # a fit of the single indicator 1{y <= t} (two thresholds) has no such bounds
+  set.seed(108)
+  old <- gpuiso_threads()
+  on.exit(gpuiso_threads(old), add = TRUE)
+  n <- 500
+  for (d in 2:3) {
+    X <- data.frame(matrix(runif(d * n), n, d))
+    y <- round(rowSums(X) + rnorm(n), 1)
+    w <- runif(n, 0.2, 2)
+    for (weights in list(NULL, w)) {
+      gpuiso_threads(1)
+      fit1 <- idr(y, X, weights = weights)
+      gpuiso_threads(2)
+      fit2 <- idr(y, X, weights = weights)
+      expect_identical(as.matrix(fit1), as.matrix(fit2))
+      expect_gt(length(fit1$thresholds), 40)
+      Fm <- as.matrix(fit1)
+      key <- function(f) do.call(paste, unname(as.list(f$X)))
+      for (k in seq_along(fit1$thresholds)) {
+        alone <- idr(as.numeric(y > fit1$thresholds[k]), X, weights = weights)
+        at <- match(key(fit1), key(alone))
+        expect_false(anyNA(at))
+        expect_equal(Fm[, k], as.matrix(alone)[at, 1], tolerance = tol)
+      }
+    }
+  }
+})
+
 test_that("one covariate through the partial-order solver equals the one-covariate fit", {
   set.seed(104)
   for (ties in c(FALSE, TRUE)) {

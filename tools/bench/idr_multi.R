@@ -5,10 +5,13 @@
 #   sd, 10 members: an ensemble m + N(0, 1) members with m ~ U(0, 3), y ~ Gamma(shape = 2 + 2 m)
 #     rounded to 0.1, members compared by stochastic dominance;
 #   comp, d = 2, continuous y (n thresholds), at n = 1e3 only (3e3 takes some 10 minutes).
-# Columns: the fit's seconds (idr(), all of it), of which the transitive reduction; distinct
+# Columns: the fit's seconds (idr(), all of it) and CPU seconds (of all threads: on a machine
+# that other work shares they tell more than the elapsed time); the seconds of the transitive
+# reduction (part of the fit's); distinct
 # covariate vectors, covers in the reduction, thresholds, stored runs per threshold; peak MB (the
 # kernel's VmHWM, reset just before the fit: R, the data, the fit and the work arrays). One run
-# per workload (GPUISO_BENCH_REPS for medians of more); GPUISO_BENCH_N caps n. Linux only.
+# per workload (GPUISO_BENCH_REPS for medians of more); GPUISO_BENCH_N caps n;
+# GPUISO_BENCH_WORKLOADS (comma-separated names, e.g. "comp2,sd10") picks workloads. Linux only.
 # Run: Rscript tools/bench/idr_multi.R
 source(file.path("tools", "bench", "common.R"))
 suppressMessages(library(gpuiso))
@@ -34,23 +37,26 @@ child <- function(n, data) {
     t_reduce <- proc.time()[["elapsed"]] - t0
     rm(v); invisible(gc())
     writeLines("5", "/proc/self/clear_refs")
-    t0 <- proc.time()[["elapsed"]]
+    t0 <- proc.time()
     fit <- idr(y, X, groups = groups, orders = orders, progress = FALSE)
-    t_fit <- proc.time()[["elapsed"]] - t0
-    cat(t_fit, t_reduce, nrow(fit$X), length(g$cover), length(fit$thresholds),
-        length(fit$runs$value) / length(fit$thresholds), rss("VmHWM"), "\n")', n, data)
+    t <- proc.time() - t0
+    cat(t[["elapsed"]], t_reduce, nrow(fit$X), length(g$cover), length(fit$thresholds),
+        length(fit$runs$value) / length(fit$thresholds), rss("VmHWM"),
+        t[["user.self"]] + t[["sys.self"]], "\n")', n, data)
   as.numeric(strsplit(system2("Rscript", c("-e", shQuote(code)), stdout = TRUE), " ")[[1]])
 }
 
 runs <- rbind(expand.grid(n = c(1e3, 3e3, 1e4), data = c("comp2", "comp3", "sd10"), stringsAsFactors = FALSE),
               data.frame(n = 1e3, data = "comp2_continuous"))
 runs <- runs[runs$n <= n_max, ]
+picked <- strsplit(Sys.getenv("GPUISO_BENCH_WORKLOADS", paste(names(data_code), collapse = ",")), ",")[[1]]
+runs <- runs[runs$data %in% picked, ]
 rows <- list()
 for (i in seq_len(nrow(runs))) {
   r <- runs[i, ]
-  res <- t(vapply(seq_len(reps), function(k) child(r$n, data_code[[r$data]]), numeric(7)))
+  res <- t(vapply(seq_len(reps), function(k) child(r$n, data_code[[r$data]]), numeric(8)))
   med <- apply(res, 2, stats::median)
-  rows[[i]] <- data.frame(workload = r$data, n = r$n, fit_s = med[1], reduction_s = med[2],
+  rows[[i]] <- data.frame(workload = r$data, n = r$n, fit_s = med[1], cpu_s = med[8], reduction_s = med[2],
                           points = med[3], covers = med[4], thresholds = med[5],
                           runs_per_threshold = round(med[6]), peak_MB = round(med[7]))
   print(rows[[i]], row.names = FALSE)

@@ -309,36 +309,39 @@ static void test_poset_antitonic(void) {
   free(x); free(y); free(w); free(sum); free(f); free(ref);
 }
 
-/* IDR on a poset against one gpuiso_poset_antitonic per threshold, on 1 and 2 threads (the
- * same runs), stored at a shuffled slot order; and with a constant second coordinate against the
- * one-covariate fit. */
-static void test_poset_fit(void) {
-  for (int weighted = 0; weighted < 2; weighted++) {
-    int n = 400, want = 120, d = 2, nthr = 60;
+/* IDR on a poset against one gpuiso_poset_antitonic per threshold (each threshold is fitted
+ * between two others, their fits as bounds: this checks that path against fits without bounds),
+ * on 1, 2 and 3 threads (the same runs: other slices, so other bounds), stored at a shuffled slot
+ * order; and with a constant second coordinate against the one-covariate fit. weighted: 0 none,
+ * 1 multiples of 1/4, 2 continuous. */
+static void test_poset_fit(int d, int n, int want, int nthr) {
+  for (int weighted = 0; weighted < 3; weighted++) {
     double *x = malloc(want * d * sizeof *x);
-    int npos = grid_points(d, 15, want, x);
+    int npos = grid_points(d, d == 2 ? 15 : 7, want, x);
     int32_t *pos = malloc(n * sizeof *pos), *thr = malloc(n * sizeof *thr), *slot = malloc(npos * sizeof *slot);
     double *w = malloc(n * sizeof *w);
     for (int i = 0; i < n; i++) {
       pos[i] = i < npos ? i : rand() % npos;
-      double u = 0.5 * unif() + 0.25 * (x[pos[i]] + x[pos[i] + npos]) / 14;
+      double u = 0.5 * unif() + 0.25 * (x[pos[i]] + x[pos[i] + npos]) / (d == 2 ? 14 : 6);
       thr[i] = i < nthr ? i : (int32_t)(u * nthr);
-      w[i] = weighted ? 0.25 * (1 + rand() % 8) : 1.0;
+      w[i] = weighted == 1 ? 0.25 * (1 + rand() % 8) : (weighted == 2 ? 0.1 + unif() : 1.0);
     }
     for (int p = 0; p < npos; p++) slot[p] = p;
     for (int p = npos - 1; p > 0; p--) { int j = rand() % (p + 1), t = slot[p]; slot[p] = slot[j]; slot[j] = t; }
     gpuiso_poset g;
-    gpuiso_opts o1 = options(0, 1), o2 = options(0, 2);
+    gpuiso_opts o1 = options(0, 1), o2 = options(0, 2), o3 = options(0, 3);
     gpuiso_poset_reduce(npos, d, x, &o1, &g, NULL);
-    gpuiso_cdf_runs r1, r2;
+    gpuiso_cdf_runs r1, r2, r3;
     CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o1, NULL, &r1, NULL) == GPUISO_OK, "fit failed");
     CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o2, NULL, &r2, NULL) == GPUISO_OK, "fit failed");
+    CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o3, NULL, &r3, NULL) == GPUISO_OK, "fit failed");
     double *W = calloc(npos, sizeof *W), *sum = malloc(npos * sizeof *sum), *f = malloc(npos * sizeof *f);
     for (int i = 0; i < n; i++) W[pos[i]] += w[i];
     double diff = 0, prev_bad = 0;
-    int same = r1.offset[nthr] == r2.offset[nthr];
+    int same = r1.offset[nthr] == r2.offset[nthr] && r1.offset[nthr] == r3.offset[nthr];
     for (int64_t j = 0; same && j < r1.offset[nthr]; j++)
-      same = r1.start[j] == r2.start[j] && r1.value[j] == r2.value[j];
+      same = r1.start[j] == r2.start[j] && r1.value[j] == r2.value[j] &&
+             r1.start[j] == r3.start[j] && r1.value[j] == r3.value[j];
     for (int k = 0; k < nthr; k++) {
       memset(sum, 0, npos * sizeof *sum);
       for (int i = 0; i < n; i++) if (thr[i] <= k) sum[pos[i]] += w[i];
@@ -349,12 +352,17 @@ static void test_poset_fit(void) {
         if (k > 0 && got < cdf_value(&r1, k - 1, slot[p])) prev_bad++;
       }
     }
-    CHECK(diff < 1e-12, "poset IDR differs from per-threshold fits by %g (weighted %d)", diff, weighted);
+    CHECK(diff < 1e-12, "poset IDR differs from per-threshold fits by %g (d %d, weighted %d)", diff, d, weighted);
     CHECK(prev_bad == 0, "poset IDR falls with the threshold at %g places", prev_bad);
-    CHECK(same, "poset IDR differs between 1 and 2 threads");
+    CHECK(same, "poset IDR differs between 1, 2 and 3 threads (d %d, weighted %d)", d, weighted);
     gpuiso_cdf_runs_free(&r1);
     gpuiso_cdf_runs_free(&r2);
+    gpuiso_cdf_runs_free(&r3);
     gpuiso_poset_free(&g);
+    if (d != 2) {
+      free(x); free(pos); free(thr); free(slot); free(w); free(W); free(sum); free(f);
+      continue;
+    }
     /* one covariate with a constant second coordinate: the 1-D sweep */
     int np1 = 50;
     double *x1 = malloc(2 * np1 * sizeof *x1);
@@ -478,7 +486,8 @@ int main(void) {
   test_queries(400);
   test_poset_reduce();
   test_poset_antitonic();
-  test_poset_fit();
+  test_poset_fit(2, 400, 120, 60);
+  test_poset_fit(3, 1500, 300, 200);
   test_poset_predict();
   test_poset_interrupt();
   printf("ctest: %d passed, %d failed (idr)\n", passed, failed);

@@ -1,0 +1,31 @@
+/* The sweep over IDR's slices of thresholds, shared by the fits of one covariate (idr.c) and of
+ * several (idr_poset.c): rounds of a few steps of every slice on the threads, with interrupt
+ * polls and progress reports between rounds. */
+#include "idr_poset.h"
+
+gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64_t per_round,
+                        idr_step step, const void *in, const gpuiso_opts *opt,
+                        const gpuiso_progress *progress) {
+  char *base = slices;
+  for (;;) {
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : failed)
+#endif
+    for (int t = 0; t < nsl; t++) {
+      idr_range *r = (idr_range *)(base + (size_t)t * slice_size);
+      for (int64_t j = 0; j < per_round && r->next < r->k1; j++)
+        if (!step(r, in)) { failed = 1; break; }
+    }
+    if (failed) return GPUISO_E_NOMEM;
+    int64_t fitted = 0, total = 0;
+    for (int t = 0; t < nsl; t++) {
+      const idr_range *r = (const idr_range *)(base + (size_t)t * slice_size);
+      fitted += r->next - r->k0;
+      total += r->k1 - r->k0;
+    }
+    if (fitted == total) return GPUISO_OK;
+    if (poll_interrupt(opt)) return GPUISO_E_INTERRUPT;
+    if (progress && progress->report) progress->report(progress->ctx, (double)fitted / (double)total);
+  }
+}
