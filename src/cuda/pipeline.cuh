@@ -10,7 +10,8 @@
  *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
  *   calibration (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out,
  *   count, end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in
- *   place).
+ *   place); the fit on unsorted x (fit_xy.cuh) those and the lanes of staged transfers
+ *   (staging.cuh, sort_exec.cuh).
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
