@@ -1,6 +1,7 @@
 /* The CUDA solver's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by the
- * executor of exec.cuh, and the fit on unsorted x of fit_xy.cuh by that of sort_exec.cuh (CUB's
- * sort and scan, pinned staging). CPU-only twin: src/core/cuda_none.c.
+ * executor of exec.cuh, or by that of sort_exec.cuh (with CUB's sort and scan, and the lanes of
+ * pinned staging) where host data go through the device: host batches, and the fit on unsorted x
+ * of fit_xy.cuh. CPU-only twin: src/core/cuda_none.c.
  */
 #include "exec.cuh"
 #include "fit_xy.cuh"
@@ -11,7 +12,7 @@ extern "C" gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offs
                                               gpuiso_precision type, const void *y,
                                               const void *w, const gpuiso_opts *opt, void *fit,
                                               uint8_t *start, gpuiso_error *err) {
-  cuda_exec ex = {err, NULL};
+  cuda_sort_exec ex = {{err, NULL}};
   return fit_rows_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
 }
 

@@ -18,6 +18,12 @@
 #define STAGE_SLICE ((size_t)8 << 20)
 #endif
 
+/* Up to this many bytes an array goes in one plain copy: pinned memory and streams cost more to
+ * make than they save on it (0 in the C tests of staging). */
+#ifndef STAGE_DIRECT
+#define STAGE_DIRECT ((size_t)1 << 20)
+#endif
+
 template <class Exec>
 struct staging {
   typename Exec::lane lane[2];
@@ -25,13 +31,14 @@ struct staging {
   size_t slice;
 };
 
-/* The two lanes and their pinned buffers of up to `bytes` each (a slice at most); released by
- * stage_close, on failure too. */
+/* The two lanes and their pinned buffers for arrays of up to `bytes` (a slice at most), none for
+ * arrays of up to STAGE_DIRECT bytes; released by stage_close, on failure too. */
 template <class Exec>
 static gpuiso_status stage_open(Exec &ex, staging<Exec> *st, size_t bytes) {
   memset(st, 0, sizeof *st);
   st->slice = bytes < STAGE_SLICE ? (bytes > 0 ? bytes : 1) : STAGE_SLICE;
   gpuiso_status s = GPUISO_OK;
+  if (bytes <= STAGE_DIRECT) return s;
   for (int b = 0; b < 2 && s == GPUISO_OK; b++) {
     s = ex.lane_open(&st->lane[b]);
     if (s == GPUISO_OK) s = ex.pin(&st->buf[b], st->slice);
@@ -65,6 +72,10 @@ struct no_slice_work {
 template <class Exec, class After>
 static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const void *host, size_t bytes,
                                After after) {
+  if (!st->buf[0]) { /* one plain copy */
+    gpuiso_status s = ex.put(dev, host, bytes);
+    return s == GPUISO_OK && bytes > 0 ? after(ex, 0, bytes) : s;
+  }
   gpuiso_status s = GPUISO_OK;
   for (size_t off = 0, k = 0; s == GPUISO_OK && off < bytes; off += st->slice, k++) {
     int b = (int)(k & 1);
@@ -88,6 +99,7 @@ static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const voi
  * a slice out of its pinned buffer while the next one comes. */
 template <class Exec>
 static gpuiso_status stage_get(Exec &ex, staging<Exec> *st, void *host, const void *dev, size_t bytes) {
+  if (!st->buf[0]) return ex.get(host, dev, bytes); /* one plain copy, after the work before it */
   gpuiso_status s = ex.sync();
   size_t slices = (bytes + st->slice - 1) / st->slice;
   for (size_t k = 0; s == GPUISO_OK && k <= slices; k++) {

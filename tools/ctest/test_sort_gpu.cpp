@@ -3,9 +3,11 @@
  * three schedule seeds, against the CPU path (gpuiso_sort_xy and gpuiso_fit_sorted with the hull
  * engine, the CUDA solver's CPU twin): x with ties in random order, negative x and -0, ties that
  * span tiles of run_sums, every weighting, tiny weights, both directions, both kernels, both
- * precisions, the order and block flags for gradients, transfers in many slices; the error
- * reports, interrupts, and that every buffer, pinned buffer and lane is released on every path. */
+ * precisions, the order and block flags for gradients, transfers in many slices (of a host batch
+ * through fit_rows_host too); the error reports, interrupts, and that every buffer, pinned buffer
+ * and lane is released on every path. */
 #define STAGE_SLICE ((size_t)8 * 1000) /* 1000 elements a slice: many slices, the last one short */
+#define STAGE_DIRECT ((size_t)0)        /* staged however small */
 
 #include <math.h>
 #include <stdio.h>
@@ -189,6 +191,44 @@ static void test_fits(void) {
   free_data(&d);
 }
 
+/* A host batch through fit_rows_host, whose data go in and come back in pinned slices here
+ * (STAGE_DIRECT 0): against the CPU hull engine row by row, then with each allocation failing. */
+static void test_staged_rows(void) {
+  int64_t off[200];
+  int64_t nrows = gen_ragged(9000, 200, 71, 190, off), n = off[nrows];
+  double *y = (double *)malloc(n * sizeof(double)), *w = (double *)malloc(n * sizeof(double));
+  double *ref = (double *)malloc(n * sizeof(double)), *z = (double *)malloc(n * sizeof(double));
+  uint8_t *start = (uint8_t *)malloc(n);
+  gen_rows(FAM_SAWTOOTH, W_EXTREME, nrows, off, 72, 0, y, w);
+  for (int kernel = 0; kernel <= 2; kernel += 2) {
+    gpuiso_opts o = options(kernel == 0, (gpuiso_gpu_kernel)kernel, 0);
+    o.hull_chunk = 32;
+    for (int64_t r = 0; r < nrows; r++) {
+      gpuiso_error er;
+      gpuiso_hull(off[r + 1] - off[r], y + off[r], w + off[r], &o, ref + off[r], NULL, NULL, &er);
+    }
+    gpuiso_error e;
+    sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+    gpuiso_status s = fit_rows_host(ex, nrows, off, GPUISO_DOUBLE, y, w, &o, z, start, &e);
+    comparison c = compare_rows(nrows, off, y, ref, GPUISO_DOUBLE, z, o.increasing, 0);
+    int64_t flags_wrong = 0;
+    for (int64_t r = 0; r < nrows; r++)
+      for (int64_t i = off[r]; i < off[r + 1]; i++) flags_wrong += start[i] != (i == off[r] || z[i] != z[i - 1]);
+    CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && flags_wrong == 0 && ex.held == 0 &&
+              ex.allocs > 8,
+          "staged batch, %s kernel: status %d, deviation %g, %lld step downs, %lld flags wrong, %lld held",
+          kernel_names[kernel], (int)s, c.max_dev, (long long)c.step_downs, (long long)flags_wrong,
+          (long long)ex.held);
+    for (int64_t k = 1; kernel == 2 && k <= ex.allocs; k++) {
+      sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
+      s = fit_rows_host(fx, nrows, off, GPUISO_DOUBLE, y, w, &o, z, start, &e);
+      CHECK(s == GPUISO_E_NOMEM && fx.held == 0, "staged batch, allocation %lld failing: status %d, %lld held",
+            (long long)k, (int)s, (long long)fx.held);
+    }
+  }
+  free(y); free(w); free(ref); free(z); free(start);
+}
+
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 /* Errors reported as the CPU path reports them (the status and the element), then interrupts
@@ -264,6 +304,7 @@ int main(void) {
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
     sim_seed = seeds[k];
     test_fits();
+    test_staged_rows();
     test_errors();
   }
   printf("ctest: %d passed, %d failed (the fit on unsorted x on the CPU)\n", passed, failed);
