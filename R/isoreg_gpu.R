@@ -55,8 +55,9 @@
 #' thread builds each chunk's hull, a thread runs each merge of the chunk hulls, a thread
 #' reconstructs each chunk's fitted values); it is an error when the package was built without
 #' CUDA or no device is found (see [gpuiso_backend()]). `method` chooses the CPU engine and is
-#' not used on the GPU. An unsorted `x` is sorted and its ties pooled on the CPU; the pooled
-#' knots are fitted on the GPU. `device = "auto"` uses the CPU: the size from which the GPU,
+#' not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
+#' and the fit put back in input order, with the data sent in slices whose copies overlap the
+#' kernels. `device = "auto"` uses the CPU: the size from which the GPU,
 #' transfers included, is faster has not been measured yet. Set `options(gpuiso.gpu_min_n = n)`
 #' to let `"auto"` use a GPU, when present, from `n` elements on; a CUDA error then falls back to
 #' the CPU with a message. After a CUDA error that leaves the GPU unusable (an illegal memory

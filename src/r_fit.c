@@ -50,6 +50,56 @@ static int64_t level_flags(const double *level, int64_t n, uint8_t *flag) {
   return count;
 }
 
+static void r_release_knots(SEXP holder) {
+  free(R_ExternalPtrAddr(holder));
+  R_ClearExternalPtr(holder);
+}
+
+/* Positions in x order (0-based) as R's 1-based indices, out[5], and their block flags, out[6]. */
+static void set_grad_order(SEXP out, const int64_t *order, const uint8_t *start, R_xlen_t n) {
+  SEXP o = SET_VECTOR_ELT(out, 5, Rf_allocVector(n <= INT_MAX ? INTSXP : REALSXP, n));
+  for (R_xlen_t i = 0; i < n; i++) {
+    if (TYPEOF(o) == INTSXP) INTEGER(o)[i] = (int)(order[i] + 1);
+    else REAL(o)[i] = (double)(order[i] + 1);
+  }
+  SET_VECTOR_ELT(out, 6, flags_to_logical(start, n));
+}
+
+/* fit_unsorted on the device (gpuiso_cuda_fit_xy): sorted, pooled and fitted there; the knots
+ * come back in one allocation, held by an external pointer while R's vectors are made. */
+static SEXP fit_unsorted_gpu(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP out,
+                             gpuiso_knots *kn, const r_error_context *ctx) {
+  R_xlen_t n = XLENGTH(y);
+  int64_t *order = opt->solver_blocks ? (int64_t *)R_alloc((size_t)n, sizeof *order) : NULL;
+  uint8_t *start = opt->solver_blocks ? (uint8_t *)R_alloc((size_t)n, 1) : NULL;
+  gpuiso_knots got;
+  gpuiso_error err;
+  if (gpuiso_cuda_fit_xy(n, REAL(x), REAL(y), r_optional_real(w), opt, REAL(VECTOR_ELT(out, 0)), &got,
+                         order, start, &err) != GPUISO_OK)
+    r_stop_on_error(&err, ctx);
+  SEXP holder = PROTECT(R_MakeExternalPtr(got.x, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(holder, r_release_knots, TRUE);
+  R_xlen_t nk = (R_xlen_t)got.n;
+  kn->n = got.n;
+  kn->nblocks = got.nblocks;
+  kn->x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, nk)));
+  kn->level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, nk)));
+  kn->weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, nk)));
+  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, nk));
+  kn->start = RAW(flags);
+  memcpy(kn->x, got.x, (size_t)nk * sizeof(double));
+  memcpy(kn->level, got.level, (size_t)nk * sizeof(double));
+  memcpy(kn->weight, got.weight, (size_t)nk * sizeof(double));
+  memcpy(kn->start, got.start, (size_t)nk);
+  r_release_knots(holder);
+  if (opt->solver_blocks) {
+    set_grad_order(out, order, start, n);
+    kn->nblocks = level_flags(kn->level, kn->n, kn->start);
+  }
+  UNPROTECT(2);
+  return flags;
+}
+
 /* Fit on x that is not strictly increasing: sort, then fit into knot vectors of the right size.
  * The sorted records live in an external pointer meanwhile, so that an allocation error frees
  * them too. With the solver's blocks (opt->solver_blocks), out[5] and out[6] get the elements in
@@ -78,12 +128,7 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
     int64_t *order = (int64_t *)R_alloc((size_t)n, sizeof *order);
     uint8_t *start = (uint8_t *)R_alloc((size_t)n, 1);
     gpuiso_sorted_order(sorted, kn->start, order, start);
-    SEXP o = SET_VECTOR_ELT(out, 5, Rf_allocVector(n <= INT_MAX ? INTSXP : REALSXP, n));
-    for (R_xlen_t i = 0; i < n; i++) {
-      if (TYPEOF(o) == INTSXP) INTEGER(o)[i] = (int)(order[i] + 1);
-      else REAL(o)[i] = (double)(order[i] + 1);
-    }
-    SET_VECTOR_ELT(out, 6, flags_to_logical(start, n));
+    set_grad_order(out, order, start, n);
     kn->nblocks = level_flags(kn->level, kn->n, kn->start);
   }
   r_release_sorted(holder);
@@ -121,7 +166,8 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
       kn.nblocks = level_flags(REAL(fit), n, kn.start);
     }
   } else {
-    flags = PROTECT(fit_unsorted(x, y, w, &opt, out, &kn, &ctx));
+    flags = PROTECT(opt.engine == GPUISO_GPU ? fit_unsorted_gpu(x, y, w, &opt, out, &kn, &ctx)
+                                             : fit_unsorted(x, y, w, &opt, out, &kn, &ctx));
   }
   SET_VECTOR_ELT(out, 4, flags_to_index(kn.start, kn.n, kn.nblocks));
   UNPROTECT(2);

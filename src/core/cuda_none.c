@@ -39,6 +39,15 @@ gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets, gpuiso
   return no_cuda(err);
 }
 
+gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y, const double *w,
+                                 const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
+                                 int64_t *order, uint8_t *start, gpuiso_error *err)
+{
+  (void)n, (void)x, (void)y, (void)w, (void)opt, (void)fit, (void)order, (void)start;
+  memset(kn, 0, sizeof *kn);
+  return no_cuda(err);
+}
+
 gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
                                       gpuiso_precision type, const gpuiso_opts *opt,
                                       gpuiso_cuda_plan **plan, gpuiso_error *err)

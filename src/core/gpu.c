@@ -2,6 +2,7 @@
  * another for gpuiso_cuda_fit_rows, in float32 copies when opt->gpu_precision asks for single
  * precision. Built with or without CUDA (without it, the calls report GPUISO_E_NO_CUDA).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "gpu_plan.h"
@@ -112,6 +113,24 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
   free(fr);
   free(wr);
   free(sr);
+  return s;
+}
+
+gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const double *w,
+                           const gpuiso_opts *opt, gpuiso_error *err) {
+  int64_t bad_x = n, bad_value = n;
+  int nth = resolve_threads(opt, n);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) reduction(min : bad_x, bad_value)
+#endif
+  for (int64_t i = 0; i < n; i++) {
+    if (!isfinite(x[i]) && i < bad_x) bad_x = i;
+    if (value_status(y[i], w ? w[i] : 1.0) != GPUISO_OK && i < bad_value) bad_value = i;
+  }
+  gpuiso_status s = bad_x < n        ? GPUISO_E_X_NONFINITE
+                    : bad_value < n ? value_status(y[bad_value], w ? w[bad_value] : 1.0)
+                                    : GPUISO_OK;
+  set_error(err, s, bad_x < n ? bad_x : (bad_value < n ? bad_value : -1), -1);
   return s;
 }
 

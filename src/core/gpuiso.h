@@ -516,6 +516,21 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
                                     const gpuiso_opts *opt, gpuiso_block **blocks,
                                     int64_t *first, gpuiso_error *err);
 
+/* A fit of y on x in any order on the device: gpuiso_sort_xy and gpuiso_fit_sorted with the
+ * knots fitted by the CUDA solver (as opt->engine GPUISO_GPU does on the CPU's knots), with x, y
+ * and w (NULL: all 1) on the host. x, y and w are checked on the host (one pass; errors as the CPU
+ * path's), sent in pinned slices whose copies overlap the kernels, sorted there by a radix sort of
+ * x's order-preserving keys, tied x pooled into knots (the weighted mean of y, weights summed, in
+ * the CPU's order unless a knot spans more than one tile of 256 elements), the knots fitted in
+ * opt->gpu_precision, and the fit scattered back to input order there. fit (n) gets the fit in
+ * input order; kn gets the knots, in one allocation from kn->x (the caller frees kn->x; level,
+ * weight and start point into it) with kn->nblocks the start flags set; order (NULL, or n) the
+ * elements' indices in x order and start (NULL, or n) the flags of gpuiso_sorted_order. Errors
+ * of the knots' fit have err->index -1 and err->row -1. opt's interrupt is polled between stages. */
+gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y, const double *w,
+                                 const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
+                                 int64_t *order, uint8_t *start, gpuiso_error *err);
+
 /* gpuiso_vjp on the device, for rows in the given precision (y, w, fit, g, dy, dw), with the
  * same arguments: a warp per tile of a row sums each block's part in the tile, blocks that cross
  * tiles add the tiles' boundary sums by a scan, without atomics. */

@@ -145,6 +145,12 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
                                int64_t w_len, const gpuiso_opts *opt, double *fit, uint8_t *start,
                                gpuiso_error *err);
 
+/* The checks of a fit of y on x that the device path (gpuiso_cuda_fit_xy) makes on the host, in
+ * the CPU path's order of precedence: a non-finite x (the first in input order), then y and w
+ * (the first bad element in input order). */
+gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const double *w,
+                           const gpuiso_opts *opt, gpuiso_error *err);
+
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
 /* gpuiso_vjp of one row of n elements (start[0] is taken as set; y NULL when dw is). */

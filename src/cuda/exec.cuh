@@ -21,6 +21,8 @@ struct stage_clock {
 struct cuda_exec {
   gpuiso_error *err;
   stage_clock *clock; /* NULL: no timing */
+  cudaStream_t stream; /* the stream of the launches: 0, the default one, unless a staged copy
+                          (sort_exec.cuh) runs its kernels beside its transfers */
 
   gpuiso_status check(cudaError_t e, const char *what) {
     if (e == cudaSuccess) return GPUISO_OK;
@@ -60,7 +62,7 @@ struct cuda_exec {
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
                        A... args) {
-    kernel<<<grid, block, shared>>>(args...);
+    kernel<<<grid, block, shared, stream>>>(args...);
     char what[128];
     snprintf(what, sizeof what, "the launch of %s", name);
     gpuiso_status s = check(cudaGetLastError(), what);

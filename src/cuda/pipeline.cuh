@@ -10,7 +10,8 @@
  *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
  *   calibration (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out,
  *   count, end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in
- *   place).
+ *   place); the fit on unsorted x (fit_xy.cuh) those and the lanes of staged transfers
+ *   (staging.cuh, sort_exec.cuh).
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
@@ -25,6 +26,7 @@
 #include "row_pav.cuh"
 #include "row_scans.cuh"
 #include "short_rows.cuh"
+#include "staging.cuh"
 
 struct gpuiso_cuda_plan {
   int64_t nrows, n, nchunks, max_chunks; /* max_chunks: of any row, for the merge levels */
@@ -371,7 +373,8 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
   return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
 }
 
-/* Rows of a host batch through the device: a plan, the data in, the fit out. */
+/* Rows of a host batch through the device: a plan, the data in, the fit out, in pinned slices
+ * (staging.cuh) when they are large. */
 template <class Exec>
 static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets,
                                     gpuiso_precision type, const void *y, const void *w,
@@ -384,16 +387,19 @@ static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offs
   if (s != GPUISO_OK) return s;
   void *dy = NULL, *dw = NULL, *dfit = NULL;
   uint8_t *dstart = NULL;
-  s = ex.alloc(&dy, bytes);
+  staging<Exec> st;
+  s = stage_open(ex, &st, bytes);
+  if (s == GPUISO_OK) s = ex.alloc(&dy, bytes);
   if (s == GPUISO_OK && w) s = ex.alloc(&dw, bytes);
   if (s == GPUISO_OK) s = ex.alloc(&dfit, bytes);
   if (s == GPUISO_OK && start) s = ex.alloc((void **)&dstart, (size_t)n);
-  if (s == GPUISO_OK) s = ex.put(dy, y, bytes);
-  if (s == GPUISO_OK && w) s = ex.put(dw, w, bytes);
+  if (s == GPUISO_OK) s = stage_put(ex, &st, dy, y, bytes, no_slice_work());
+  if (s == GPUISO_OK && w) s = stage_put(ex, &st, dw, w, bytes, no_slice_work());
   if (s == GPUISO_OK) s = exec_poll(ex, &p.opt, err);
   if (s == GPUISO_OK) s = plan_fit_any(ex, &p, dy, dw, dfit, dstart, err);
-  if (s == GPUISO_OK) s = ex.get(fit, dfit, bytes);
-  if (s == GPUISO_OK && start) s = ex.get(start, dstart, (size_t)n);
+  if (s == GPUISO_OK) s = stage_get(ex, &st, fit, dfit, bytes);
+  if (s == GPUISO_OK && start) s = stage_get(ex, &st, start, dstart, (size_t)n);
+  stage_close(ex, &st);
   ex.release(dy);
   ex.release(dw);
   ex.release(dfit);

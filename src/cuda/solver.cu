@@ -1,15 +1,27 @@
 /* The CUDA solver's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by the
- * executor of exec.cuh. CPU-only twin: src/core/cuda_none.c.
+ * executor of exec.cuh, or by that of sort_exec.cuh (with CUB's sort and scan, and the lanes of
+ * pinned staging) where host data go through the device: host batches, and the fit on unsorted x
+ * of fit_xy.cuh. CPU-only twin: src/core/cuda_none.c.
  */
 #include "exec.cuh"
+#include "fit_xy.cuh"
 #include "pipeline.cuh"
+#include "sort_exec.cuh"
 
 extern "C" gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets,
                                               gpuiso_precision type, const void *y,
                                               const void *w, const gpuiso_opts *opt, void *fit,
                                               uint8_t *start, gpuiso_error *err) {
-  cuda_exec ex = {err, NULL};
+  cuda_sort_exec ex = {{err, NULL}};
   return fit_rows_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
+}
+
+extern "C" gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y,
+                                            const double *w, const gpuiso_opts *opt, double *fit,
+                                            gpuiso_knots *kn, int64_t *order, uint8_t *start,
+                                            gpuiso_error *err) {
+  cuda_sort_exec ex = {{err, NULL}};
+  return fit_xy_device(ex, n, x, y, w, opt, fit, kn, order, start, err);
 }
 
 extern "C" gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,

@@ -1,6 +1,8 @@
 /* The executor of exec.cuh with the device-wide radix sort and scan of CUB, for the host sides
- * that sort (calibrate.cuh, soft.cuh; pipeline.cuh lists the calls). CUB's calls are made twice:
- * to size their scratch memory, then to run. */
+ * that sort (calibrate.cuh, soft.cuh, fit_xy.cuh; pipeline.cuh lists the calls), and the lanes
+ * of staged transfers (staging.cuh): pinned host buffers, non-blocking streams, asynchronous
+ * copies on them, and launches on a lane (use_lane) so that a slice's kernel runs while the next
+ * slice is copied. CUB's calls are made twice: to size their scratch memory, then to run. */
 #ifndef GPUISO_CUDA_SORT_EXEC_CUH
 #define GPUISO_CUDA_SORT_EXEC_CUH
 
@@ -10,6 +12,38 @@
 #include "exec.cuh"
 
 struct cuda_sort_exec : cuda_exec {
+  typedef cudaStream_t lane;
+
+  gpuiso_status lane_open(lane *l) {
+    *l = NULL;
+    gpuiso_status s = check(cudaStreamCreateWithFlags(l, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    if (s != GPUISO_OK) *l = NULL;
+    return s;
+  }
+  void lane_close(lane l) {
+    if (l) (void)cudaStreamDestroy(l); /* a failure here leaves nothing to undo */
+  }
+  /* Launches go to lane l from now on (NULL: the default stream). */
+  void use_lane(lane l) { stream = l; }
+  gpuiso_status lane_sync(lane l) { return check(cudaStreamSynchronize(l), "cudaStreamSynchronize"); }
+  gpuiso_status pin(void **p, size_t bytes) {
+    *p = NULL;
+    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+    if (e == cudaSuccess) return GPUISO_OK;
+    *p = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "cudaHostAlloc of %zu bytes", bytes);
+    return check(e, what);
+  }
+  void unpin(void *p) {
+    if (p) (void)cudaFreeHost(p);
+  }
+  gpuiso_status put_async(void *dev, const void *pinned, size_t bytes, lane l) {
+    return check(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, l), "cudaMemcpyAsync to the device");
+  }
+  gpuiso_status get_async(void *pinned, const void *dev, size_t bytes, lane l) {
+    return check(cudaMemcpyAsync(pinned, dev, bytes, cudaMemcpyDeviceToHost, l), "cudaMemcpyAsync from the device");
+  }
   template <typename K>
   gpuiso_status sort_pairs(const K *keys_in, K *keys_out, const int64_t *values_in,
                            int64_t *values_out, int64_t count, int end_bit) {

@@ -100,6 +100,35 @@ test_that("GPU batches: matrix rows, shared weights, ragged groups and unsorted 
   expect_equal(gpu$block_start, cpu$block_start)
 })
 
+test_that("unsorted x is sorted, pooled and put back on the GPU as the CPU does", {
+  skip_without_gpu()
+  set.seed(17)
+  x <- sample(round(stats::rnorm(20000), 2)) # ties, negative x and zeros
+  y <- stats::rnorm(20000) + x
+  w <- stats::runif(20000)
+  for (increasing in c(TRUE, FALSE)) {
+    for (wt in list(NULL, w)) {
+      cpu <- isoreg_gpu(x, y, w = wt, increasing = increasing, method = "hull", gradient = TRUE)
+      gpu <- isoreg_gpu(x, y, w = wt, increasing = increasing, device = "gpu", gradient = TRUE)
+      expect_lte(max(abs(gpu$fitted - cpu$fitted)), 1e-12)
+      expect_identical(gpu$knots, cpu$knots)
+      expect_lte(max(abs(gpu$knot_weight - cpu$knot_weight) / cpu$knot_weight), 1e-14)
+      expect_identical(gpu$grad$order, cpu$grad$order)
+      expect_identical(gpu$grad$start, cpu$grad$start)
+      single <- isoreg_gpu(x, y, w = wt, increasing = increasing, device = "gpu", precision = "single")
+      expect_lte(max(abs(single$fitted - cpu$fitted) / (1 + abs(cpu$fitted))), 1e-6)
+    }
+  }
+  # errors name the element the CPU names
+  cases <- list(list(x = replace(x, c(9, 30), c(NA, 5)), y = replace(y, 3, NA), w = w),
+                list(x = x, y = replace(y, 500, Inf), w = replace(w, 40, -1)),
+                list(x = rep(c(2, 1), 10), y = rep(1e308, 20), w = NULL))
+  for (k in cases) {
+    cpu <- tryCatch(isoreg_gpu(k$x, k$y, w = k$w), error = conditionMessage)
+    expect_error(isoreg_gpu(k$x, k$y, w = k$w, device = "gpu"), cpu, fixed = TRUE)
+  }
+})
+
 test_that("GPU errors name the argument and the place, as on the CPU", {
   skip_without_gpu()
   expect_error(isoreg_gpu(c(1, NA, 3), device = "gpu"), "`y` must be finite, but has NA at element 2")

@@ -230,45 +230,58 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
   free(ref);
 }
 
-/* A fit on unsorted x with ties: sorted and pooled on the CPU, the knots fitted on the GPU. */
+/* The CPU path of a fit on unsorted x (sort, pooling, the knots fitted by engine): fit (n) and
+ * *nblocks. */
+static gpuiso_status cpu_fit_xy(int64_t n, const double *x, const double *y, const double *w,
+                                const gpuiso_opts *opt, gpuiso_engine engine, double *fit,
+                                int64_t *nknots, int64_t *nblocks, gpuiso_error *e) {
+  gpuiso_opts o = *opt;
+  o.engine = engine;
+  gpuiso_sorted *sorted;
+  int64_t nk = 0;
+  gpuiso_status s = gpuiso_sort_xy(n, x, y, w, &o, &sorted, &nk, e);
+  if (s != GPUISO_OK) return s;
+  double *kx = xmalloc(nk * sizeof *kx), *kl = xmalloc(nk * sizeof *kl), *kw = xmalloc(nk * sizeof *kw);
+  uint8_t *ks = xmalloc(nk > 0 ? nk : 1);
+  gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
+  s = gpuiso_fit_sorted(sorted, &o, fit, &kn, e);
+  gpuiso_sorted_free(sorted);
+  *nknots = nk;
+  *nblocks = kn.nblocks;
+  free(kx); free(kl); free(kw); free(ks);
+  return s;
+}
+
+/* A fit on unsorted x with ties, sorted, pooled, fitted and scattered back on the device
+ * (gpuiso_cuda_fit_xy), against the CPU path with the hull engine. */
 static void check_unsorted_x(int64_t n) {
   double *x = xmalloc(n * sizeof *x), *y = xmalloc(n * sizeof *y), *w = xmalloc(n * sizeof *w);
-  double *z[2], *kx = xmalloc(n * sizeof *kx), *kl = xmalloc(n * sizeof *kl), *kw = xmalloc(n * sizeof *kw);
-  uint8_t *ks = xmalloc(n);
+  double *z[2] = {xmalloc(n * sizeof(double)), xmalloc(n * sizeof(double))};
   int64_t off[2] = {0, n};
   gen_x_ties(n, 5, x);
   gen_rows(FAM_NOISE, W_UNIFORM, 1, off, 6, 0, y, w);
   for (int single = 0; single <= 1; single++) {
-    int64_t nk = 0, nb[2] = {0, 0};
-    gpuiso_status s = GPUISO_OK;
+    int64_t nk = 0, nb = 0;
     gpuiso_error e = {GPUISO_OK, -1, -1, ""};
-    for (int gpu = 0; gpu <= 1; gpu++) {
-      z[gpu] = xmalloc(n * sizeof *z[gpu]);
-      if (s != GPUISO_OK) continue;
-      gpuiso_opts o = options(!single, GPUISO_GPU_SIMPLE, 0, 0);
-      o.engine = gpu ? GPUISO_GPU : GPUISO_HULL;
-      o.gpu_precision = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
-      gpuiso_sorted *sorted;
-      s = gpuiso_sort_xy(n, x, y, w, &o, &sorted, &nk, &e);
-      gpuiso_knots kn = {nk, kx, kl, kw, ks, 0};
-      if (s == GPUISO_OK) s = gpuiso_fit_sorted(sorted, &o, z[gpu], &kn, &e);
-      gpuiso_sorted_free(sorted);
-      nb[gpu] = kn.nblocks;
-    }
+    gpuiso_opts o = options(!single, GPUISO_GPU_FAST, 0, 0);
+    o.gpu_precision = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
+    gpuiso_knots kn = {0, NULL, NULL, NULL, NULL, 0};
+    gpuiso_status s = cpu_fit_xy(n, x, y, w, &o, GPUISO_HULL, z[0], &nk, &nb, &e);
+    if (s == GPUISO_OK) s = gpuiso_cuda_fit_xy(n, x, y, w, &o, z[1], &kn, NULL, NULL, &e);
     double dev = 0;
     for (int64_t i = 0; s == GPUISO_OK && i < n; i++) {
       double d = fabs(z[1][i] - z[0][i]) / (1 + fabs(z[0][i]));
       dev = d > dev ? d : dev;
     }
     /* single: the knots' pooled means are rounded to float32 before the fit */
-    int ok = s == GPUISO_OK && (single ? dev <= 2e-7 : dev <= 1e-10 && nb[0] == nb[1]);
-    report(ok, "accuracy unsorted-x n %lld, %lld knots, %s: dev %.2e blocks %lld vs CPU %lld%s%s",
-           (long long)n, (long long)nk, single ? "f32 dec" : "f64 inc", dev, (long long)nb[1],
-           (long long)nb[0], s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
-    free(z[0]);
-    free(z[1]);
+    int ok = s == GPUISO_OK && kn.n == nk && (single ? dev <= 2e-7 : dev <= 1e-10 && kn.nblocks == nb);
+    report(ok, "accuracy unsorted-x on the device n %lld, %lld knots (CPU %lld), %s: dev %.2e blocks %lld vs CPU %lld%s%s",
+           (long long)n, (long long)kn.n, (long long)nk, single ? "f32 dec" : "f64 inc", dev,
+           (long long)kn.nblocks, (long long)nb, s == GPUISO_OK ? "" : " error: ",
+           s == GPUISO_OK ? "" : error_text(s, &e));
+    free(kn.x);
   }
-  free(x); free(y); free(w); free(kx); free(kl); free(kw); free(ks);
+  free(x); free(y); free(w); free(z[0]); free(z[1]);
 }
 
 /* ---- Timing ---- */
@@ -471,6 +484,53 @@ static void time_end_to_end(int64_t n) {
   free(z);
 }
 
+/* A weighted fit on n unsorted x with ties, host to host: on the device (gpuiso_cuda_fit_xy) against
+ * the CPU path (radix sort, pooling, PAV) on every core, beside the plain copies of the same
+ * bytes (x, y and w in, the fit out) from pageable memory; medians of 3 wall-clock runs. */
+static void time_unsorted_x(int64_t n) {
+  if (late(5)) {
+    skip("timing unsorted x");
+    return;
+  }
+  int64_t off[2] = {0, n}, nk, nb;
+  double *x = xmalloc(n * sizeof *x), *y = xmalloc(n * sizeof *y), *w = xmalloc(n * sizeof *w);
+  double *z = xmalloc(n * sizeof *z), t[3], c[3];
+  gen_x_ties(n, 81, x);
+  gen_rows(FAM_NOISE, W_UNIFORM, 1, off, 82, 0, y, w);
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
+  o.nthreads = omp_get_max_threads();
+  gpuiso_error e;
+  gpuiso_knots kn = {0, NULL, NULL, NULL, NULL, 0};
+  gpuiso_status s = gpuiso_cuda_fit_xy(n, x, y, w, &o, z, &kn, NULL, NULL, &e); /* warm-up */
+  free(kn.x);
+  for (int k = 0; k < 3 && s == GPUISO_OK; k++) {
+    double t0 = now();
+    s = gpuiso_cuda_fit_xy(n, x, y, w, &o, z, &kn, NULL, NULL, &e);
+    t[k] = 1e3 * (now() - t0);
+    free(kn.x);
+    t0 = now();
+    if (s == GPUISO_OK) s = cpu_fit_xy(n, x, y, w, &o, GPUISO_PAV, z, &nk, &nb, &e);
+    c[k] = 1e3 * (now() - t0);
+  }
+  void *dev = NULL;
+  double in = NAN, out = NAN;
+  if (s == GPUISO_OK && cudaMalloc(&dev, 3 * n * sizeof(double)) == cudaSuccess) {
+    in = time_copy(dev, x, 3 * n * sizeof(double), cudaMemcpyHostToDevice, 3, "unsorted-x copy in");
+    out = time_copy(z, dev, n * sizeof(double), cudaMemcpyDeviceToHost, 3, "unsorted-x copy out");
+    cudaFree(dev);
+  }
+  if (s != GPUISO_OK) {
+    report(0, "timing unsorted x, %lld doubles: %s", (long long)n, error_text(s, &e));
+  } else {
+    double gpu = median(t, 3), cpu = median(c, 3);
+    printf("INFO timing unsorted x with ties, %lld weighted doubles: GPU host-to-host %.2f ms (copies "
+           "alone: in %.2f ms, out %.2f ms), CPU sort + PAV on %d threads %.2f ms\n", (long long)n, gpu,
+           in, out, omp_get_max_threads(), cpu);
+    target(cpu / gpu >= 10, "unsorted x 1e7 f64 host-to-host, CPU / GPU", cpu / gpu, 10);
+  }
+  free(x); free(y); free(w); free(z);
+}
+
 /* float32 first on every shape, so that running late drops float64 rows and the slow controls of
  * the long rows (one thread walks a whole row: seconds) before anything else. A long row's control
  * runs while 20 s (the rows of 1e8 and the end-to-end run) and the slowest control so far are
@@ -505,6 +565,7 @@ static void run_timing(void) {
     }
   }
   time_end_to_end(10000000);
+  time_unsorted_x(10000000);
 }
 
 /* ---- IDR ---- */

@@ -98,6 +98,32 @@ struct sim_exec {
                                                                                         : GPUISO_OK;
   }
   gpuiso_status sync() { return news(); }
+  /* The lanes of staged transfers (src/cuda/staging.cuh), run in order: an asynchronous copy is
+   * done when it returns. Lanes and pinned buffers count as held, and fail_at counts them. */
+  typedef int *lane;
+  gpuiso_status lane_open(lane *l) {
+    void *p;
+    gpuiso_status s = pin(&p, sizeof(int));
+    *l = (int *)p;
+    return s;
+  }
+  void lane_close(lane l) { unpin(l); }
+  void use_lane(lane) {}
+  gpuiso_status lane_sync(lane) { return news(); }
+  gpuiso_status pin(void **p, size_t bytes) {
+    *p = NULL;
+    if (++allocs == fail_at || !(*p = malloc(bytes))) {
+      set_error(err, GPUISO_E_NOMEM, -1, -1);
+      return GPUISO_E_NOMEM;
+    }
+    held++;
+    return GPUISO_OK;
+  }
+  void unpin(void *p) {
+    if (p) held--, free(p);
+  }
+  gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane) { return put(d, pinned, bytes); }
+  gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane) { return get(pinned, d, bytes); }
   template <typename K>
   gpuiso_status sort_pairs(const K *keys_in, K *keys_out, const int64_t *values_in,
                            int64_t *values_out, int64_t count, int end_bit) {
