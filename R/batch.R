@@ -256,9 +256,10 @@ check_batch_group <- function(group, n) {
 
 # Fits of y in the order of x within each problem (group: the group of each element, or the row
 # of a matrix y flattened, with `what` "group" or "row"; NULL for one problem). Tied x within a
-# problem are pooled as isoreg_gpu() pools them, into knots that are fitted as groups of one batch;
-# the fitted values (and with block_starts the first element, in x order, of each block) are
-# returned in input order. The data are checked here, since the C code sees the knots only.
+# problem are pooled in C as isoreg_gpu() pools them (one sort by x for all problems), into knots
+# that are fitted as groups of one batch; the fitted values (and with block_starts the first
+# element, in x order, of each block) are returned in input order. The data are checked here, so
+# that errors name the element of the input and its problem.
 batch_xy <- function(y, w, x, group, increasing, bounds, engine, single, block_starts, what = "group") {
   y <- check_vector(y, "y")
   n <- length(y)
@@ -279,29 +280,8 @@ batch_xy <- function(y, w, x, group, increasing, bounds, engine, single, block_s
     }
     w <- scale_weights(w)
   }
-  o <- order(ids$codes, x, method = "radix")
-  code <- ids$codes[o]
-  xs <- x[o]
-  new_knot <- c(TRUE, code[-1L] != code[-n] | xs[-1L] != xs[-n])
-  knot <- cumsum(new_knot)
-  if (is.null(w) && all(new_knot)) {
-    yk <- y[o]
-    wk <- NULL
-  } else {
-    ws <- if (is.null(w)) rep(1, n) else w[o]
-    wk <- rowsum(ws, knot, reorder = FALSE)[, 1L]
-    sk <- rowsum(ws * y[o], knot, reorder = FALSE)[, 1L]
-    yk <- sk / wk
-    yk[wk == 0] <- 0 # a knot of weight zero takes its left neighbour's level: its value is not used
-  }
-  res <- .Call(C_batch_groups, yk, unname(wk), code[new_knot], k, ids$labels, increasing, bounds[1],
-               bounds[2], engine, single, block_starts, FALSE)
-  fitted <- numeric(n)
-  fitted[o] <- (if (block_starts) res[[1]] else res)[knot]
-  if (!block_starts) return(fitted)
-  starts <- logical(n)
-  starts[o] <- res[[2]][knot] & new_knot
-  list(fitted, starts)
+  .Call(C_batch_xy, y, w, x, ids$codes, k, ids$labels, increasing, bounds[1], bounds[2], engine,
+        single, block_starts)
 }
 
 # Group codes 1..K, and the group of each code for error messages (NULL when the codes are the

@@ -180,6 +180,11 @@ gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
  * groups. err->row is the group of an error. */
 gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opts *opt,
                                  int64_t *offset, gpuiso_knots *kn, gpuiso_error *err);
+/* After gpuiso_fit_grouped: fit (n) gets each element's fitted value in input order, start (n,
+ * or NULL) 1 at the first element in x order (ties in input order) of each knot whose flag in
+ * kn->start is set. Fails only when out of memory. */
+gpuiso_status gpuiso_grouped_fitted(const gpuiso_grouped *grouped, const gpuiso_knots *kn,
+                                    double *fit, uint8_t *start, gpuiso_error *err);
 void gpuiso_grouped_free(gpuiso_grouped *grouped);
 
 /* ---- Calibration ---------------------------------------------------------------------------
