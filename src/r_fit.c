@@ -137,19 +137,24 @@ static SEXP fitted_with_starts(SEXP fit, SEXP start) {
   return out;
 }
 
-/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. With grad TRUE
- * the flags are the solver's blocks (for the gradient). */
-SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
-                    SEXP want_start, SEXP grad) {
+/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol; x: NULL (each row
+ * in its own order) or, for the CPU engines, numeric of y's shape or length ncol (checked in R).
+ * With grad TRUE the flags are the solver's blocks (for the gradient). */
+SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
+                    SEXP single, SEXP want_start, SEXP grad) {
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
-  gpuiso_status s = gpuiso_batch_matrix(nrow, ncol, REAL(y), r_optional_real(w),
-                                        Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w), &opt, REAL(fit),
-                                        Rf_isNull(start) ? NULL : RAW(start), &err);
+  int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
+  uint8_t *flags = Rf_isNull(start) ? NULL : RAW(start);
+  gpuiso_status s =
+      Rf_isNull(x) ? gpuiso_batch_matrix(nrow, ncol, REAL(y), r_optional_real(w), w_len, &opt,
+                                         REAL(fit), flags, &err)
+                   : gpuiso_batch_matrix_xy(nrow, ncol, REAL(y), r_optional_real(w), w_len, REAL(x),
+                                            (int64_t)XLENGTH(x), &opt, REAL(fit), flags, &err);
   if (s != GPUISO_OK) {
     r_error_context ctx = {"matrix", nrow, R_NilValue, y, w};
     int weight_error = err.status == GPUISO_E_W_NONFINITE || err.status == GPUISO_E_W_NEGATIVE;

@@ -22,28 +22,97 @@
 
 typedef struct {
   pav_work pav;
-  double *y, *w, *fit;
+  double *y, *w, *x, *fit;
   uint8_t *start;
+  /* rows on x: a row's records and their scratch, its knots' levels, weights and flags */
+  sort_record *rec;
+  double *level, *weight;
+  uint8_t *knot_start;
 } tile_work;
 
 static void tile_free(tile_work *t) {
   pav_work_free(&t->pav);
   free(t->y);
   free(t->w);
+  free(t->x);
   free(t->fit);
   free(t->start);
+  free(t->rec);
+  free(t->level);
+  free(t->weight);
+  free(t->knot_start);
 }
 
-static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int want_start) {
-  size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1);
+static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int gather_x,
+                     int on_x, int want_start) {
+  size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1), c = (size_t)(ncol > 0 ? ncol : 1);
   memset(t, 0, sizeof *t);
   int ok = pav_work_init(&t->pav, ncol);
   t->y = malloc(m * sizeof *t->y);
   t->fit = malloc(m * sizeof *t->fit);
   if (gather_w) t->w = malloc(m * sizeof *t->w);
+  if (gather_x) t->x = malloc(m * sizeof *t->x);
   if (want_start) t->start = malloc(m);
+  if (on_x) {
+    t->rec = malloc(2 * c * sizeof *t->rec);
+    t->level = malloc(c * sizeof *t->level);
+    t->weight = malloc(c * sizeof *t->weight);
+    t->knot_start = malloc(c);
+    ok = ok && t->rec && t->level && t->weight && t->knot_start;
+  }
   /* on failure the caller frees what was allocated, with every other tile */
-  return ok && t->y && t->fit && (!gather_w || t->w) && (!want_start || t->start);
+  return ok && t->y && t->fit && (!gather_w || t->w) && (!gather_x || t->x) && (!want_start || t->start);
+}
+
+/* The fit of a row of n elements in the order of its x, as isoreg_batch fits it: the elements
+ * sorted stably by x, tied x pooled into knots (the weighted mean of their y, 0 for weight 0;
+ * sums in x order), the knots fitted and each element given its knot's level. start (NULL for
+ * none) flags the first element, in x order, of each block. */
+static gpuiso_status fit_row_on_x(int64_t n, const double *x, const double *y, const double *w,
+                                  const gpuiso_opts *opt, tile_work *t, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  sort_record *r = t->rec;
+  for (int64_t j = 0; j < n; j++) {
+    gpuiso_status s = isfinite(x[j]) ? value_status(y[j], w ? w[j] : 1.0) : GPUISO_E_X_NONFINITE;
+    if (s != GPUISO_OK) {
+      set_error(err, s, j, -1);
+      return s;
+    }
+    sort_record e = {double_key(x[j]), j, y[j], w ? w[j] : 1.0};
+    r[j] = e;
+  }
+  sort_records_serial(r, r + n, n);
+  int64_t d = -1;
+  for (int64_t p = 0; p < n; p++) {
+    if (p == 0 || r[p].key != r[p - 1].key) {
+      d++;
+      t->level[d] = t->weight[d] = 0;
+    }
+    t->level[d] += r[p].w * r[p].y;
+    t->weight[d] += r[p].w;
+  }
+  int64_t nk = d + 1;
+  for (d = 0; d < nk; d++) {
+    double sum = t->level[d], weight = t->weight[d];
+    if (!isfinite(sum) || !isfinite(weight)) {
+      set_error(err, GPUISO_E_OVERFLOW, -1, -1);
+      return GPUISO_E_OVERFLOW;
+    }
+    t->level[d] = weight > 0 ? sum / weight : 0;
+  }
+  gpuiso_status s = fit_row(nk, t->level, t->weight, opt, &t->pav, t->level, t->knot_start, NULL, err);
+  if (s != GPUISO_OK) {
+    err->index = -1; /* a knot, not an element */
+    return s;
+  }
+  d = -1;
+  for (int64_t p = 0; p < n; p++) {
+    int first = p == 0 || r[p].key != r[p - 1].key;
+    d += first;
+    fit[r[p].tag] = t->level[d];
+    if (start) start[r[p].tag] = (uint8_t)(first && t->knot_start[d]);
+  }
+  return GPUISO_OK;
 }
 
 void keep_error(gpuiso_error *first, const gpuiso_error *e) {
@@ -54,7 +123,7 @@ void keep_error(gpuiso_error *first, const gpuiso_error *e) {
 }
 
 static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t ncol,
-                              const double *y, const double *w, int64_t w_len,
+                              const double *y, const double *w, int64_t w_len, const double *x,
                               const gpuiso_opts *opt, double *fit, uint8_t *start, tile_work *t,
                               gpuiso_error *err) {
   int shared_w = w && w_len == ncol && w_len != nrow * ncol;
@@ -68,13 +137,17 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
       for (int64_t j = j0; j < j1; j++) dst[j] = src[j * nrow];
       if (t->w)
         for (int64_t j = j0; j < j1; j++) t->w[r * ncol + j] = w[r0 + r + j * nrow];
+      if (t->x)
+        for (int64_t j = j0; j < j1; j++) t->x[r * ncol + j] = x[r0 + r + j * nrow];
     }
   }
   for (int64_t r = 0; r < rows; r++) {
     const double *wr = t->w ? t->w + r * ncol : (shared_w ? w : NULL);
     uint8_t *sr = start ? t->start + r * ncol : NULL;
-    gpuiso_status s = fit_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr,
-                              NULL, err);
+    gpuiso_status s =
+        x ? fit_row_on_x(ncol, t->x ? t->x + r * ncol : x, t->y + r * ncol, wr, opt, t,
+                         t->fit + r * ncol, sr, err)
+          : fit_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr, NULL, err);
     if (s != GPUISO_OK) {
       int64_t row = r0 + r;
       err->index = err->index >= 0 ? row + err->index * nrow : -1;
@@ -95,11 +168,32 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
   return GPUISO_OK;
 }
 
+/* The rows of the matrix in tiles, each row in its own order (x NULL) or in that of its x (x_len
+ * nrow * ncol: a matrix of y's shape; ncol: shared by the rows). */
+static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                 int64_t w_len, const double *x, int64_t x_len,
+                                 const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                 gpuiso_error *err);
+
 gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   if (opt->engine == GPUISO_GPU) return gpu_batch_matrix(nrow, ncol, y, w, w_len, opt, fit, start, err);
-  if (nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
+  return batch_tiles(nrow, ncol, y, w, w_len, NULL, 0, opt, fit, start, err);
+}
+
+gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const double *x, int64_t x_len,
+                                     const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                     gpuiso_error *err) {
+  return batch_tiles(nrow, ncol, y, w, w_len, x, x_len, opt, fit, start, err);
+}
+
+static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                 int64_t w_len, const double *x, int64_t x_len,
+                                 const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                 gpuiso_error *err) {
+  if (!x && nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
     /* one long row: in place, split over the threads (as pav_row splits it, so the same bits) */
     gpuiso_status s = pav_long_row(ncol, y, w, opt, fit, start, err);
     if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) err->row = 0;
@@ -116,14 +210,14 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
   if (tile_rows > nrow) tile_rows = nrow > 0 ? nrow : 1;
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
   int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
-  int gather_w = w && w_len == nrow * ncol;
+  int gather_w = w && w_len == nrow * ncol, gather_x = x && x_len == nrow * ncol;
   int nth = resolve_threads(opt, nrow * ncol);
   if (nth > ntiles) nth = ntiles > 0 ? (int)ntiles : 1;
 
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
   tile_work *work = calloc((size_t)nth, sizeof *work);
   int ok = work != NULL;
-  for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, start != NULL);
+  for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, gather_x, x != NULL, start != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
   for (int64_t t0 = 0; ok && t0 < ntiles && first.status == GPUISO_OK; t0 += tiles_per_round) {
@@ -136,7 +230,7 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
       int64_t r0 = t * tile_rows;
       int64_t rows = nrow - r0 < tile_rows ? nrow - r0 : tile_rows;
       gpuiso_error e;
-      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, &worker, fit, start, mine, &e) != GPUISO_OK)
+      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, x, &worker, fit, start, mine, &e) != GPUISO_OK)
         keep_error(&first, &e);
     }
     if (first.status == GPUISO_OK && t1 < ntiles && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;

@@ -236,6 +236,14 @@ gpuiso_status gpuiso_predict(const gpuiso_curves *cv, int64_t n, const double *v
 gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
+/* The same rows, each fitted in the order of its x (on the CPU engines): x of y's shape (x_len ==
+ * nrow * ncol) or shared by all rows (x_len == ncol), finite. Each row's elements are sorted
+ * stably by x and tied x pooled (the weighted mean of y, weights summed) as gpuiso_fit_sorted
+ * pools them; start flags the first element, in x order, of each block. */
+gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const double *x, int64_t x_len,
+                                     const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                     gpuiso_error *err);
 
 /* Groups: element i belongs to group g[i] in 0..ngroups-1; groups may be ragged and interleaved.
  * Each group is fitted in its order of appearance; fit and start are in input order. */
