@@ -189,6 +189,61 @@ gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y
   return batch_tiles(nrow, ncol, y, w, w_len, x, x_len, opt, fit, start, err);
 }
 
+/* Rows long enough to be split (pav_row_is_long), LINE of them at a time: gathered by whole
+ * cache lines into contiguous rows, each fitted alone on all threads in the chunks that pav_row
+ * would use (so the same bits as beside other rows), and scattered back. */
+static gpuiso_status batch_long_rows(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const gpuiso_opts *opt, double *fit,
+                                     uint8_t *start, gpuiso_error *err) {
+  int64_t strip = nrow < LINE ? nrow : LINE;
+  size_t m = (size_t)(strip * ncol);
+  int gather_w = w && w_len == nrow * ncol;
+  double *ys = malloc(m * sizeof *ys), *ws = gather_w ? malloc(m * sizeof *ws) : NULL;
+  uint8_t *ss = start ? malloc(m) : NULL;
+  int nth = resolve_threads(opt, nrow * ncol);
+  gpuiso_status s = GPUISO_OK;
+  if (!ys || (gather_w && !ws) || (start && !ss)) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+  }
+  for (int64_t r0 = 0; s == GPUISO_OK && r0 < nrow; r0 += strip) {
+    int64_t rows = nrow - r0 < strip ? nrow - r0 : strip;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t j = 0; j < ncol; j++) {
+      for (int64_t r = 0; r < rows; r++) ys[r * ncol + j] = y[r0 + r + j * nrow];
+      if (ws)
+        for (int64_t r = 0; r < rows; r++) ws[r * ncol + j] = w[r0 + r + j * nrow];
+    }
+    for (int64_t r = 0; s == GPUISO_OK && r < rows; r++) {
+      const double *wr = ws ? ws + r * ncol : w; /* else none, or shared by the rows */
+      s = pav_long_row(ncol, ys + r * ncol, wr, opt, ys + r * ncol, ss ? ss + r * ncol : NULL, err);
+      if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) {
+        err->index = err->index >= 0 ? r0 + r + err->index * nrow : -1;
+        err->row = r0 + r;
+      }
+    }
+    if (s != GPUISO_OK) break;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t j = 0; j < ncol; j++) {
+      for (int64_t r = 0; r < rows; r++) fit[r0 + r + j * nrow] = ys[r * ncol + j];
+      if (ss)
+        for (int64_t r = 0; r < rows; r++) start[r0 + r + j * nrow] = ss[r * ncol + j];
+    }
+    if (r0 + rows < nrow && poll_interrupt(opt)) {
+      s = GPUISO_E_INTERRUPT;
+      set_error(err, s, -1, -1);
+    }
+  }
+  free(ys);
+  free(ws);
+  free(ss);
+  return s;
+}
+
 static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                  int64_t w_len, const double *x, int64_t x_len,
                                  const gpuiso_opts *opt, double *fit, uint8_t *start,
@@ -199,6 +254,8 @@ static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, co
     if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) err->row = 0;
     return s;
   }
+  if (!x && opt->engine == GPUISO_PAV && pav_row_is_long(ncol))
+    return batch_long_rows(nrow, ncol, y, w, w_len, opt, fit, start, err);
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
