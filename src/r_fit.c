@@ -194,52 +194,26 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
   return out;
 }
 
-static void release_grouped(SEXP holder) {
-  gpuiso_grouped_free(R_ExternalPtrAddr(holder));
-  R_ClearExternalPtr(holder);
-}
-
 /* Fits of y in the order of x within each group (isoreg_batch with x): y, x and w (NULL or
  * numeric) of one length, checked in R (finite y and x; w finite, non-negative, positive in every
- * group); group: integer ids 1..ngroups; labels as for C_batch_groups. One sort by x for all
- * groups, tied x of a group pooled into its knots, the knots of each group fitted and the fit
- * written in input order; with want_start also the flags of the first element, in x order, of
- * each block. */
+ * group); group: integer ids 1..ngroups; labels as for C_batch_groups. Returns the fit in input
+ * order; with want_start also the flags of the first element, in x order, of each block. */
 SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
                 SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start) {
   R_xlen_t n = XLENGTH(y);
-  int64_t k = Rf_asInteger(ngroups);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
   for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
-  r_error_context ctx = {"groups", 0, R_NilValue, y, w, {NULL, NULL, NULL}, labels};
   gpuiso_error err;
-  gpuiso_sorted *sorted;
-  int64_t nk;
-  if (gpuiso_sort_groups_xy(n, REAL(x), REAL(y), r_optional_real(w), g, k, &opt, &sorted, &nk,
-                            &err) != GPUISO_OK)
-    r_stop_on_error(&err, &ctx);
-  SEXP held = r_hold_sorted(sorted);
-  gpuiso_grouped *grouped;
-  if (gpuiso_group_sorted(sorted, &opt, &grouped, &nk, &err) != GPUISO_OK) {
-    r_release_sorted(held);
+  if (gpuiso_batch_groups_xy((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(x), REAL(y),
+                             r_optional_real(w), &opt, REAL(fit),
+                             Rf_isNull(start) ? NULL : RAW(start), &err) != GPUISO_OK) {
+    r_error_context ctx = {"groups", 0, R_NilValue, y, w, {NULL, NULL, NULL}, labels};
     r_stop_on_error(&err, &ctx);
   }
-  SEXP held_groups = PROTECT(R_MakeExternalPtr(grouped, R_NilValue, R_NilValue));
-  R_RegisterCFinalizerEx(held_groups, release_grouped, TRUE);
-  size_t m = (size_t)(nk > 0 ? nk : 1);
-  gpuiso_knots kn = {nk, (double *)R_alloc(m, sizeof(double)), (double *)R_alloc(m, sizeof(double)),
-                     (double *)R_alloc(m, sizeof(double)), (uint8_t *)R_alloc(m, 1), 0};
-  int64_t *offset = (int64_t *)R_alloc((size_t)k + 1, sizeof *offset);
-  gpuiso_status s = gpuiso_fit_grouped(grouped, &opt, offset, &kn, &err);
-  if (s == GPUISO_OK)
-    s = gpuiso_grouped_fitted(grouped, &kn, REAL(fit), Rf_isNull(start) ? NULL : RAW(start), &err);
-  release_grouped(held_groups);
-  r_release_sorted(held);
-  if (s != GPUISO_OK) r_stop_on_error(&err, &ctx);
   SEXP out = fitted_with_starts(fit, start);
-  UNPROTECT(4);
+  UNPROTECT(2);
   return out;
 }

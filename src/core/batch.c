@@ -20,46 +20,60 @@
 #define TILE_ELEMENTS ((int64_t)1 << 17)
 #define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
 
+/* A thread's workspace for rows of up to a given length: the PAV stack and, for rows on x, a
+ * row's records and their scratch, and its knots' levels, weights and flags. */
 typedef struct {
   pav_work pav;
-  double *y, *w, *x, *fit;
-  uint8_t *start;
-  /* rows on x: a row's records and their scratch, its knots' levels, weights and flags */
   sort_record *rec;
   double *level, *weight;
   uint8_t *knot_start;
-} tile_work;
+} row_work;
 
-static void tile_free(tile_work *t) {
+static void row_work_free(row_work *t) {
   pav_work_free(&t->pav);
-  free(t->y);
-  free(t->w);
-  free(t->x);
-  free(t->fit);
-  free(t->start);
   free(t->rec);
   free(t->level);
   free(t->weight);
   free(t->knot_start);
 }
 
+static int row_work_init(row_work *t, int64_t len, int on_x) {
+  size_t c = (size_t)(len > 0 ? len : 1);
+  memset(t, 0, sizeof *t);
+  int ok = pav_work_init(&t->pav, len);
+  if (!on_x) return ok;
+  t->rec = malloc(2 * c * sizeof *t->rec);
+  t->level = malloc(c * sizeof *t->level);
+  t->weight = malloc(c * sizeof *t->weight);
+  t->knot_start = malloc(c);
+  return ok && t->rec && t->level && t->weight && t->knot_start;
+}
+
+typedef struct {
+  row_work row;
+  double *y, *w, *x, *fit;
+  uint8_t *start;
+} tile_work;
+
+static void tile_free(tile_work *t) {
+  row_work_free(&t->row);
+  free(t->y);
+  free(t->w);
+  free(t->x);
+  free(t->fit);
+  free(t->start);
+}
+
 static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int gather_x,
                      int on_x, int want_start) {
-  size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1), c = (size_t)(ncol > 0 ? ncol : 1);
+  size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1);
   memset(t, 0, sizeof *t);
-  int ok = pav_work_init(&t->pav, ncol);
+  int ok = row_work_init(&t->row, ncol, on_x);
   t->y = malloc(m * sizeof *t->y);
   t->fit = malloc(m * sizeof *t->fit);
   if (gather_w) t->w = malloc(m * sizeof *t->w);
   if (gather_x) t->x = malloc(m * sizeof *t->x);
   if (want_start) t->start = malloc(m);
-  if (on_x) {
-    t->rec = malloc(2 * c * sizeof *t->rec);
-    t->level = malloc(c * sizeof *t->level);
-    t->weight = malloc(c * sizeof *t->weight);
-    t->knot_start = malloc(c);
-    ok = ok && t->rec && t->level && t->weight && t->knot_start;
-  }
   /* on failure the caller frees what was allocated, with every other tile */
   return ok && t->y && t->fit && (!gather_w || t->w) && (!gather_x || t->x) && (!want_start || t->start);
 }
@@ -69,7 +83,7 @@ static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int
  * sums in x order), the knots fitted and each element given its knot's level. start (NULL for
  * none) flags the first element, in x order, of each block. */
 static gpuiso_status fit_row_on_x(int64_t n, const double *x, const double *y, const double *w,
-                                  const gpuiso_opts *opt, tile_work *t, double *fit,
+                                  const gpuiso_opts *opt, row_work *t, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   sort_record *r = t->rec;
   for (int64_t j = 0; j < n; j++) {
@@ -145,9 +159,9 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
     const double *wr = t->w ? t->w + r * ncol : (shared_w ? w : NULL);
     uint8_t *sr = start ? t->start + r * ncol : NULL;
     gpuiso_status s =
-        x ? fit_row_on_x(ncol, t->x ? t->x + r * ncol : x, t->y + r * ncol, wr, opt, t,
+        x ? fit_row_on_x(ncol, t->x ? t->x + r * ncol : x, t->y + r * ncol, wr, opt, &t->row,
                          t->fit + r * ncol, sr, err)
-          : fit_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr, NULL, err);
+          : fit_row(ncol, t->y + r * ncol, wr, opt, &t->row.pav, t->fit + r * ncol, sr, NULL, err);
     if (s != GPUISO_OK) {
       int64_t row = r0 + r;
       err->index = err->index >= 0 ? row + err->index * nrow : -1;
@@ -343,9 +357,12 @@ static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) 
   return opt->engine == GPUISO_PAV && pav_row_is_long(offset[k + 1] - offset[k]);
 }
 
-gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
-                                  const double *w, const gpuiso_opts *opt, double *fit,
-                                  uint8_t *start, gpuiso_error *err) {
+/* The groups gathered by a counting sort, fitted in parallel over groups (a long one alone on
+ * all threads) and scattered back; each group in its order of appearance (x NULL) or, on the CPU
+ * engines and when no group is long, in the order of its x (fit_row_on_x). */
+static gpuiso_status batch_groups(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                  const double *y, const double *w, const gpuiso_opts *opt,
+                                  double *fit, uint8_t *start, gpuiso_error *err) {
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL;
   worker.nthreads = 1;
@@ -355,17 +372,17 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   int64_t *offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
   int64_t *perm = malloc(m * sizeof *perm);
   double *yg = malloc(m * sizeof *yg), *fg = malloc(m * sizeof *fg);
-  double *wg = w ? malloc(m * sizeof *wg) : NULL;
+  double *wg = w ? malloc(m * sizeof *wg) : NULL, *xg = x ? malloc(m * sizeof *xg) : NULL;
   uint8_t *sg = start ? malloc(m) : NULL;
-  pav_work *work = calloc((size_t)nth, sizeof *work);
+  row_work *work = calloc((size_t)nth, sizeof *work);
   /* the counting sort keeps a count per group and thread: one thread when groups are many */
   int sort_threads = ngroups * nth > n ? 1 : nth;
-  int ok = offset && perm && yg && fg && (!w || wg) && (!start || sg) && work &&
+  int ok = offset && perm && yg && fg && (!w || wg) && (!x || xg) && (!start || sg) && work &&
            group_by(n, g, ngroups, sort_threads, offset, perm);
   int64_t maxlen = 0;
   for (int64_t k = 0; ok && k < ngroups; k++)
     if (offset[k + 1] - offset[k] > maxlen) maxlen = offset[k + 1] - offset[k];
-  for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen);
+  for (int t = 0; ok && t < nth; t++) ok = row_work_init(&work[t], maxlen, x != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
   if (ok) {
@@ -375,6 +392,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
     for (int64_t p = 0; p < n; p++) {
       yg[p] = y[perm[p]];
       if (wg) wg[p] = w[perm[p]];
+      if (xg) xg[p] = x[perm[p]];
     }
   }
   if (ok && opt->engine == GPUISO_GPU) { /* every group in one call */
@@ -401,11 +419,13 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
       for (int64_t k = k0; k < k1; k++) {
-        pav_work *mine = &work[thread_num()];
+        row_work *mine = &work[thread_num()];
         int64_t o = offset[k], len = offset[k + 1] - o;
+        const double *wk = wg ? wg + o : NULL;
+        uint8_t *sk = sg ? sg + o : NULL;
         gpuiso_error e;
-        if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL,
-                    NULL, &e) != GPUISO_OK) {
+        if ((xg ? fit_row_on_x(len, xg + o, yg + o, wk, &worker, mine, fg + o, sk, &e)
+                : fit_row(len, yg + o, wk, &worker, &mine->pav, fg + o, sk, NULL, &e)) != GPUISO_OK) {
           e.index = e.index >= 0 ? perm[o + e.index] : -1;
           e.row = k;
           keep_error(&first, &e);
@@ -424,14 +444,77 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
       if (start) start[perm[p]] = sg[p];
     }
   }
-  for (int t = 0; work && t < nth; t++) pav_work_free(&work[t]);
+  for (int t = 0; work && t < nth; t++) row_work_free(&work[t]);
   free(work);
   free(offset);
   free(perm);
   free(yg);
   free(fg);
   free(wg);
+  free(xg);
   free(sg);
   if (err) *err = first;
   return first.status;
+}
+
+gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
+                                  const double *w, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  return batch_groups(n, g, ngroups, NULL, y, w, opt, fit, start, err);
+}
+
+/* Groups on x from one sort by x for all groups: tied x pooled into each group's knots, the knots
+ * fitted (a long group alone on all threads, or on the GPU) and the fit written in input order. */
+static gpuiso_status groups_xy_sorted(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                      const double *y, const double *w, const gpuiso_opts *opt,
+                                      double *fit, uint8_t *start, gpuiso_error *err) {
+  gpuiso_sorted *sorted = NULL;
+  gpuiso_grouped *grouped = NULL;
+  int64_t nk;
+  gpuiso_knots kn = {0, NULL, NULL, NULL, NULL, 0};
+  int64_t *offset = NULL;
+  gpuiso_status s = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, opt, &sorted, &nk, err);
+  if (s == GPUISO_OK) s = gpuiso_group_sorted(sorted, opt, &grouped, &nk, err);
+  if (s == GPUISO_OK) {
+    size_t m = (size_t)(nk > 0 ? nk : 1);
+    kn.n = nk;
+    kn.x = malloc(m * sizeof *kn.x);
+    kn.level = malloc(m * sizeof *kn.level);
+    kn.weight = malloc(m * sizeof *kn.weight);
+    kn.start = malloc(m);
+    offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
+    if (!kn.x || !kn.level || !kn.weight || !kn.start || !offset) {
+      s = GPUISO_E_NOMEM;
+      set_error(err, s, -1, -1);
+    }
+  }
+  if (s == GPUISO_OK) s = gpuiso_fit_grouped(grouped, opt, offset, &kn, err);
+  if (s == GPUISO_OK) s = gpuiso_grouped_fitted(grouped, &kn, fit, start, err);
+  free(kn.x);
+  free(kn.level);
+  free(kn.weight);
+  free(kn.start);
+  free(offset);
+  gpuiso_grouped_free(grouped);
+  gpuiso_sorted_free(sorted);
+  return s;
+}
+
+gpuiso_status gpuiso_batch_groups_xy(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                     const double *y, const double *w, const gpuiso_opts *opt,
+                                     double *fit, uint8_t *start, gpuiso_error *err) {
+  /* Short groups are sorted and fitted each in its own workspace, in cache; a long one (or the
+   * GPU) needs the knots of all groups at once. Both give the same bits. */
+  int64_t *count = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *count);
+  if (!count) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  for (int64_t i = 0; i < n; i++) count[g[i]]++;
+  int any_long = 0;
+  for (int64_t k = 0; k < ngroups; k++) any_long |= pav_row_is_long(count[k]);
+  free(count);
+  if (any_long || opt->engine == GPUISO_GPU)
+    return groups_xy_sorted(n, g, ngroups, x, y, w, opt, fit, start, err);
+  return batch_groups(n, g, ngroups, x, y, w, opt, fit, start, err);
 }

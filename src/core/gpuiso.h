@@ -250,6 +250,12 @@ gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
+/* The same groups, each fitted in the order of its x (finite): its elements sorted stably by x
+ * and tied x pooled as gpuiso_fit_sorted pools them; start flags the first element, in x order,
+ * of each block. */
+gpuiso_status gpuiso_batch_groups_xy(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                     const double *y, const double *w, const gpuiso_opts *opt,
+                                     double *fit, uint8_t *start, gpuiso_error *err);
 
 /* ---- Gradients ------------------------------------------------------------------------------
  * The fit is the weighted mean of y over blocks, so its Jacobian averages over them. For rows laid
