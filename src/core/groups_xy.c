@@ -10,8 +10,9 @@
  * buckets, so a group's tied x never span two parts. Two passes over the parts (a counting sort of
  * knots by group): the first counts each group's distinct x per part, which fixes where each
  * part's knots of each group go; the second pools the records into them. Each group is then
- * fitted on its own, in parallel over groups, in rounds between which the interrupt callback is
- * polled.
+ * fitted on its own, in parallel over groups (a group long enough to be split alone, on all
+ * threads), in rounds between which the interrupt callback is polled; the fitted values are
+ * written back by a third pass over the parts (gpuiso_grouped_fitted).
  */
 #include <stdlib.h>
 #include <string.h>
