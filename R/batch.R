@@ -97,8 +97,9 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
       if (is.matrix(y)) {
         rows <- if (is.null(keep)) TRUE else keep
         pick <- function(v) if (is.matrix(v)) v[rows, , drop = FALSE] else v
-        if (is.null(x)) batch_matrix(pick(y), pick(w), group, up, bounds, engine, single, block_starts, gradient)
-        else {
+        if (is.null(x) || engine != engine_code("gpu", method)) {
+          batch_matrix(pick(y), pick(w), group, up, bounds, engine, single, block_starts, gradient, pick(x))
+        } else { # on the GPU, the rows' knots as groups
           if (!is.numeric(y)) stop_arg("y", sprintf("must be a numeric matrix, not a %s matrix", typeof(y)))
           if (!is.null(group)) stop_arg("group", "must be NULL when `y` is a matrix (each row is a problem)")
           ym <- pick(y)
@@ -203,13 +204,20 @@ batch_problems <- function(y, w, group, x) {
        problem = if (ok) ids$codes else integer(0), key = if (!ok) double(0) else if (is.null(x)) seq_along(y) else x)
 }
 
-batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_starts, gradient) {
+# Rows of a matrix y, each in its own order (x NULL) or, on the CPU, in that of x (a matrix of
+# y's shape or a vector shared by the rows, checked by batch_x); the values are checked as
+# batch_xy checks and scales them, so that errors and fits are the same.
+batch_matrix <- function(y, w, group, increasing, bounds, engine, single, block_starts, gradient, x = NULL) {
   if (!is.numeric(y)) stop_arg("y", sprintf("must be a numeric matrix, not a %s matrix", typeof(y)))
   if (length(y) == 0L) stop_arg("y", "must have at least one element")
   if (!is.null(group)) stop_arg("group", "must be NULL when `y` is a matrix (each row is a problem)")
   w <- check_matrix_w(w, y)
   if (!is.double(y)) storage.mode(y) <- "double"
-  .Call(C_batch_matrix, y, w, increasing, bounds[1], bounds[2], engine, single,
+  if (!is.null(x)) {
+    check_xy_values(y, flatten(w, y), as.vector(row(y)), nrow(y), NULL, "row")
+    if (!is.null(w)) w <- scale_weights(w)
+  }
+  .Call(C_batch_matrix, y, w, x, increasing, bounds[1], bounds[2], engine, single,
         block_starts || gradient, gradient)
 }
 
@@ -256,52 +264,37 @@ check_batch_group <- function(group, n) {
 
 # Fits of y in the order of x within each problem (group: the group of each element, or the row
 # of a matrix y flattened, with `what` "group" or "row"; NULL for one problem). Tied x within a
-# problem are pooled as isoreg_gpu() pools them, into knots that are fitted as groups of one batch;
-# the fitted values (and with block_starts the first element, in x order, of each block) are
-# returned in input order. The data are checked here, since the C code sees the knots only.
+# problem are pooled in C as isoreg_gpu() pools them (one sort by x for all problems), into knots
+# that are fitted as groups of one batch; the fitted values (and with block_starts the first
+# element, in x order, of each block) are returned in input order. The data are checked here, so
+# that errors name the element of the input and its problem.
 batch_xy <- function(y, w, x, group, increasing, bounds, engine, single, block_starts, what = "group") {
   y <- check_vector(y, "y")
   n <- length(y)
   ids <- if (is.null(group)) list(codes = rep.int(1L, n), labels = NULL) else check_batch_group(group, n)
+  k <- max(ids$codes)
+  if (!is.null(w)) w <- check_vector(w, "w", n)
+  check_xy_values(y, w, ids$codes, k, ids$labels, what)
+  if (!is.null(w)) w <- scale_weights(w)
+  .Call(C_batch_xy, y, w, x, ids$codes, k, ids$labels, increasing, bounds[1], bounds[2], engine,
+        single, block_starts)
+}
+
+# The values of problems fitted on x (codes: each element's problem, 1..k; labels: their names or
+# NULL): y finite, w finite and non-negative with a positive weight in each problem.
+check_xy_values <- function(y, w, codes, k, labels, what) {
   bad <- which(!is.finite(y))
   if (length(bad)) stop_arg("y", sprintf("must be finite, without NA, but has %s at element %.0f", format(y[bad[1L]]), bad[1L]))
-  k <- max(ids$codes)
-  if (!is.null(w)) {
-    w <- check_vector(w, "w", n)
-    bad <- which(!is.finite(w) | w < 0)
-    if (length(bad)) {
-      stop_arg("w", sprintf("must be finite and non-negative, but has %s at element %.0f", format(w[bad[1L]]), bad[1L]))
-    }
-    none <- which(tabulate(ids$codes[w > 0], k) == 0L & tabulate(ids$codes, k) > 0L)
-    if (length(none)) {
-      label <- if (is.null(ids$labels)) none[1L] else ids$labels[none[1L]]
-      stop_arg("w", sprintf("must have a positive weight in each %s, but has none in %s %s", what, what, label))
-    }
-    w <- scale_weights(w)
+  if (is.null(w)) return(invisible())
+  bad <- which(!is.finite(w) | w < 0)
+  if (length(bad)) {
+    stop_arg("w", sprintf("must be finite and non-negative, but has %s at element %.0f", format(w[bad[1L]]), bad[1L]))
   }
-  o <- order(ids$codes, x, method = "radix")
-  code <- ids$codes[o]
-  xs <- x[o]
-  new_knot <- c(TRUE, code[-1L] != code[-n] | xs[-1L] != xs[-n])
-  knot <- cumsum(new_knot)
-  if (is.null(w) && all(new_knot)) {
-    yk <- y[o]
-    wk <- NULL
-  } else {
-    ws <- if (is.null(w)) rep(1, n) else w[o]
-    wk <- rowsum(ws, knot, reorder = FALSE)[, 1L]
-    sk <- rowsum(ws * y[o], knot, reorder = FALSE)[, 1L]
-    yk <- sk / wk
-    yk[wk == 0] <- 0 # a knot of weight zero takes its left neighbour's level: its value is not used
+  none <- which(tabulate(codes[w > 0], k) == 0L & tabulate(codes, k) > 0L)
+  if (length(none)) {
+    label <- if (is.null(labels)) none[1L] else labels[none[1L]]
+    stop_arg("w", sprintf("must have a positive weight in each %s, but has none in %s %s", what, what, label))
   }
-  res <- .Call(C_batch_groups, yk, unname(wk), code[new_knot], k, ids$labels, increasing, bounds[1],
-               bounds[2], engine, single, block_starts, FALSE)
-  fitted <- numeric(n)
-  fitted[o] <- (if (block_starts) res[[1]] else res)[knot]
-  if (!block_starts) return(fitted)
-  starts <- logical(n)
-  starts[o] <- res[[2]][knot] & new_knot
-  list(fitted, starts)
 }
 
 # Group codes 1..K, and the group of each code for error messages (NULL when the codes are the

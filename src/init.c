@@ -5,10 +5,12 @@
 
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
                   SEXP single, SEXP grad);
-SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
-                    SEXP want_start, SEXP grad);
+SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
+                    SEXP single, SEXP want_start, SEXP grad);
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
                     SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start, SEXP grad);
+SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
+                SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start);
 SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
            SEXP engine);
 SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine, SEXP order);
@@ -36,8 +38,9 @@ SEXP C_threads(SEXP threads);
 
 static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
-  {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 9},
+  {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 10},
   {"C_batch_groups", (DL_FUNC)&C_batch_groups, 12},
+  {"C_batch_xy", (DL_FUNC)&C_batch_xy, 12},
   {"C_vjp", (DL_FUNC)&C_vjp, 9},
   {"C_soft", (DL_FUNC)&C_soft, 7},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},

@@ -183,19 +183,24 @@ static SEXP fitted_with_starts(SEXP fit, SEXP start) {
   return out;
 }
 
-/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol. With grad TRUE
- * the flags are the solver's blocks (for the gradient). */
-SEXP C_batch_matrix(SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP single,
-                    SEXP want_start, SEXP grad) {
+/* y: numeric matrix (one problem per row); w: NULL, same shape or length ncol; x: NULL (each row
+ * in its own order) or, for the CPU engines, numeric of y's shape or length ncol (checked in R).
+ * With grad TRUE the flags are the solver's blocks (for the gradient). */
+SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
+                    SEXP single, SEXP want_start, SEXP grad) {
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
-  gpuiso_status s = gpuiso_batch_matrix(nrow, ncol, REAL(y), r_optional_real(w),
-                                        Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w), &opt, REAL(fit),
-                                        Rf_isNull(start) ? NULL : RAW(start), &err);
+  int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
+  uint8_t *flags = Rf_isNull(start) ? NULL : RAW(start);
+  gpuiso_status s =
+      Rf_isNull(x) ? gpuiso_batch_matrix(nrow, ncol, REAL(y), r_optional_real(w), w_len, &opt,
+                                         REAL(fit), flags, &err)
+                   : gpuiso_batch_matrix_xy(nrow, ncol, REAL(y), r_optional_real(w), w_len, REAL(x),
+                                            (int64_t)XLENGTH(x), &opt, REAL(fit), flags, &err);
   if (s != GPUISO_OK) {
     r_error_context ctx = {"matrix", nrow, R_NilValue, y, w};
     int weight_error = err.status == GPUISO_E_W_NONFINITE || err.status == GPUISO_E_W_NEGATIVE;
@@ -227,6 +232,30 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
                                         r_optional_real(w), &opt, REAL(fit),
                                         Rf_isNull(start) ? NULL : RAW(start), &err);
   if (s != GPUISO_OK) {
+    r_error_context ctx = {"groups", 0, R_NilValue, y, w, {NULL, NULL, NULL}, labels};
+    r_stop_on_error(&err, &ctx);
+  }
+  SEXP out = fitted_with_starts(fit, start);
+  UNPROTECT(2);
+  return out;
+}
+
+/* Fits of y in the order of x within each group (isoreg_batch with x): y, x and w (NULL or
+ * numeric) of one length, checked in R (finite y and x; w finite, non-negative, positive in every
+ * group); group: integer ids 1..ngroups; labels as for C_batch_groups. Returns the fit in input
+ * order; with want_start also the flags of the first element, in x order, of each block. */
+SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
+                SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start) {
+  R_xlen_t n = XLENGTH(y);
+  gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
+  int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+  for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
+  SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
+  gpuiso_error err;
+  if (gpuiso_batch_groups_xy((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(x), REAL(y),
+                             r_optional_real(w), &opt, REAL(fit),
+                             Rf_isNull(start) ? NULL : RAW(start), &err) != GPUISO_OK) {
     r_error_context ctx = {"groups", 0, R_NilValue, y, w, {NULL, NULL, NULL}, labels};
     r_stop_on_error(&err, &ctx);
   }

@@ -20,30 +20,113 @@
 #define TILE_ELEMENTS ((int64_t)1 << 17)
 #define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
 
+/* A thread's workspace for rows of up to a given length: the PAV stack and, for rows on x, a
+ * row's records and their scratch, and its knots' levels, weights and flags. */
 typedef struct {
   pav_work pav;
-  double *y, *w, *fit;
+  sort_record *rec;
+  double *level, *weight;
+  uint8_t *knot_start;
+} row_work;
+
+static void row_work_free(row_work *t) {
+  pav_work_free(&t->pav);
+  free(t->rec);
+  free(t->level);
+  free(t->weight);
+  free(t->knot_start);
+}
+
+static int row_work_init(row_work *t, int64_t len, int on_x) {
+  size_t c = (size_t)(len > 0 ? len : 1);
+  memset(t, 0, sizeof *t);
+  int ok = pav_work_init(&t->pav, len);
+  if (!on_x) return ok;
+  t->rec = malloc(2 * c * sizeof *t->rec);
+  t->level = malloc(c * sizeof *t->level);
+  t->weight = malloc(c * sizeof *t->weight);
+  t->knot_start = malloc(c);
+  return ok && t->rec && t->level && t->weight && t->knot_start;
+}
+
+typedef struct {
+  row_work row;
+  double *y, *w, *x, *fit;
   uint8_t *start;
 } tile_work;
 
 static void tile_free(tile_work *t) {
-  pav_work_free(&t->pav);
+  row_work_free(&t->row);
   free(t->y);
   free(t->w);
+  free(t->x);
   free(t->fit);
   free(t->start);
 }
 
-static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int want_start) {
+static int tile_init(tile_work *t, int64_t rows, int64_t ncol, int gather_w, int gather_x,
+                     int on_x, int want_start) {
   size_t m = (size_t)(rows * ncol > 0 ? rows * ncol : 1);
   memset(t, 0, sizeof *t);
-  int ok = pav_work_init(&t->pav, ncol);
+  int ok = row_work_init(&t->row, ncol, on_x);
   t->y = malloc(m * sizeof *t->y);
   t->fit = malloc(m * sizeof *t->fit);
   if (gather_w) t->w = malloc(m * sizeof *t->w);
+  if (gather_x) t->x = malloc(m * sizeof *t->x);
   if (want_start) t->start = malloc(m);
   /* on failure the caller frees what was allocated, with every other tile */
-  return ok && t->y && t->fit && (!gather_w || t->w) && (!want_start || t->start);
+  return ok && t->y && t->fit && (!gather_w || t->w) && (!gather_x || t->x) && (!want_start || t->start);
+}
+
+/* The fit of a row of n elements in the order of its x, as isoreg_batch fits it: the elements
+ * sorted stably by x, tied x pooled into knots (the weighted mean of their y, 0 for weight 0;
+ * sums in x order), the knots fitted and each element given its knot's level. start (NULL for
+ * none) flags the first element, in x order, of each block. */
+static gpuiso_status fit_row_on_x(int64_t n, const double *x, const double *y, const double *w,
+                                  const gpuiso_opts *opt, row_work *t, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  sort_record *r = t->rec;
+  for (int64_t j = 0; j < n; j++) {
+    gpuiso_status s = isfinite(x[j]) ? value_status(y[j], w ? w[j] : 1.0) : GPUISO_E_X_NONFINITE;
+    if (s != GPUISO_OK) {
+      set_error(err, s, j, -1);
+      return s;
+    }
+    sort_record e = {double_key(x[j]), j, y[j], w ? w[j] : 1.0};
+    r[j] = e;
+  }
+  sort_records_serial(r, r + n, n);
+  int64_t d = -1;
+  for (int64_t p = 0; p < n; p++) {
+    if (p == 0 || r[p].key != r[p - 1].key) {
+      d++;
+      t->level[d] = t->weight[d] = 0;
+    }
+    t->level[d] += r[p].w * r[p].y;
+    t->weight[d] += r[p].w;
+  }
+  int64_t nk = d + 1;
+  for (d = 0; d < nk; d++) {
+    double sum = t->level[d], weight = t->weight[d];
+    if (!isfinite(sum) || !isfinite(weight)) {
+      set_error(err, GPUISO_E_OVERFLOW, -1, -1);
+      return GPUISO_E_OVERFLOW;
+    }
+    t->level[d] = weight > 0 ? sum / weight : 0;
+  }
+  gpuiso_status s = fit_row(nk, t->level, t->weight, opt, &t->pav, t->level, t->knot_start, NULL, err);
+  if (s != GPUISO_OK) {
+    err->index = -1; /* a knot, not an element */
+    return s;
+  }
+  d = -1;
+  for (int64_t p = 0; p < n; p++) {
+    int first = p == 0 || r[p].key != r[p - 1].key;
+    d += first;
+    fit[r[p].tag] = t->level[d];
+    if (start) start[r[p].tag] = (uint8_t)(first && t->knot_start[d]);
+  }
+  return GPUISO_OK;
 }
 
 void keep_error(gpuiso_error *first, const gpuiso_error *e) {
@@ -54,7 +137,7 @@ void keep_error(gpuiso_error *first, const gpuiso_error *e) {
 }
 
 static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t ncol,
-                              const double *y, const double *w, int64_t w_len,
+                              const double *y, const double *w, int64_t w_len, const double *x,
                               const gpuiso_opts *opt, double *fit, uint8_t *start, tile_work *t,
                               gpuiso_error *err) {
   int shared_w = w && w_len == ncol && w_len != nrow * ncol;
@@ -68,13 +151,17 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
       for (int64_t j = j0; j < j1; j++) dst[j] = src[j * nrow];
       if (t->w)
         for (int64_t j = j0; j < j1; j++) t->w[r * ncol + j] = w[r0 + r + j * nrow];
+      if (t->x)
+        for (int64_t j = j0; j < j1; j++) t->x[r * ncol + j] = x[r0 + r + j * nrow];
     }
   }
   for (int64_t r = 0; r < rows; r++) {
     const double *wr = t->w ? t->w + r * ncol : (shared_w ? w : NULL);
     uint8_t *sr = start ? t->start + r * ncol : NULL;
-    gpuiso_status s = fit_row(ncol, t->y + r * ncol, wr, opt, &t->pav, t->fit + r * ncol, sr,
-                              NULL, err);
+    gpuiso_status s =
+        x ? fit_row_on_x(ncol, t->x ? t->x + r * ncol : x, t->y + r * ncol, wr, opt, &t->row,
+                         t->fit + r * ncol, sr, err)
+          : fit_row(ncol, t->y + r * ncol, wr, opt, &t->row.pav, t->fit + r * ncol, sr, NULL, err);
     if (s != GPUISO_OK) {
       int64_t row = r0 + r;
       err->index = err->index >= 0 ? row + err->index * nrow : -1;
@@ -95,16 +182,94 @@ static gpuiso_status fit_tile(int64_t r0, int64_t rows, int64_t nrow, int64_t nc
   return GPUISO_OK;
 }
 
+/* The rows of the matrix in tiles, each row in its own order (x NULL) or in that of its x (x_len
+ * nrow * ncol: a matrix of y's shape; ncol: shared by the rows). */
+static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                 int64_t w_len, const double *x, int64_t x_len,
+                                 const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                 gpuiso_error *err);
+
 gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err) {
   if (opt->engine == GPUISO_GPU) return gpu_batch_matrix(nrow, ncol, y, w, w_len, opt, fit, start, err);
-  if (nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
+  return batch_tiles(nrow, ncol, y, w, w_len, NULL, 0, opt, fit, start, err);
+}
+
+gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const double *x, int64_t x_len,
+                                     const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                     gpuiso_error *err) {
+  return batch_tiles(nrow, ncol, y, w, w_len, x, x_len, opt, fit, start, err);
+}
+
+/* Rows long enough to be split (pav_row_is_long), LINE of them at a time: gathered by whole
+ * cache lines into contiguous rows, each fitted alone on all threads in the chunks that pav_row
+ * would use (so the same bits as beside other rows), and scattered back. */
+static gpuiso_status batch_long_rows(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const gpuiso_opts *opt, double *fit,
+                                     uint8_t *start, gpuiso_error *err) {
+  int64_t strip = nrow < LINE ? nrow : LINE;
+  size_t m = (size_t)(strip * ncol);
+  int gather_w = w && w_len == nrow * ncol;
+  double *ys = malloc(m * sizeof *ys), *ws = gather_w ? malloc(m * sizeof *ws) : NULL;
+  uint8_t *ss = start ? malloc(m) : NULL;
+  int nth = resolve_threads(opt, nrow * ncol);
+  gpuiso_status s = GPUISO_OK;
+  if (!ys || (gather_w && !ws) || (start && !ss)) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+  }
+  for (int64_t r0 = 0; s == GPUISO_OK && r0 < nrow; r0 += strip) {
+    int64_t rows = nrow - r0 < strip ? nrow - r0 : strip;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t j = 0; j < ncol; j++) {
+      for (int64_t r = 0; r < rows; r++) ys[r * ncol + j] = y[r0 + r + j * nrow];
+      if (ws)
+        for (int64_t r = 0; r < rows; r++) ws[r * ncol + j] = w[r0 + r + j * nrow];
+    }
+    for (int64_t r = 0; s == GPUISO_OK && r < rows; r++) {
+      const double *wr = ws ? ws + r * ncol : w; /* else none, or shared by the rows */
+      s = pav_long_row(ncol, ys + r * ncol, wr, opt, ys + r * ncol, ss ? ss + r * ncol : NULL, err);
+      if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) {
+        err->index = err->index >= 0 ? r0 + r + err->index * nrow : -1;
+        err->row = r0 + r;
+      }
+    }
+    if (s != GPUISO_OK) break;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+    for (int64_t j = 0; j < ncol; j++) {
+      for (int64_t r = 0; r < rows; r++) fit[r0 + r + j * nrow] = ys[r * ncol + j];
+      if (ss)
+        for (int64_t r = 0; r < rows; r++) start[r0 + r + j * nrow] = ss[r * ncol + j];
+    }
+    if (r0 + rows < nrow && poll_interrupt(opt)) {
+      s = GPUISO_E_INTERRUPT;
+      set_error(err, s, -1, -1);
+    }
+  }
+  free(ys);
+  free(ws);
+  free(ss);
+  return s;
+}
+
+static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                 int64_t w_len, const double *x, int64_t x_len,
+                                 const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                 gpuiso_error *err) {
+  if (!x && nrow == 1 && opt->engine == GPUISO_PAV && pav_row_is_long(ncol)) {
     /* one long row: in place, split over the threads (as pav_row splits it, so the same bits) */
     gpuiso_status s = pav_long_row(ncol, y, w, opt, fit, start, err);
     if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) err->row = 0;
     return s;
   }
+  if (!x && opt->engine == GPUISO_PAV && pav_row_is_long(ncol))
+    return batch_long_rows(nrow, ncol, y, w, w_len, opt, fit, start, err);
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
@@ -116,14 +281,14 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
   if (tile_rows > nrow) tile_rows = nrow > 0 ? nrow : 1;
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
   int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
-  int gather_w = w && w_len == nrow * ncol;
+  int gather_w = w && w_len == nrow * ncol, gather_x = x && x_len == nrow * ncol;
   int nth = resolve_threads(opt, nrow * ncol);
   if (nth > ntiles) nth = ntiles > 0 ? (int)ntiles : 1;
 
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
   tile_work *work = calloc((size_t)nth, sizeof *work);
   int ok = work != NULL;
-  for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, start != NULL);
+  for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, gather_x, x != NULL, start != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
   for (int64_t t0 = 0; ok && t0 < ntiles && first.status == GPUISO_OK; t0 += tiles_per_round) {
@@ -136,7 +301,7 @@ gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, c
       int64_t r0 = t * tile_rows;
       int64_t rows = nrow - r0 < tile_rows ? nrow - r0 : tile_rows;
       gpuiso_error e;
-      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, &worker, fit, start, mine, &e) != GPUISO_OK)
+      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, x, &worker, fit, start, mine, &e) != GPUISO_OK)
         keep_error(&first, &e);
     }
     if (first.status == GPUISO_OK && t1 < ntiles && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
@@ -192,9 +357,12 @@ static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) 
   return opt->engine == GPUISO_PAV && pav_row_is_long(offset[k + 1] - offset[k]);
 }
 
-gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
-                                  const double *w, const gpuiso_opts *opt, double *fit,
-                                  uint8_t *start, gpuiso_error *err) {
+/* The groups gathered by a counting sort, fitted in parallel over groups (a long one alone on
+ * all threads) and scattered back; each group in its order of appearance (x NULL) or, on the CPU
+ * engines and when no group is long, in the order of its x (fit_row_on_x). */
+static gpuiso_status batch_groups(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                  const double *y, const double *w, const gpuiso_opts *opt,
+                                  double *fit, uint8_t *start, gpuiso_error *err) {
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL;
   worker.nthreads = 1;
@@ -204,17 +372,17 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   int64_t *offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
   int64_t *perm = malloc(m * sizeof *perm);
   double *yg = malloc(m * sizeof *yg), *fg = malloc(m * sizeof *fg);
-  double *wg = w ? malloc(m * sizeof *wg) : NULL;
+  double *wg = w ? malloc(m * sizeof *wg) : NULL, *xg = x ? malloc(m * sizeof *xg) : NULL;
   uint8_t *sg = start ? malloc(m) : NULL;
-  pav_work *work = calloc((size_t)nth, sizeof *work);
+  row_work *work = calloc((size_t)nth, sizeof *work);
   /* the counting sort keeps a count per group and thread: one thread when groups are many */
   int sort_threads = ngroups * nth > n ? 1 : nth;
-  int ok = offset && perm && yg && fg && (!w || wg) && (!start || sg) && work &&
+  int ok = offset && perm && yg && fg && (!w || wg) && (!x || xg) && (!start || sg) && work &&
            group_by(n, g, ngroups, sort_threads, offset, perm);
   int64_t maxlen = 0;
   for (int64_t k = 0; ok && k < ngroups; k++)
     if (offset[k + 1] - offset[k] > maxlen) maxlen = offset[k + 1] - offset[k];
-  for (int t = 0; ok && t < nth; t++) ok = pav_work_init(&work[t], maxlen);
+  for (int t = 0; ok && t < nth; t++) ok = row_work_init(&work[t], maxlen, x != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
   if (ok) {
@@ -224,6 +392,7 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
     for (int64_t p = 0; p < n; p++) {
       yg[p] = y[perm[p]];
       if (wg) wg[p] = w[perm[p]];
+      if (xg) xg[p] = x[perm[p]];
     }
   }
   if (ok && opt->engine == GPUISO_GPU) { /* every group in one call */
@@ -250,11 +419,13 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
       for (int64_t k = k0; k < k1; k++) {
-        pav_work *mine = &work[thread_num()];
+        row_work *mine = &work[thread_num()];
         int64_t o = offset[k], len = offset[k + 1] - o;
+        const double *wk = wg ? wg + o : NULL;
+        uint8_t *sk = sg ? sg + o : NULL;
         gpuiso_error e;
-        if (fit_row(len, yg + o, wg ? wg + o : NULL, &worker, mine, fg + o, sg ? sg + o : NULL,
-                    NULL, &e) != GPUISO_OK) {
+        if ((xg ? fit_row_on_x(len, xg + o, yg + o, wk, &worker, mine, fg + o, sk, &e)
+                : fit_row(len, yg + o, wk, &worker, &mine->pav, fg + o, sk, NULL, &e)) != GPUISO_OK) {
           e.index = e.index >= 0 ? perm[o + e.index] : -1;
           e.row = k;
           keep_error(&first, &e);
@@ -273,14 +444,77 @@ gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, cons
       if (start) start[perm[p]] = sg[p];
     }
   }
-  for (int t = 0; work && t < nth; t++) pav_work_free(&work[t]);
+  for (int t = 0; work && t < nth; t++) row_work_free(&work[t]);
   free(work);
   free(offset);
   free(perm);
   free(yg);
   free(fg);
   free(wg);
+  free(xg);
   free(sg);
   if (err) *err = first;
   return first.status;
+}
+
+gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
+                                  const double *w, const gpuiso_opts *opt, double *fit,
+                                  uint8_t *start, gpuiso_error *err) {
+  return batch_groups(n, g, ngroups, NULL, y, w, opt, fit, start, err);
+}
+
+/* Groups on x from one sort by x for all groups: tied x pooled into each group's knots, the knots
+ * fitted (a long group alone on all threads, or on the GPU) and the fit written in input order. */
+static gpuiso_status groups_xy_sorted(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                      const double *y, const double *w, const gpuiso_opts *opt,
+                                      double *fit, uint8_t *start, gpuiso_error *err) {
+  gpuiso_sorted *sorted = NULL;
+  gpuiso_grouped *grouped = NULL;
+  int64_t nk;
+  gpuiso_knots kn = {0, NULL, NULL, NULL, NULL, 0};
+  int64_t *offset = NULL;
+  gpuiso_status s = gpuiso_sort_groups_xy(n, x, y, w, g, ngroups, opt, &sorted, &nk, err);
+  if (s == GPUISO_OK) s = gpuiso_group_sorted(sorted, opt, &grouped, &nk, err);
+  if (s == GPUISO_OK) {
+    size_t m = (size_t)(nk > 0 ? nk : 1);
+    kn.n = nk;
+    kn.x = malloc(m * sizeof *kn.x);
+    kn.level = malloc(m * sizeof *kn.level);
+    kn.weight = malloc(m * sizeof *kn.weight);
+    kn.start = malloc(m);
+    offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
+    if (!kn.x || !kn.level || !kn.weight || !kn.start || !offset) {
+      s = GPUISO_E_NOMEM;
+      set_error(err, s, -1, -1);
+    }
+  }
+  if (s == GPUISO_OK) s = gpuiso_fit_grouped(grouped, opt, offset, &kn, err);
+  if (s == GPUISO_OK) s = gpuiso_grouped_fitted(grouped, &kn, fit, start, err);
+  free(kn.x);
+  free(kn.level);
+  free(kn.weight);
+  free(kn.start);
+  free(offset);
+  gpuiso_grouped_free(grouped);
+  gpuiso_sorted_free(sorted);
+  return s;
+}
+
+gpuiso_status gpuiso_batch_groups_xy(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                     const double *y, const double *w, const gpuiso_opts *opt,
+                                     double *fit, uint8_t *start, gpuiso_error *err) {
+  /* Short groups are sorted and fitted each in its own workspace, in cache; a long one (or the
+   * GPU) needs the knots of all groups at once. Both give the same bits. */
+  int64_t *count = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *count);
+  if (!count) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  for (int64_t i = 0; i < n; i++) count[g[i]]++;
+  int any_long = 0;
+  for (int64_t k = 0; k < ngroups; k++) any_long |= pav_row_is_long(count[k]);
+  free(count);
+  if (any_long || opt->engine == GPUISO_GPU)
+    return groups_xy_sorted(n, g, ngroups, x, y, w, opt, fit, start, err);
+  return batch_groups(n, g, ngroups, x, y, w, opt, fit, start, err);
 }

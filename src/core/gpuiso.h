@@ -180,6 +180,11 @@ gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
  * groups. err->row is the group of an error. */
 gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opts *opt,
                                  int64_t *offset, gpuiso_knots *kn, gpuiso_error *err);
+/* After gpuiso_fit_grouped: fit (n) gets each element's fitted value in input order, start (n,
+ * or NULL) 1 at the first element in x order (ties in input order) of each knot whose flag in
+ * kn->start is set. Fails only when out of memory. */
+gpuiso_status gpuiso_grouped_fitted(const gpuiso_grouped *grouped, const gpuiso_knots *kn,
+                                    double *fit, uint8_t *start, gpuiso_error *err);
 void gpuiso_grouped_free(gpuiso_grouped *grouped);
 
 /* ---- Calibration ---------------------------------------------------------------------------
@@ -231,12 +236,26 @@ gpuiso_status gpuiso_predict(const gpuiso_curves *cv, int64_t n, const double *v
 gpuiso_status gpuiso_batch_matrix(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                   int64_t w_len, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
+/* The same rows, each fitted in the order of its x (on the CPU engines): x of y's shape (x_len ==
+ * nrow * ncol) or shared by all rows (x_len == ncol), finite. Each row's elements are sorted
+ * stably by x and tied x pooled (the weighted mean of y, weights summed) as gpuiso_fit_sorted
+ * pools them; start flags the first element, in x order, of each block. */
+gpuiso_status gpuiso_batch_matrix_xy(int64_t nrow, int64_t ncol, const double *y, const double *w,
+                                     int64_t w_len, const double *x, int64_t x_len,
+                                     const gpuiso_opts *opt, double *fit, uint8_t *start,
+                                     gpuiso_error *err);
 
 /* Groups: element i belongs to group g[i] in 0..ngroups-1; groups may be ragged and interleaved.
  * Each group is fitted in its order of appearance; fit and start are in input order. */
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
                                   const double *w, const gpuiso_opts *opt, double *fit,
                                   uint8_t *start, gpuiso_error *err);
+/* The same groups, each fitted in the order of its x (finite): its elements sorted stably by x
+ * and tied x pooled as gpuiso_fit_sorted pools them; start flags the first element, in x order,
+ * of each block. */
+gpuiso_status gpuiso_batch_groups_xy(int64_t n, const int *g, int64_t ngroups, const double *x,
+                                     const double *y, const double *w, const gpuiso_opts *opt,
+                                     double *fit, uint8_t *start, gpuiso_error *err);
 
 /* ---- Gradients ------------------------------------------------------------------------------
  * The fit is the weighted mean of y over blocks, so its Jacobian averages over them. For rows laid

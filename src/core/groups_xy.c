@@ -10,10 +10,12 @@
  * buckets, so a group's tied x never span two parts. Two passes over the parts (a counting sort of
  * knots by group): the first counts each group's distinct x per part, which fixes where each
  * part's knots of each group go; the second pools the records into them. Each group is then
- * fitted on its own, in parallel over groups, in rounds between which the interrupt callback is
- * polled.
+ * fitted on its own, in parallel over groups (a group long enough to be split alone, on all
+ * threads), in rounds between which the interrupt callback is polled; the fitted values are
+ * written back by a third pass over the parts (gpuiso_grouped_fitted).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -23,7 +25,8 @@ struct gpuiso_grouped {
   int64_t ngroups;
   int nth, nparts;
   int64_t *part;  /* nparts + 1: the records of each part, cut between buckets */
-  int64_t *next;  /* nparts x ngroups: where part t's first knot of group k goes */
+  int64_t *next;  /* nparts x ngroups: where part t's next knot of group k goes (pool_part) */
+  int64_t *first; /* nparts x ngroups: where part t's first knot of group k went */
   int64_t *knots; /* ngroups + 1: where each group's knots start, then the number of knots */
 };
 
@@ -31,6 +34,7 @@ void gpuiso_grouped_free(gpuiso_grouped *grouped) {
   if (!grouped) return;
   free(grouped->part);
   free(grouped->next);
+  free(grouped->first);
   free(grouped->knots);
   free(grouped);
 }
@@ -65,9 +69,10 @@ gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
     out->nparts = nparts;
     out->part = malloc(((size_t)nparts + 1) * sizeof *out->part);
     out->next = calloc(cells > 0 ? cells : 1, sizeof *out->next);
+    out->first = malloc((cells > 0 ? cells : 1) * sizeof *out->first);
     out->knots = malloc(((size_t)ngroups + 1) * sizeof *out->knots);
   }
-  if (!out || !last || !out->part || !out->next || !out->knots) {
+  if (!out || !last || !out->part || !out->next || !out->first || !out->knots) {
     gpuiso_grouped_free(out);
     free(last);
     set_error(err, GPUISO_E_NOMEM, -1, -1);
@@ -91,6 +96,7 @@ gpuiso_status gpuiso_group_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
   }
   free(last);
   group_slots(out->next, nparts, ngroups, out->knots);
+  memcpy(out->first, out->next, cells * sizeof *out->first);
   if (poll_interrupt(opt)) {
     gpuiso_grouped_free(out);
     set_error(err, GPUISO_E_INTERRUPT, -1, -1);
@@ -145,6 +151,35 @@ static int64_t pool_part(const gpuiso_grouped *gs, int t, int64_t *cur, gpuiso_k
   return -1;
 }
 
+/* Fits groups k0 .. k1 - 1 of short knots in parallel on nth threads, each on one (worker), adding
+ * their blocks to *nblocks and keeping the error of the lowest group in *first. */
+static void fit_short_groups(const int64_t *knots, int64_t k0, int64_t k1, gpuiso_knots *kn,
+                             const gpuiso_opts *worker, int nth, pav_work *work,
+                             gpuiso_error *first, int64_t *nblocks) {
+  int64_t count = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : count)
+#endif
+  for (int64_t k = k0; k < k1; k++) {
+    int64_t len = knots[k + 1] - knots[k], nb = 0;
+    gpuiso_error e;
+    double *level = kn->level + knots[k];
+    if (len > 0 && fit_row(len, level, kn->weight + knots[k], worker, &work[thread_num()], level,
+                           kn->start + knots[k], &nb, &e) != GPUISO_OK) {
+      e.index = -1; /* a knot of the group, not an element of the input */
+      e.row = k;
+      keep_error(first, &e);
+    }
+    count += nb;
+  }
+  *nblocks += count;
+}
+
+/* Whether group k's knots are fitted alone on all threads (see pav_long_row). */
+static int long_group(const gpuiso_opts *opt, const int64_t *knots, int64_t k) {
+  return opt->engine == GPUISO_PAV && pav_row_is_long(knots[k + 1] - knots[k]);
+}
+
 gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opts *opt,
                                  int64_t *offset, gpuiso_knots *kn, gpuiso_error *err) {
   const int64_t *knots = grouped->knots;
@@ -178,23 +213,34 @@ gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opt
     }
   }
   int64_t nblocks = 0, k0 = 0;
+  if (ok && first.status == GPUISO_OK && opt->engine == GPUISO_GPU) { /* every group in one call */
+    if (gpu_fit_rows(ngroups, knots, kn->level, kn->weight, opt, kn->level, kn->start, &first) ==
+        GPUISO_OK) {
+      for (int64_t k = 0; k < ngroups; k++)
+        for (int64_t d = knots[k]; d < knots[k + 1]; d++) nblocks += kn->start[d];
+    } else {
+      first.index = -1;
+    }
+    k0 = ngroups;
+  }
   while (ok && k0 < ngroups && first.status == GPUISO_OK) {
-    int64_t k1 = k0; /* groups of this round: about GPUISO_POLL_EVERY knots */
-    while (k1 < ngroups && knots[k1] - knots[k0] < GPUISO_POLL_EVERY) k1++;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic) reduction(+ : nblocks)
-#endif
-    for (int64_t k = k0; k < k1; k++) {
-      int64_t len = knots[k + 1] - knots[k], nb = 0;
+    int64_t k1 = k0 + 1;
+    if (long_group(opt, knots, k0)) { /* alone, on all threads (the bits of fit_row's chunks) */
+      int64_t len = knots[k1] - knots[k0];
+      double *level = kn->level + knots[k0];
+      uint8_t *flags = kn->start + knots[k0];
       gpuiso_error e;
-      double *level = kn->level + knots[k];
-      if (len > 0 && fit_row(len, level, kn->weight + knots[k], &worker, &work[thread_num()], level,
-                             kn->start + knots[k], &nb, &e) != GPUISO_OK) {
-        e.index = -1; /* a knot of the group, not an element of the input */
-        e.row = k;
-        keep_error(&first, &e);
+      if (pav_long_row(len, level, kn->weight + knots[k0], opt, level, flags, &e) != GPUISO_OK) {
+        e.index = -1;
+        e.row = e.status == GPUISO_E_INTERRUPT ? -1 : k0;
+        first = e;
       }
-      nblocks += nb;
+      for (int64_t d = 0; d < len; d++) nblocks += flags[d];
+    } else {
+      /* short groups of this round: about GPUISO_POLL_EVERY knots */
+      while (k1 < ngroups && knots[k1] - knots[k0] < GPUISO_POLL_EVERY && !long_group(opt, knots, k1))
+        k1++;
+      fit_short_groups(knots, k0, k1, kn, &worker, nth, work, &first, &nblocks);
     }
     k0 = k1;
     if (first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
@@ -207,4 +253,37 @@ gpuiso_status gpuiso_fit_grouped(const gpuiso_grouped *grouped, const gpuiso_opt
   kn->nblocks = nblocks;
   if (err) *err = first;
   return first.status;
+}
+
+gpuiso_status gpuiso_grouped_fitted(const gpuiso_grouped *grouped, const gpuiso_knots *kn,
+                                    double *fit, uint8_t *start, gpuiso_error *err) {
+  const sort_record *r = grouped->s->r;
+  int gbits = grouped->s->gbits;
+  int64_t ngroups = grouped->ngroups;
+  int nparts = grouped->nparts;
+  size_t cells = (size_t)nparts * (size_t)ngroups;
+  int64_t *cur = malloc((cells > 0 ? cells : 1) * sizeof *cur);
+  if (!cur) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nparts) schedule(static, 1)
+#endif
+  for (int t = 0; t < nparts; t++) {
+    /* each part meets its knots of a group in the order pool_part made them */
+    const int64_t *first = grouped->first + (size_t)t * (size_t)ngroups;
+    int64_t *knot = cur + (size_t)t * (size_t)ngroups;
+    for (int64_t k = 0; k < ngroups; k++) knot[k] = -1;
+    for (int64_t p = grouped->part[t]; p < grouped->part[t + 1]; p++) {
+      int k = tag_group(r[p].tag, gbits);
+      int64_t d = knot[k], i = tag_index(r[p].tag, gbits);
+      int new_knot = d < 0 || kn->x[d] != key_double(r[p].key);
+      if (new_knot) d = knot[k] = d < 0 ? first[k] : d + 1;
+      fit[i] = kn->level[d];
+      if (start) start[i] = (uint8_t)(new_knot && kn->start[d]);
+    }
+  }
+  free(cur);
+  return GPUISO_OK;
 }

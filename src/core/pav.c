@@ -518,10 +518,86 @@ static int batch_row_chunks(int64_t n) {
   return c < 2 ? 1 : (c > GPUISO_MAX_CHUNKS ? GPUISO_MAX_CHUNKS : (int)c);
 }
 
+/* PAV of an unweighted row of one chunk, as pav_chunks fits it but in one pass and without runs:
+ * every element is pushed as a block (y, 1) and pooled while it violates the order. With weight 1
+ * the tests and sums are those of pav_chunks' runs and blocks (x * 1 is x, and a run's element is
+ * pooled as the block (y, 1) would be), so the fit has the same bits. The levels are written
+ * straight from the stack. Returns 0, leaving fit as it was, for the rows that pav_chunks treats
+ * apart: a non-finite y (its error), products that need guarding (see products_safe). */
+static GPUISO_ALWAYS_INLINE int pav_plain_dir(int64_t n, const double *y, double lo, double hi,
+                                              pav_block *st, double *fit, uint8_t *start,
+                                              int64_t *nblocks, const int increasing) {
+  /* The top entry in registers, the ones below it on the stack (st[0 .. k - 1]). The checks of
+   * y ride along; the fit is written only once they have passed. */
+  double max_abs = 0, min_abs = INFINITY;
+  int finite = 1;
+  double top_sum = y[0], top_weight = 1;
+  int64_t top_start = 0, k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double yi = y[i], a = fabs(yi);
+    finite &= a <= DBL_MAX;
+    max_abs = a > max_abs ? a : max_abs;
+    min_abs = a > 0 && a < min_abs ? a : min_abs;
+    if (i == 0) continue;
+    double sum = yi, weight = 1;
+    int64_t s = i;
+    while (violates(top_sum, top_weight, sum, weight, increasing, 0)) {
+      sum += top_sum;
+      weight += top_weight;
+      s = top_start;
+      if (k == 0) goto pooled_all;
+      k--;
+      top_sum = st[k].sum;
+      top_weight = st[k].weight;
+      top_start = st[k].start;
+    }
+    st[k].sum = top_sum;
+    st[k].weight = top_weight;
+    st[k].start = top_start;
+    k++;
+  pooled_all:
+    top_sum = sum;
+    top_weight = weight;
+    top_start = s;
+  }
+  st[k].sum = top_sum;
+  st[k].weight = top_weight;
+  st[k].start = top_start;
+  if (!finite || !products_safe(max_abs, (double)n, min_abs, 1.0)) return 0;
+  /* the levels, as expand_range writes them: clipped, never against the direction, and a block
+   * starts where the level changes */
+  double prev = NAN;
+  int64_t count = 0;
+  for (int64_t b = 0; b <= k; b++) {
+    int64_t s = st[b].start, e = b < k ? st[b + 1].start : n;
+    double v = monotone(clip(st[b].sum / st[b].weight, lo, hi), prev, increasing);
+    uint8_t is_start = !(v == prev);
+    for (int64_t j = s; j < e; j++) fit[j] = v;
+    if (start) {
+      start[s] = is_start;
+      for (int64_t j = s + 1; j < e; j++) start[j] = 0;
+    }
+    count += is_start;
+    prev = v;
+  }
+  if (nblocks) *nblocks = count;
+  return 1;
+}
+
+static int pav_plain(int64_t n, const double *y, const gpuiso_opts *opt, pav_block *st,
+                     double *fit, uint8_t *start, int64_t *nblocks) {
+  return opt->increasing ? pav_plain_dir(n, y, opt->lo, opt->hi, st, fit, start, nblocks, 1)
+                         : pav_plain_dir(n, y, opt->lo, opt->hi, st, fit, start, nblocks, 0);
+}
+
 gpuiso_status pav_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
                       pav_work *wk, double *fit, uint8_t *start, int64_t *nblocks,
                       gpuiso_error *err) {
-  return pav_chunks(n, y, w, opt, batch_row_chunks(n), 1, wk->stack, fit, start, nblocks, err);
+  int nch = batch_row_chunks(n);
+  if (!w && nch == 1 && !opt->solver_blocks && n > 0 &&
+      pav_plain(n, y, opt, wk->stack, fit, start, nblocks))
+    return GPUISO_OK;
+  return pav_chunks(n, y, w, opt, nch, 1, wk->stack, fit, start, nblocks, err);
 }
 
 gpuiso_status fit_row(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,

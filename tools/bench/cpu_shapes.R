@@ -1,6 +1,6 @@
 # The CPU engine on every shape of issue 14, each against a copy of its input made in the same
-# run (`Y + 0`, `y + 0`: one pass that reads the input and writes a result of its size), and the
-# predictions against as.stepfun(fit)(newx). Medians of GPUISO_BENCH_REPS, in turns (common.R).
+# run (`Y + 0`, `y + 0`: one pass that reads the input and writes a result of its size; a batch
+# on x also against the batch without x), and the predictions against as.stepfun(fit)(newx). Medians of GPUISO_BENCH_REPS, in turns (common.R).
 # Run: Rscript tools/bench/cpu_shapes.R [threads]
 suppressMessages(library(gpuiso))
 source(file.path("tools", "bench", "common.R"))
@@ -27,6 +27,23 @@ for (shape in list(c(1e6, 16), c(1e4, 1e3), c(1e3, 1e4), c(1e2, 1e5), c(1, 1e7))
     rep(seq(0, 3, length.out = shape[2]), each = shape[1])
   t <- time_turns(list(copy = quote(Y + 0), batch = quote(isoreg_batch(Y))), reps)
   add(sprintf("isoreg_batch %g x %g", shape[1], shape[2]), t, "Y + 0")
+}
+# Batches on x (each row in the order of its own x, with ties) beside the same batch without x,
+# and several long rows side by side (each split over the threads as a single row is).
+Y <- matrix(stats::rnorm(1e7), 1e4, 1e3) + rep(seq(0, 3, length.out = 1e3), each = 1e4)
+X <- matrix(round(stats::runif(1e7) * 500), 1e4, 1e3)
+t <- time_turns(list(copy = quote(Y + 0), batch = quote(isoreg_batch(Y)), x = quote(isoreg_batch(Y, x = X))), reps)
+add("isoreg_batch 1e4 x 1e3, x a matrix", t, "Y + 0", 1L, 3L)
+add("isoreg_batch 1e4 x 1e3, x a matrix", t, "isoreg_batch(Y), no x", 2L, 3L)
+g <- as.vector(row(Y))
+t <- time_turns(list(copy = quote(Y + 0), x = quote(isoreg_batch(as.vector(Y), x = as.vector(X), group = g))), reps)
+add("isoreg_batch 1e7 in 1e4 groups, x", t, "Y + 0")
+rm(X, g)
+for (shape in list(c(3, 3.3e6), c(10, 1e6))) {
+  Y <- matrix(stats::rnorm(prod(shape)), shape[1], shape[2]) +
+    rep(seq(0, 3, length.out = shape[2]), each = shape[1])
+  t <- time_turns(list(copy = quote(Y + 0), batch = quote(isoreg_batch(Y))), reps)
+  add(sprintf("isoreg_batch %g x %g (long rows)", shape[1], shape[2]), t, "Y + 0")
 }
 rm(Y)
 
