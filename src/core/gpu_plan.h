@@ -21,6 +21,8 @@ typedef struct {
   int status;     /* gpuiso_status of the row */
   int64_t index;  /* element of the error, or -1 */
   int stepped;    /* a rounded slope stepped against the direction */
+  double reach;   /* of hull_is_wide, scaled */
+  int wide;       /* the row's points may not hold its steps: one chain on the steps (hull.c) */
 } row_state;
 
 /* Whether a plan whose longest row has `longest` elements runs on the lane kernels. */

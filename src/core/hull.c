@@ -1,7 +1,8 @@
 /* The hull-merge engine on the CPU: the fit as the slopes of the lower convex hull of the
  * cumulative sum diagram, built from the hulls of chunks merged level by level along bridges,
  * every node of the merge tree a segment list (src/core/hull/merge.h). Chunks, the merges of a
- * level and the reconstruction run in parallel with OpenMP.
+ * level and the reconstruction run in parallel with OpenMP. A row of wide ranges, whose points
+ * cannot hold its steps, is one chain on the steps instead (serial; rare).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -17,39 +18,35 @@
  * weights are scaled by a power of two, which changes no slope and, with the largest weight
  * near 1, keeps tiny weights from underflowing in the orientation tests. */
 static chunk_total total_of(const double *y, const double *w, int64_t from, int64_t to,
-                            double scale, double sign, double *min_w) {
-  chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
-  double least = w ? INFINITY : 1.0;
+                            double scale, double sign) {
+  chunk_total c = chunk_total_none();
   for (int64_t i = from; i < to; i++) {
     if (!chunk_total_add(&c, y[i], w ? w[i] : 1.0, scale, sign)) {
       c.bad = i;
       break;
     }
-    if (w && w[i] > 0 && w[i] < least) least = w[i];
   }
-  *min_w = least;
   return c;
 }
 
-/* The totals of every chunk of C elements, and its smallest positive weight, in parallel. */
+/* The totals of every chunk of C elements, in parallel. */
 static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C, int64_t m,
-                         double scale, double sign, int nth, chunk_total *tot, double *min_w) {
+                         double scale, double sign, int nth, chunk_total *tot) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 64)
 #endif
   for (int64_t j = 0; j < m; j++) {
     int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-    tot[j] = total_of(y, w, j * C, to, scale, sign, &min_w[j]);
+    tot[j] = total_of(y, w, j * C, to, scale, sign);
   }
 }
 
-/* The lower hull of the chunk's points start + (running sums), by monotone chain: on the steps
- * between vertices where edge (scratch for C + 1 of them) is given, else on the points. Returns
- * the number of vertices written to vert and index, and to level the slope of each edge of the
- * hull at the vertex it ends at: from its step with edge, else NaN (the points give it). */
+/* The lower hull of the points start + (running sums) of elements [from, to), by monotone chain:
+ * on the steps between vertices where edge is given (it may be vert: the steps then replace the
+ * points), else on the points. Returns the number of vertices written to vert and index. */
 static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
                           double scale, double sign, hull_point start, hull_point *vert,
-                          int64_t *index, double *level, hull_point *edge) {
+                          int64_t *index, hull_point *edge) {
   int64_t h = 0;
   hull_point p = start, step = {{0, 0}, {0, 0}};
   for (int64_t k = from;; k++) {
@@ -59,8 +56,6 @@ static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_
     if (edge) step = hull_step(y[k], wk, sign);
     p = hull_advance(p, y[k], wk, sign);
   }
-  for (int64_t i = 0; i < h; i++)
-    level[i] = edge && i > 0 ? hull_quotient(edge[i].s, edge[i].w) : NAN;
   return h;
 }
 
@@ -92,12 +87,10 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   hull_point *starts = malloc((size_t)m * sizeof *starts);
   hull_point *vert = malloc((size_t)m * (size_t)(C + 1) * sizeof *vert);
   int64_t *index = malloc((size_t)m * (size_t)(C + 1) * sizeof *index);
-  double *level = malloc((size_t)m * (size_t)(C + 1) * sizeof *level);
   hull_segment *seg = malloc((size_t)m * sizeof *seg);
   int64_t *nseg = malloc((size_t)m * sizeof *nseg);
-  double *min_w = malloc((size_t)m * sizeof *min_w);
   gpuiso_status s = GPUISO_OK;
-  if (!tot || !starts || !vert || !index || !level || !seg || !nseg || !min_w) {
+  if (!tot || !starts || !vert || !index || !seg || !nseg) {
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
     goto done;
@@ -107,7 +100,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
    * largest near 1: scaling down is exact on the totals as they are; scaling up (tiny weights)
    * forms the products again, scaled. Then the chunk starts by a scan over the totals. */
   double scale = 1;
-  chunk_totals(y, w, n, C, m, scale, sign, nth, tot, min_w);
+  chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
   double max_w = 0;
   int any_bad = 0;
   for (int64_t j = 0; j < m; j++) {
@@ -129,9 +122,9 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     }
   } else if (e < 0) {
     scale = ldexp(1.0, -e);
-    chunk_totals(y, w, n, C, m, scale, sign, nth, tot, min_w);
+    chunk_totals(y, w, n, C, m, scale, sign, nth, tot);
   }
-  double sum_abs = 0;
+  double sum_abs = 0, min_w = INFINITY;
   hull_point run = {{0, 0}, {0, 0}};
   for (int64_t j = 0; j < m; j++) {
     if (tot[j].bad >= 0) {
@@ -145,6 +138,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     hull_point total = {tot[j].w, tot[j].s};
     run = hull_point_add(run, total);
     sum_abs += tot[j].sum_abs;
+    min_w = tot[j].min_w < min_w ? tot[j].min_w : min_w;
   }
   if (!isfinite(sum_abs) || !isfinite(run.w.hi)) {
     s = GPUISO_E_OVERFLOW;
@@ -157,43 +151,35 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     goto done;
   }
 
-  int nomem = 0;
+  /* The chunk hulls, in parallel; or, where the row's points may not hold its steps (rare: weights
+   * or values over ranges of about 2^50 or more), the row's hull as one chain on the steps, in
+   * the slots as one list of the steps between vertices, with no merges: merges decide on points. */
+  int wide = hull_is_wide(min_w * scale, hull_reach(run.w.hi, sum_abs * scale));
+  if (wide) {
+    hull_segment g = {0, 0, chunk_hull(y, w, 0, n, scale, sign, starts[0], vert, index, vert) - 1};
+    seg[0] = g;
+    nseg[0] = 1;
+  } else {
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nth) reduction(|| : nomem)
-#endif
-  {
-    hull_point *edge = NULL; /* a thread's scratch, for the wide chunks it meets */
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 16)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
 #endif
     for (int64_t j = 0; j < m; j++) {
-      int wide = hull_chunk_is_wide(starts[j], &tot[j], min_w[j], scale);
-      if (wide && !edge) edge = malloc((size_t)(C + 1) * sizeof *edge);
-      if (wide && !edge) {
-        nomem = 1;
-        continue;
-      }
       int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
       int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
-                             index + j * (C + 1), level + j * (C + 1), wide ? edge : NULL);
+                             index + j * (C + 1), NULL);
       hull_segment g = {j, 0, h - 1};
       seg[j] = g;
       nseg[j] = 1;
     }
-    free(edge);
-  }
-  if (nomem) {
-    s = GPUISO_E_NOMEM;
-    set_error(err, s, -1, -1);
-    goto done;
   }
 
   /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
-  hull_slots slots = {vert, index, C + 1, level};
+  hull_slots slots = {vert, index, C + 1, wide};
+  int64_t levels = wide ? 1 : m; /* a wide row has no merges */
 #ifdef GPUISO_DEBUG
   int broken = 0;
 #endif
-  for (int64_t span = 1; span < m; span *= 2) {
+  for (int64_t span = 1; span < levels; span *= 2) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
@@ -272,9 +258,7 @@ done:
   free(starts);
   free(vert);
   free(index);
-  free(level);
   free(seg);
   free(nseg);
-  free(min_w);
   return s;
 }

@@ -4,7 +4,8 @@
  * (short_rows.cuh: lane hulls in bit masks, merged in rounds), from the chunk's first point, and
  * writes it once to the chunk's vertex slot: each lane its mask's vertices, at the place the scan
  * of the lanes' counts gives, the last lane the chunk's end point. The chunk's node of the merge
- * tree is the one segment of that hull, as chunk_hull_step's.
+ * tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its row
+ * wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_row_step.
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH
@@ -18,7 +19,8 @@ template <typename T>
 SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
   int64_t g = (int64_t)simt::block_idx().x * TOTALS_WARPS + simt::warp();
   unsigned lane = simt::lane();
-  chunk_total c = {{0, 0}, {0, 0}, 0, 0, INT64_MAX};
+  chunk_total c = chunk_total_none();
+  c.bad = INT64_MAX;
   if (g < v.nchunks) {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
@@ -32,7 +34,8 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
   warp_team warp = {0, SIMT_WARP};
   c = warp.reduce(c, [](chunk_total a, chunk_total b) {
     chunk_total t = {dd_add(a.w, b.w), dd_add(a.s, b.s), a.sum_abs + b.sum_abs,
-                     a.max_w > b.max_w ? a.max_w : b.max_w, a.bad < b.bad ? a.bad : b.bad};
+                     a.max_w > b.max_w ? a.max_w : b.max_w, a.min_w < b.min_w ? a.min_w : b.min_w,
+                     a.bad < b.bad ? a.bad : b.bad};
     return t;
   });
   if (c.bad == INT64_MAX) c.bad = -1;
@@ -52,6 +55,10 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   int64_t g = simt::block_idx().x, from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int64_t n = to - from;
+  if (chunk_makes_wide(v, g, r)) { /* the whole warp */
+    if (simt::lane() == 0) raise_flag(&v.rows[r].wide);
+    return;
+  }
   int lanes = short_row_lanes(n), q = (int)simt::lane();
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
@@ -81,9 +88,7 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   if (ok && q == me.used - 1) {
     vert[at] = sh.ends[0];
     index[at] = to;
-    hull_segment s = {g, 0, at};
-    v.seg[g] = s;
-    v.nseg[g] = 1;
+    chunk_node(v, g, at + 1);
   }
 }
 

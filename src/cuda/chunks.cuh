@@ -12,7 +12,7 @@
 template <typename T>
 static inline GPUISO_HD chunk_total chunk_total_of(const solver_view<T> &v, int64_t from,
                                                    int64_t to, double scale) {
-  chunk_total c = {{0, 0}, {0, 0}, 0, 0, -1};
+  chunk_total c = chunk_total_none();
   for (int64_t i = from; i < to; i++) {
     if (!chunk_total_add(&c, (double)v.y[i], v.w ? (double)v.w[i] : 1.0, scale, v.sign)) {
       c.bad = i;
@@ -96,9 +96,11 @@ struct rescale_step {
   }
 };
 
-/* The checks of a row's sums: of w * |y| and of the weights. */
+/* The checks of a row's sums: of w * |y| and of the weights (scaled); and the reach of
+ * hull_is_wide, for the chunk hulls. */
 template <typename T>
 static SIMT_DEVICE void check_row_sums(const solver_view<T> &v, int64_t r, double sum_abs, double total_w) {
+  v.rows[r].reach = hull_reach(total_w, sum_abs * v.rows[r].scale);
   int status = !isfinite(sum_abs) || !isfinite(total_w) ? GPUISO_E_OVERFLOW
                : total_w == 0                            ? GPUISO_E_W_ALLZERO
                                                          : GPUISO_OK;
@@ -126,14 +128,32 @@ struct row_starts_step {
   }
 };
 
+/* Chunk g's node of the merge tree: the one segment of its hull of h vertices. */
+template <typename T>
+static SIMT_DEVICE void chunk_node(const solver_view<T> &v, int64_t g, int64_t h) {
+  hull_segment s = {g, 0, h - 1};
+  v.seg[g] = s;
+  v.nseg[g] = 1;
+}
+
+/* Whether chunk g of row r holds a weight that makes its row wide (hull_is_wide). */
+template <typename T>
+static SIMT_DEVICE int chunk_makes_wide(const solver_view<T> &v, int64_t g, int64_t r) {
+  return hull_is_wide(v.tot[g].min_w * v.rows[r].scale, v.rows[r].reach);
+}
+
 /* Per chunk: its hull, by monotone chain, into its slot; its node of the merge tree is the one
- * segment of that hull. */
+ * segment of that hull. A chunk that makes its row wide flags the row instead. */
 template <typename T>
 struct chunk_hull_step {
   solver_view<T> v;
   SIMT_DEVICE void operator()(int64_t g) const {
-    int64_t from, to;
-    double scale = v.rows[chunk_range(v, g, &from, &to)].scale;
+    int64_t from, to, r = chunk_range(v, g, &from, &to);
+    double scale = v.rows[r].scale;
+    if (chunk_makes_wide(v, g, r)) {
+      raise_flag(&v.rows[r].wide);
+      return;
+    }
     hull_point *vert = v.vert + g * (v.chunk + 1);
     int64_t *index = v.index + g * (v.chunk + 1);
     int64_t h = 0;
@@ -143,9 +163,29 @@ struct chunk_hull_step {
       if (k == to) break;
       p = hull_advance(p, (double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
     }
-    hull_segment s = {g, 0, h - 1};
-    v.seg[g] = s;
-    v.nseg[g] = 1;
+    chunk_node(v, g, h);
+  }
+};
+
+/* Per flagged (wide) row, by one thread: its hull as one chain on the steps over the whole row
+ * (hull_push_steps), as the CPU engine's, into the row's slots, which hold the steps between
+ * vertices (hull_slots.steps); its root list is one segment, and the merge levels pass it by.
+ * Rare: weights or values over ranges of about 2^50 or more. */
+template <typename T>
+struct wide_row_step {
+  solver_view<T> v;
+  SIMT_DEVICE void operator()(int64_t r) const {
+    if (!v.rows[r].wide || v.rows[r].status != GPUISO_OK) return;
+    int64_t g = v.chunk_base[r], from = v.offsets[r], to = v.offsets[r + 1], h = 0;
+    double scale = v.rows[r].scale;
+    hull_point *vert = v.vert + g * (v.chunk + 1), step = {{0, 0}, {0, 0}};
+    int64_t *index = v.index + g * (v.chunk + 1);
+    for (int64_t k = from;; k++) {
+      h = hull_push_steps(vert, vert, index, h, step, step, k, k > from && v.w && v.w[k - 1] == 0);
+      if (k == to) break;
+      step = hull_step((double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
+    }
+    chunk_node(v, g, h);
   }
 };
 

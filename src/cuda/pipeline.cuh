@@ -332,6 +332,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
+  if (s == GPUISO_OK) s = each(ex, wide_row_step<T>{v}, R);
   for (int64_t span = 1, l = 0; s == GPUISO_OK && span < p->max_chunks; span *= 2, l++) {
     const int64_t *node = p->merge_node + p->level_start[l];
     int64_t count = p->level_start[l + 1] - p->level_start[l];

@@ -19,7 +19,7 @@ struct fit_step {
     int64_t r = piece_range(v, g, piece, &i, &end);
     if (i == end) return;
     const hull_segment *root = v.seg + v.chunk_base[r];
-    hull_slots slots = {v.vert, v.index, v.chunk + 1};
+    hull_slots slots = view_slots(v, r);
     hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
     while (i < end) {
       int64_t ri;

@@ -14,6 +14,8 @@
  *      the nearest positive weight on its left, else on its right), a running maximum keeping
  *      rounding from stepping against the direction, clipped, written once; and its block
  *      flags: the solver's blocks (edge_start), or where the level changes (start).
+ * A wide row (hull_is_wide: its points may not hold its steps) is instead one chain on the
+ * steps by its first lane, as the CPU engine's (short_wide_chain), between steps 1 and 5.
  * Every collective is reached by all threads of the warp or block, whatever their row's state, so
  * that idle and failed lanes keep step. Points take 32 bytes each in shared memory: 33 KB for a
  * warp, 129 KB for a block of four.
@@ -98,10 +100,22 @@ struct short_shared {
   unsigned *masks;
 };
 
-/* Point p (0..n) of the lane's row. */
+
+/* Where point p (0..n) of the lane's row is kept. */
+static SIMT_DEVICE hull_point *short_slot(const short_shared &sh, const short_lane &me, int64_t p) {
+  if (p == me.n) return sh.ends + me.lane0;
+  return sh.pts + (me.lane0 + (int)(p / SIMT_WARP)) * SIMT_WARP + (int)(p % SIMT_WARP);
+}
+
 static SIMT_DEVICE hull_point short_point(const short_shared &sh, const short_lane &me, int64_t p) {
-  if (p == me.n) return sh.ends[me.lane0];
-  return sh.pts[(me.lane0 + (int)(p / SIMT_WARP)) * SIMT_WARP + (int)(p % SIMT_WARP)];
+  return *short_slot(sh, me, p);
+}
+
+/* Marks point p (below n, whose end point the masks leave implicit) a vertex or not. */
+static SIMT_DEVICE void short_mark(const short_shared &sh, const short_lane &me, int64_t p, int on) {
+  if (p == me.n) return;
+  unsigned bit = 1u << (int)(p % SIMT_WARP), *m = sh.masks + me.lane0 + (int)(p / SIMT_WARP);
+  *m = on ? *m | bit : *m & ~bit;
 }
 
 /* The last hull vertex before point p, in the row's lanes from lo on; -1 if none. */
@@ -195,6 +209,42 @@ static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_l
   return hull_slope(short_point(sh, me, u), short_point(sh, me, w));
 }
 
+/* The hull of a wide row (hull_is_wide), by one thread: the monotone chain on the steps,
+ * as the CPU engine's chunk_hull (hull_push_steps) with the stack in the masks, cleared before,
+ * and the step that ends at each vertex kept where its point would be (short_slot). */
+template <typename T>
+static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
+                                         double scale) {
+  hull_point step = {{0, 0}, {0, 0}};
+  int64_t top = -1, under = -1;
+  for (int64_t k = 0;; k++) {
+    if (k > 0 && v.w && v.w[me.from + k - 1] == 0) { /* the top vertex takes the later index */
+      *short_slot(sh, me, k) = *short_slot(sh, me, top);
+      short_mark(sh, me, top, 0);
+    } else {
+      while (under >= 0 && hull_turn(*short_slot(sh, me, top), step) <= 0) {
+        step = hull_point_add(*short_slot(sh, me, top), step);
+        short_mark(sh, me, top, 0);
+        top = under;
+        under = short_prev_vertex(sh, me, top, 0);
+      }
+      *short_slot(sh, me, k) = step;
+      under = top;
+    }
+    short_mark(sh, me, k, 1);
+    top = k;
+    if (k == me.n) break;
+    step = hull_step((double)v.y[me.from + k], v.w ? (double)v.w[me.from + k] * scale : 1.0, v.sign);
+  }
+}
+
+/* The signed level of element i (0-based) of a wide row: of the step that ends at the vertex
+ * after it (short_wide_chain), as hull_edge gives it. */
+static SIMT_DEVICE double short_wide_level(const short_shared &sh, const short_lane &me, int64_t i) {
+  hull_point e = short_point(sh, me, short_next_vertex(sh, me, i, me.used, me.n));
+  return hull_quotient(e.s, e.w);
+}
+
 /* The lanes' points of the cumulative sum diagram in shared memory, from `origin` (the row's or
  * chunk's first point), weights scaled by `scale`: the lanes' totals scanned, then each lane's
  * points from its start. */
@@ -236,6 +286,8 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
   double max_w = team.reduce(c.max_w, [](double x, double y) { return x > y ? x : y; });
   double sum_abs = team.reduce(c.sum_abs, [](double x, double y) { return x + y; });
+  double total_w = team.reduce(c.w.hi, [](double x, double y) { return x + y; }); /* for hull_is_wide */
+  double min_w = team.reduce(c.min_w, [](double x, double y) { return x < y ? x : y; });
   row_state st = {1.0, 0, GPUISO_OK, -1, 0};
   if (bad != INT64_MAX) st.status = element_status(v, bad), st.index = bad;
   else if (!isfinite(sum_abs)) st.status = GPUISO_E_OVERFLOW;
@@ -251,10 +303,16 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     if (st.status != GPUISO_OK) lower_failed_row(v.failed_row, me.row);
   }
 
-  /* 2. the points, 3. the lane hulls, 4. their merges */
+  /* 2. the points, 3. the lane hulls, 4. their merges; a wide row's hull by one thread on the
+   * steps instead */
   hull_point origin = {{0, 0}, {0, 0}};
-  lane_points(v, sh, team, me, ok, st.scale, origin);
-  lane_hulls(sh, team, me, ok);
+  int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
+  lane_points(v, sh, team, me, ok && !wide, st.scale, origin);
+  lane_hulls(sh, team, me, ok && !wide);
+  if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
+  team.sync();
+  if (wide && me.q == 0) short_wide_chain(v, sh, me, st.scale);
+  team.sync();
 
   /* 5. the levels, zero weights, the running maximum, clipped and written. The positive weight
    * nearest on the left of each element (row-relative, -1 if none) comes from a scan of the
@@ -272,7 +330,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     int64_t i = me.first + k - me.from, j = i;
     if (v.w && v.w[me.first + k] == 0) j = left >= 0 ? left : first;
     else left = i;
-    level[k] = short_edge_level(sh, me, j);
+    level[k] = wide ? short_wide_level(sh, me, j) : short_edge_level(sh, me, j);
     top = level[k] > top ? level[k] : top;
   }
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);

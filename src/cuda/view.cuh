@@ -63,6 +63,13 @@ static inline GPUISO_HD int64_t piece_range(const solver_view<T> &v, int64_t idx
   return r;
 }
 
+/* The slots of the view's chunk hulls, as the shared merge code reads them, for row r. */
+template <typename T>
+static inline GPUISO_HD hull_slots view_slots(const solver_view<T> &v, int64_t r) {
+  hull_slots s = {v.vert, v.index, v.chunk + 1, v.rows[r].wide};
+  return s;
+}
+
 static SIMT_DEVICE void lower_failed_row(unsigned long long *failed, int64_t r) {
   simt::atomic_min(failed, (unsigned long long)r);
 }

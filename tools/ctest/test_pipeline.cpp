@@ -337,10 +337,74 @@ static void test_errors(void) {
   }
 }
 
+/* Rows of the wide families of tests/testthat/helper-exact.R, 10^U(-span, span): signed values
+ * (unweighted), weights (noise values) or both. */
+static void gen_wide(int kind, double span, int64_t n, double *y, double *w) {
+  for (int64_t i = 0; i < n; i++) {
+    double u = rand() / (RAND_MAX + 1.0), v = rand() / (RAND_MAX + 1.0);
+    double mag = pow(10, span * (2 * u - 1)), sgn = rand() % 2 ? 1 : -1;
+    y[i] = kind == 1 ? sin(0.7 * i) + 3.0 * i / n + (v - 0.5) : sgn * mag;
+    w[i] = kind == 0 ? 1 : pow(10, span * (2 * v - 1));
+  }
+}
+
+/* Wide ranges of values and weights, where the chunks' points cannot hold the steps between them
+ * (hull_is_wide): the kernels build such a row's hull as one chain on the steps, as the CPU
+ * engine does. Against the CPU engine to the bit (rows of the lane kernels against it in one
+ * chunk, long rows with the same chunks), and within 1e-10 against the PAV engine, whose block
+ * sums hold these ranges (within 1e-10 of the exact fit: test-precision.R). */
+static void test_wide(void) {
+  const int64_t lens[] = {20, 1, 20, 33, 20, 700, 20, 1024, 20, 1500, 4096, 20};
+  const int nl = (int)(sizeof lens / sizeof lens[0]);
+  int64_t off[4 * nl + 1], R = 0;
+  off[0] = 0;
+  for (int rep = 0; rep < 4; rep++)
+    for (int k = 0; k < nl; k++, R++) off[R + 1] = off[R] + lens[(k + 5 * rep) % nl];
+  int64_t longs[4] = {0, 5000, 5001, 14000};
+  int64_t n = off[R] > longs[3] ? off[R] : longs[3];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *pav = (double *)malloc(n * sizeof *pav);
+  double *z = (double *)malloc(n * sizeof *z);
+  const char *const kinds[] = {"values", "weights", "values and weights"};
+  for (int kind = 0; kind < 3; kind++) {
+    for (int span = 15; span <= 30; span += 15) {
+      for (int layout = 0; layout < 3; layout++) {
+        int increasing = (kind + layout + span / 15) % 2;
+        int64_t rows = layout ? 3 : R, *o = layout ? longs : off, chunk = layout == 2 ? 16384 : 1024;
+        srand((unsigned)(100 * kind + span + 7 * layout));
+        gen_wide(kind, span, o[rows], y, w);
+        const double *wp = kind ? w : NULL;
+        gpuiso_opts opt = options(increasing, layout ? chunk : BLOCK_ROW_MAX, 0);
+        reference(rows, o, y, wp, &opt, ref);
+        for (int64_t r = 0; r < rows; r++) {
+          gpuiso_error e;
+          gpuiso_pav(o[r + 1] - o[r], y + o[r], wp ? wp + o[r] : NULL, &opt, pav + o[r], NULL, NULL, &e);
+        }
+        opt.hull_chunk = layout ? chunk : 0;
+        for (int kernel = 0; kernel <= 2; kernel += 2) {
+          if (layout == 0 && kernel == GPUISO_GPU_SIMPLE) continue; /* its chunks differ from one */
+          opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+          gpuiso_error e;
+          sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+          gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
+          comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, 0);
+          comparison p = compare_rows(rows, o, y, pav, GPUISO_DOUBLE, z, increasing, 0);
+          CHECK(s == GPUISO_OK && c.differ == 0 && p.max_dev <= 1e-10 && c.step_downs == 0 && ex.held == 0,
+                "wide %s 1e+-%d, %s, %s kernel: status %d (%s), deviation %g (%lld differ), from PAV %g, %lld step downs",
+                kinds[kind], span, layout ? "long rows" : "lane kernels", kernel_names[kernel], (int)s, e.message,
+                c.max_dev, (long long)c.differ, p.max_dev, (long long)c.step_downs);
+        }
+      }
+    }
+  }
+  free(y); free(w); free(ref); free(pav); free(z);
+}
+
 int main(void) {
   uint64_t seeds[3];
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
     sim_seed = seeds[k];
+    test_wide();
     test_families();
     test_short_rows();
     test_tiny_weights();

@@ -19,8 +19,15 @@ typedef struct {
   dd w, s;          /* the chunk's totals */
   double sum_abs;   /* of w * |y| */
   double max_w;     /* the largest weight */
+  double min_w;     /* the smallest positive weight (INFINITY: none), unscaled */
   int64_t bad;      /* first invalid element, or -1 */
 } chunk_total;
+
+/* The totals of no element. */
+static inline GPUISO_HD chunk_total chunk_total_none(void) {
+  chunk_total c = {{0, 0}, {0, 0}, 0, 0, INFINITY, -1};
+  return c;
+}
 
 /* Adds element (yi, wi) to the totals, from the rounded product w * y (as hull_advance), with the weight scaled by
  * scale (a power of two, which changes no slope) and y by sign (-1 for a decreasing fit). Returns
@@ -30,24 +37,26 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
   if (!isfinite(yi) || !(wi >= 0 && wi < INFINITY)) return 0;
   c->sum_abs += wi * fabs(yi);
   c->max_w = wi > c->max_w ? wi : c->max_w;
+  c->min_w = wi > 0 && wi < c->min_w ? wi : c->min_w;
   wi *= scale;
   c->w = dd_add_d(c->w, wi);
   c->s = dd_add_d(c->s, wi * (sign * yi));
   return 1;
 }
 
-/* Whether the points of a chunk (start, totals t, smallest positive weight min_w, unscaled) may
- * not hold the steps between them to about 1e-12 of the output, so that its chain must decide
- * on the steps (hull_push_steps with edge): a double-double sum of up to 2^10 terms errs by at
- * most about 2^-94 of the largest magnitude it reaches (the chunk's end for the weights, its
- * start and sum of w |y| for the products), and the step of one element is at least its
- * weight. Data of ordinary ranges (weights within e^+-8 of each other, values not far above the
- * weights' scale times 2^50) stay on the points. */
-static inline GPUISO_HD int hull_chunk_is_wide(hull_point start, const chunk_total *t,
-                                               double min_w, double scale) {
-  double w_end = start.w.hi + t->w.hi, s_max = fabs(start.s.hi) + t->sum_abs * scale;
-  double reach = w_end > s_max ? w_end : s_max;
-  return min_w * scale < 0x1p-50 * reach;
+/* Whether a row's points may not hold the steps between them to about 1e-12 of the output, so
+ * that its hull must be decided on the steps (hull_push_steps with edge, one chain over the row:
+ * hull_slots.steps): a double-double sum errs by at most about 2^-94 of the largest magnitude it
+ * reaches (reach: the row's total weight or its sum of w |y|, whichever is larger), and the step
+ * of one element is at least its weight (min_w: the row's smallest positive one). Both scaled as
+ * the weights are. Data of ordinary ranges (weights within e^+-8 of each other, values not far
+ * above the weights' scale times 2^50) stay on the points. A row's property, not its chunks', so
+ * that the fit does not depend on the chunking. */
+static inline GPUISO_HD int hull_is_wide(double min_w, double reach) { return min_w < 0x1p-50 * reach; }
+
+/* The reach of hull_is_wide from a row's total weight and sum of w |y|, scaled. */
+static inline GPUISO_HD double hull_reach(double total_w, double sum_abs) {
+  return total_w > sum_abs ? total_w : sum_abs;
 }
 
 /* The point after p, past an element (yi, wi) whose weight is already scaled. The product is
@@ -98,15 +107,15 @@ static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int6
 
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
- * their level, sign times the edge's slope (unclipped): the chunk's own, from its steps, where
- * the slots carry a level (not NaN) for the edge, one of the chunk's hull. */
+ * their level, sign times the edge's slope (unclipped): from the points, or from the step that
+ * ends at *next where the slots hold steps (hull_slots.steps). */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
   *end = hull_index(v, root, r);
-  double level = v->level && r.t == q.t ? v->level[root[r.t].chunk * v->slot + r.p] : NAN;
-  return sign * (isnan(level) ? hull_slope(hull_at(v, root, q), hull_at(v, root, r)) : level);
+  hull_point e = hull_at(v, root, r);
+  return sign * (v->steps ? hull_quotient(e.s, e.w) : hull_slope(hull_at(v, root, q), e));
 }
 
 /* Whether element i, the first under the edge from vertex q of the root list, starts one of the

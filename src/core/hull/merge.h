@@ -21,8 +21,9 @@ typedef struct {
   const hull_point *vert;
   const int64_t *index; /* the point index (0..n) of each vertex */
   int64_t slot;
-  const double *level;  /* or NULL: the slope of the chunk's edge that ends at each vertex, or
-                           NaN where the points give it (hull_edge) */
+  int steps;            /* 1: a wide row's one chain (hull_is_wide), whose vertices hold
+                           the step from the vertex before (hull_push_steps' edge), not points;
+                           its root list is one segment and it has no merges */
 } hull_slots;
 
 /* A vertex of a list: segment t of the list, position p in that segment's slot. */
