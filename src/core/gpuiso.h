@@ -516,6 +516,14 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
                                     const gpuiso_opts *opt, gpuiso_block **blocks,
                                     int64_t *first, gpuiso_error *err);
 
+/* gpuiso_predict on the GPU, for curves 0 .. ncurves - 1 of cv (host memory): the same values, bit
+ * for bit. The blocks go up once, the values in slices; opt's interrupt is polled between slices.
+ * Fails on an interrupt or a CUDA error (GPUISO_E_NO_CUDA without CUDA). */
+gpuiso_status gpuiso_cuda_predict(const gpuiso_curves *cv, int64_t ncurves, int64_t n,
+                                  const double *v, const int *curve, int linear,
+                                  int outside_missing, double missing, const gpuiso_opts *opt,
+                                  double *out, int64_t *beyond, gpuiso_error *err);
+
 /* gpuiso_vjp on the device, for rows in the given precision (y, w, fit, g, dy, dw), with the
  * same arguments: a warp per tile of a row sums each block's part in the tile, blocks that cross
  * tiles add the tiles' boundary sums by a scan, without atomics. */
