@@ -77,6 +77,9 @@ typedef struct {
   gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
   gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
                             SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */
+  int gpu_plain_sums;    /* CUDA engine's fast path, float32: the lanes sum their points in plain
+                            float32 instead of double-double pairs (R's exact = FALSE; see
+                            src/cuda/lane_sums.cuh); no effect on float64 or the other kernels */
   int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
                             gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;
