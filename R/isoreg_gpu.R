@@ -72,9 +72,11 @@
 #'
 #' **`exact = FALSE`.** With `precision = "single"` on the GPU, `exact = FALSE` is the paper's
 #' fast mode: within each lane of 32 elements the points of the cumulative sum diagram are plain
-#' float32 sums from the lane's start, one float addition an element, instead of double-double
-#' pairs (the lanes' starts, the chunk level and the merges are unchanged). A lane's running sums
-#' are then rounded to float32, so the last bits of each element's step are lost and the hull is
+#' float32 sums from the lane's start instead of double-double sums (the lanes' starts, the chunk
+#' level and the merges are unchanged). The points are still held as pairs of doubles, each the
+#' lane's start plus its float32 sums, so in this engine the mode saves little work: it is there
+#' for the paper's comparison and for its accuracy, stated here. A lane's running sums are then
+#' rounded to float32, so the last bits of each element's step are lost and the hull is
 #' taken on those rounded points. The fit still never steps against its direction. Measured on
 #' the SIMT executor (the kernels run on the CPU, `make ctest`; tools/bench/RESULTS.md) against
 #' the exact fit of the same float32 data, over noise, increasing, sawtooth, cliff, cancellation
@@ -106,7 +108,7 @@
 #' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
 #' @param precision On the GPU, `"double"` or `"single"` (see Precision on the GPU).
 #' @param exact `TRUE` (the default) for the exact sums; `FALSE`, with `precision = "single"` on
-#'   the GPU, for plain float32 sums within lanes (fewer operations), at the accuracy stated under
+#'   the GPU, for plain float32 sums within lanes, at the accuracy stated under
 #'   `exact = FALSE` below.
 #' @param gradient If `TRUE`, the fit also records the blocks the solver pooled the data into, so
 #'   that [isoreg_vjp()] can differentiate it. These are the solver's own blocks, recorded as it

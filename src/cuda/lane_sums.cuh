@@ -3,10 +3,11 @@
  *   exact_sums  double-double sums from the lane's start (the default, every precision);
  *   plain_sums  float32 sums within the lane, from its start (a double-double pair, as the
  *               lanes' starts stay pairs from a scan of their totals): the paper's exact = FALSE
- *               for float32, one float addition a point instead of two pair additions in double.
- *               A lane's sum of 32 terms is rounded to float32, so a point is within about
- *               2^-24 times the lane's running sums of the exact one, and the turns of the lane
- *               hulls are taken on those points.
+ *               for float32. A lane's running sums of up to 32 terms are rounded to float32, so
+ *               a point is within about 2^-24 times them of the exact one, and the turns of the
+ *               lane hulls are taken on those points. The points stay pairs of doubles in
+ *               shared memory (start plus the float sums, one pair addition), as the lane hulls
+ *               and merges read them: the mode changes the sums, not the layout.
  * plain_sums is used for float32 data only (lane_sums_of): float64 has no pairs to drop in the
  * paper. The fit still never steps against its direction (fit_lane_row's running maximum).
  */
