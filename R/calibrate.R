@@ -18,7 +18,8 @@
 #'
 #' **Device.** With `device = "gpu"` the whole pipeline runs on a CUDA device: the scores go up
 #' once, are sorted there by score and by group and score, pooled and fitted as one batch, and only
-#' the blocks of the curves come back. The curves are those of the CPU up to rounding. `"gpu"` is
+#' the blocks of the curves come back. The curves are those of the CPU up to rounding. Such a
+#' calibrator's [predict()] runs on the GPU too (see its `device`). `"gpu"` is
 #' an error when the package was built without
 #' CUDA or no device is found; `"auto"` runs on the CPU unless `options(gpuiso.gpu_min_n = )` is
 #' set and there are at least that many scores, and falls back to the CPU, with a message, when
@@ -134,7 +135,8 @@ calibrator_curve <- function(object, k) {
 # C. "step": the probability of the last block of the score's curve that starts at or below it
 # (the first block's below the curve); "linear": linear interpolation between the blocks' first
 # and last scores, constant within blocks; outside a curve, the probability at its nearest end.
-curves_at <- function(object, code, s, type) {
+# On the backend that predict_backend() picks for device.
+curves_at <- function(object, code, s, type, device) {
   invalid <- function(problem) stop_arg("object", paste("is not a valid gpuiso calibrator:", problem))
   columns <- function(d) {
     if (!is.data.frame(d) || !all(c("lower", "upper", "prob") %in% names(d)) ||
@@ -154,8 +156,20 @@ curves_at <- function(object, code, s, type) {
     }
     first <- as.double(first)
   }
-  .Call(C_predict_calibrator, pooled, curves, first, code, if (is.double(s)) s else as.double(s),
-        type == "linear")
+  s <- if (is.double(s)) s else as.double(s)
+  run_on(predict_backend(object, device), device, "pav", function(engine) {
+    .Call(C_predict_calibrator, pooled, curves, first, code, s, type == "linear",
+          engine == engine_code("gpu", "pav"))
+  })$value
+}
+
+# The backend of predictions: "auto" is the GPU for a calibrator fitted there while a device is
+# usable (the fit's choice, kept for its predictions), else the CPU; "gpu" a device or an error
+# saying why not.
+predict_backend <- function(object, device) {
+  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
+  if (device != "auto") return(resolve_device(device, 0))
+  if (identical(object$backend, "gpu") && is.null(gpu_unavailable())) "gpu" else "cpu"
 }
 
 #' Calibrated probabilities
@@ -174,6 +188,12 @@ curves_at <- function(object, code, s, type) {
 #'   a continuous curve that is constant within blocks.
 #' @param strict What to do with a group not seen in training: `FALSE` gives it the pooled curve
 #'   with a warning that names it, `TRUE` is an error.
+#' @param device Where the probabilities are computed: `"auto"` (the default) on the GPU for a
+#'   calibrator fitted there (`object$backend == "gpu"`) while a device is usable, else on the
+#'   CPU, falling back to the CPU with a message when the GPU fails; `"cpu"`; or `"gpu"`, an error
+#'   when the package has no CUDA or no device is found. The GPU gives the same doubles as the
+#'   CPU, bit for bit: it runs the same code, a binary search over the blocks of each score's
+#'   curve, a thread per score, with the blocks on the device and the scores sent in slices.
 #' @param ... Nothing: an argument that is not one of the above is an error.
 #' @return A numeric vector of probabilities in `[0, 1]`, the length of `score`.
 #' @examples
@@ -184,15 +204,16 @@ curves_at <- function(object, code, s, type) {
 #' predict(cal, 0.5, group = "c") # unseen: the pooled curve, with a warning
 #' @export
 predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
-                                      strict = FALSE, ...) {
+                                      strict = FALSE, device = c("auto", "cpu", "gpu"), ...) {
   check_no_dots(...)
   type <- check_choice(type, c("step", "linear"), "type")
   strict <- check_flag(strict, "strict")
+  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (missing(score)) stop_arg("score", "is missing")
   if (!is.numeric(score) || length(dim(score)) > 1L) {
     stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))
   }
-  if (is.null(group)) return(curves_at(object, NULL, score, type))
+  if (is.null(group)) return(curves_at(object, NULL, score, type, device))
   if (is.null(object$groups)) {
     stop_arg("group", "must be NULL: the calibrator was fitted without groups")
   }
@@ -213,7 +234,7 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
     warning(sprintf("`group` %s; they get the pooled curve", problem), call. = FALSE)
     code[unseen] <- 0L
   }
-  curves_at(object, code, score, type)
+  curves_at(object, code, score, type, device)
 }
 
 #' @export

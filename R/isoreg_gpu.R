@@ -71,6 +71,26 @@
 #' each fitted value is rounded to float32 once, so the fit is that of the rounded data to about
 #' 6e-8 relative and never steps against its direction. On the CPU the fit is always in double.
 #'
+#' **`exact = FALSE`.** With `precision = "single"` on the GPU, `exact = FALSE` is the paper's
+#' fast mode: within each lane of 32 elements the points of the cumulative sum diagram are plain
+#' float32 sums from the lane's start instead of double-double sums (the lanes' starts, the chunk
+#' level and the merges are unchanged). The points are still held as pairs of doubles, each the
+#' lane's start plus its float32 sums, so in this engine the mode saves little work: it is there
+#' for the paper's comparison and for its accuracy, stated here. A lane's running sums are then
+#' rounded to float32, so the last bits of each element's step are lost and the hull is
+#' taken on those rounded points. The fit still never steps against its direction. Measured on
+#' the SIMT executor (the kernels run on the CPU, `make ctest`; tools/bench/RESULTS.md) against
+#' the exact fit of the same float32 data, over noise, increasing, sawtooth, cliff, cancellation
+#' and consecutive-float rows of 1 to 7169 elements, both directions: without weights or with
+#' weights within a factor of 100 of each other, within `6e-5` times the row's largest `|y|`
+#' (`1.2e-4` relative to `1 + |fit|`, except where the values cancel to a fit near 0: `6e-2` on
+#' the cancellation family); with weights spanning `e^-8` to `e^8`, up to `0.3` times
+#' the row's largest `|y|`, as a lane's float32 sum of weights loses the smallest ones whole: use
+#' the default `exact = TRUE` for such weights. `exact` has no effect in double precision (whose
+#' sums keep their pairs), on the CPU (which always gives the exact fit) or with
+#' `options(gpuiso.gpu_kernel = )` set to the simple or row-PAV kernels. Its speed on a device has
+#' not been measured yet.
+#'
 #' @param x The covariate values, in any order: numeric, or a `Date`, date-time, `difftime` or
 #'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`; or a formula `y ~ x`, of a
 #'   response and one covariate (which may be a transformation such as `log(speed)`), whose
@@ -88,6 +108,9 @@
 #'   names the argument and its choices.
 #' @param method The CPU engine: `"auto"`, `"pav"` or `"hull"` (see Engines).
 #' @param precision On the GPU, `"double"` or `"single"` (see Precision on the GPU).
+#' @param exact `TRUE` (the default) for the exact sums; `FALSE`, with `precision = "single"` on
+#'   the GPU, for plain float32 sums within lanes, at the accuracy stated under
+#'   `exact = FALSE` below.
 #' @param gradient If `TRUE`, the fit also records the blocks the solver pooled the data into, so
 #'   that [isoreg_vjp()] can differentiate it. These are the solver's own blocks, recorded as it
 #'   forms them, not found afterwards from equal fitted values: two neighbouring blocks can share
@@ -140,8 +163,8 @@
 #' @export
 isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y_max = Inf,
                        device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
-                       precision = c("double", "single"), gradient = FALSE, data, subset, weights,
-                       na.action) {
+                       precision = c("double", "single"), exact = TRUE, gradient = FALSE, data,
+                       subset, weights, na.action) {
   call <- match.call()
   frame <- NULL
   if (!missing(x) && inherits(x, "formula")) {
@@ -178,11 +201,14 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   backend <- resolve_device(device, n)
   method <- resolve_method(method)
   single <- check_precision(precision) == "single"
+  exact <- check_flag(exact, "exact")
   gradient <- check_flag(gradient, "gradient")
   if (increasing == "auto") increasing <- rank_direction(if (is.null(x)) seq_len(n) else x, y, w)
 
   run <- run_on(backend, device, method, function(engine) {
-    .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine, single, gradient)
+    # single: 2 for float32 without the pairs (exact = FALSE)
+    .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine,
+          if (single && !exact) 2L else single, gradient)
   })
   res <- run$value
   backend <- run$backend

@@ -28,7 +28,7 @@ SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_na
 SEXP C_check_labels(SEXP label);
 SEXP C_predict_fit(SEXP knots, SEXP level, SEXP newdata, SEXP linear, SEXP outside_na);
 SEXP C_predict_calibrator(SEXP pooled, SEXP curves, SEXP first, SEXP code, SEXP score,
-                          SEXP linear);
+                          SEXP linear, SEXP gpu);
 SEXP C_backend_info(void);
 SEXP C_gpu_workspace_bytes(SEXP rows, SEXP len, SEXP single, SEXP weighted);
 SEXP C_cuda_lost(void);
@@ -56,7 +56,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_calibrate", (DL_FUNC)&C_calibrate, 6},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_predict_fit", (DL_FUNC)&C_predict_fit, 5},
-  {"C_predict_calibrator", (DL_FUNC)&C_predict_calibrator, 6},
+  {"C_predict_calibrator", (DL_FUNC)&C_predict_calibrator, 7},
   {"C_backend_info", (DL_FUNC)&C_backend_info, 0},
   {"C_gpu_workspace_bytes", (DL_FUNC)&C_gpu_workspace_bytes, 4},
   {"C_cuda_lost", (DL_FUNC)&C_cuda_lost, 0},

@@ -48,6 +48,7 @@ gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP sing
   opt.engine = (gpuiso_engine)Rf_asInteger(engine);
   opt.gpu_kernel = r_gpu_kernel();
   opt.gpu_precision = Rf_asLogical(single) == 1 ? GPUISO_SINGLE : GPUISO_DOUBLE;
+  opt.gpu_plain_sums = Rf_asInteger(single) == 2; /* single: 2 for float32 with exact = FALSE */
   /* Chunks of a single row: an unexported option, so that tests reach the merge of chunks on
    * short rows. */
   SEXP chunks = Rf_GetOption1(Rf_install("gpuiso.chunks"));

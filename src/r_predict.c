@@ -18,15 +18,21 @@ static SEXP values_and_beyond(SEXP values, int64_t beyond) {
   return out;
 }
 
-static SEXP predict_curves(const gpuiso_curves *cv, SEXP v, const int *curve, int linear,
-                           int outside_na) {
+/* The predictions at v of curves 0 .. ncurves - 1 of cv, on the GPU when gpu (a CUDA error is
+ * an R error, which device = "auto" turns into a CPU run). */
+static SEXP predict_curves(const gpuiso_curves *cv, int64_t ncurves, SEXP v, const int *curve,
+                           int linear, int outside_na, int gpu) {
   R_xlen_t n = XLENGTH(v);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
   int64_t beyond = 0;
-  if (gpuiso_predict(cv, (int64_t)n, REAL(v), curve, linear, outside_na, NA_REAL, &opt, REAL(out),
-                     &beyond, &err) != GPUISO_OK) {
+  gpuiso_status s =
+      gpu ? gpuiso_cuda_predict(cv, ncurves, (int64_t)n, REAL(v), curve, linear, outside_na,
+                                NA_REAL, &opt, REAL(out), &beyond, &err)
+          : gpuiso_predict(cv, (int64_t)n, REAL(v), curve, linear, outside_na, NA_REAL, &opt,
+                           REAL(out), &beyond, &err);
+  if (s != GPUISO_OK) {
     r_error_context ctx = {"vector", 0, R_NilValue, R_NilValue, R_NilValue, {NULL, NULL, NULL}, R_NilValue};
     r_stop_on_error(&err, &ctx);
   }
@@ -48,17 +54,17 @@ SEXP C_predict_fit(SEXP knots, SEXP level, SEXP newdata, SEXP linear, SEXP outsi
   gpuiso_knot_blocks(nk, REAL(knots), REAL(level), lower, upper, blevel);
   int64_t first[2] = {0, nb};
   gpuiso_curves cv = {first, lower, upper, blevel};
-  return predict_curves(&cv, newdata, NULL, Rf_asLogical(linear) == 1,
-                        Rf_asLogical(outside_na) == 1);
+  return predict_curves(&cv, 1, newdata, NULL, Rf_asLogical(linear) == 1,
+                        Rf_asLogical(outside_na) == 1, 0);
 }
 
 /* The blocks of a calibrator: the pooled curve's (lower, upper, prob: double vectors of one
  * length) and the groups' (the same columns, with first: the 1-based row where each group's
  * curve starts, then one past the last; NULL without groups). code: integer, the curve of each
  * score (0: the pooled one, k: group k), in range (from match() in R), or NULL: the pooled curve
- * for all; score: double. Returns the probabilities. */
+ * for all; score: double; gpu: TRUE to predict on the GPU. Returns the probabilities. */
 SEXP C_predict_calibrator(SEXP pooled, SEXP curves, SEXP first, SEXP code, SEXP score,
-                          SEXP linear) {
+                          SEXP linear, SEXP gpu) {
   int64_t np = (int64_t)XLENGTH(VECTOR_ELT(pooled, 0));
   int64_t ng = Rf_isNull(first) ? 0 : (int64_t)XLENGTH(first) - 1;
   int64_t nc = Rf_isNull(curves) ? 0 : (int64_t)XLENGTH(VECTOR_ELT(curves, 0));
@@ -88,6 +94,7 @@ SEXP C_predict_calibrator(SEXP pooled, SEXP curves, SEXP first, SEXP code, SEXP 
     }
   }
   gpuiso_curves cv = {start, col[0], col[1], col[2]};
-  SEXP out = predict_curves(&cv, score, Rf_isNull(code) ? NULL : INTEGER(code), Rf_asLogical(linear) == 1, 0);
+  SEXP out = predict_curves(&cv, ng + 1, score, Rf_isNull(code) ? NULL : INTEGER(code),
+                            Rf_asLogical(linear) == 1, 0, Rf_asLogical(gpu) == 1);
   return VECTOR_ELT(out, 0);
 }

@@ -1,6 +1,6 @@
-/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu, idr.cu, calibrate.cu and grad.cu,
- * compiled only when the package is built without CUDA (configure leaves it out of the object
- * list otherwise). */
+/* gpuiso: the CPU-only twin of src/cuda/probe.cu, solver.cu, idr.cu, calibrate.cu, predict.cu
+ * and grad.cu, compiled only when the package is built without CUDA (configure leaves it out of
+ * the object list otherwise). */
 #include <string.h>
 
 #include "gpuiso.h"
@@ -97,6 +97,16 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
 {
   (void)n, (void)score, (void)label, (void)w, (void)g, (void)ngroups, (void)opt, (void)first;
   *blocks = NULL;
+  return no_cuda(err);
+}
+
+gpuiso_status gpuiso_cuda_predict(const gpuiso_curves *cv, int64_t ncurves, int64_t n,
+                                  const double *v, const int *curve, int linear,
+                                  int outside_missing, double missing, const gpuiso_opts *opt,
+                                  double *out, int64_t *beyond, gpuiso_error *err)
+{
+  (void)cv, (void)ncurves, (void)n, (void)v, (void)curve, (void)linear, (void)outside_missing;
+  (void)missing, (void)opt, (void)out, (void)beyond;
   return no_cuda(err);
 }
 

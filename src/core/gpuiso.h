@@ -77,6 +77,9 @@ typedef struct {
   gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
   gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
                             SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */
+  int gpu_plain_sums;    /* CUDA engine's fast path, float32: the lanes sum their points in plain
+                            float32 instead of double-double pairs (R's exact = FALSE; see
+                            src/cuda/lane_sums.cuh); no effect on float64 or the other kernels */
   int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
                             gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;
@@ -549,6 +552,14 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
 gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y, const double *w,
                                  const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
                                  int64_t *order, uint8_t *start, gpuiso_error *err);
+
+/* gpuiso_predict on the GPU, for curves 0 .. ncurves - 1 of cv (host memory): the same values, bit
+ * for bit. The blocks go up once, the values in slices; opt's interrupt is polled between slices.
+ * Fails on an interrupt or a CUDA error (GPUISO_E_NO_CUDA without CUDA). */
+gpuiso_status gpuiso_cuda_predict(const gpuiso_curves *cv, int64_t ncurves, int64_t n,
+                                  const double *v, const int *curve, int linear,
+                                  int outside_missing, double missing, const gpuiso_opts *opt,
+                                  double *out, int64_t *beyond, gpuiso_error *err);
 
 /* gpuiso_vjp on the device, for rows in the given precision (y, w, fit, g, dy, dw), with the
  * same arguments: a warp per tile of a row sums each block's part in the tile, blocks that cross

@@ -46,7 +46,7 @@ static SIMT_DEVICE int same_point(hull_point a, hull_point b) {
   return a.w.hi == b.w.hi && a.w.lo == b.w.lo && a.s.hi == b.s.hi && a.s.lo == b.s.lo;
 }
 
-template <typename T>
+template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
   SIMT_SHARED(hull_point, ends, 1);
@@ -63,7 +63,7 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
-  lane_points(v, sh, team, me, ok, v.rows[r].scale, v.starts[g]);
+  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale, v.starts[g]);
   lane_hulls(sh, team, me, ok);
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero

@@ -276,13 +276,16 @@ template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
   unsigned long long failed = NO_FAILED_ROW;
   gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
+  typedef typename lane_sums_of<T>::type plain; /* exact = FALSE */
+  auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
+  auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
   if (s == GPUISO_OK && p->npacks > 0)
-    s = ex.launch("short_rows_kernel", short_rows_kernel<T>, dim3((unsigned)p->npacks), dim3(SIMT_WARP), 0,
+    s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP), 0,
                   v, (const int64_t *)p->pack_first);
   size_t shared = block_rows_shared(p->block_threads);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows_kernel<T>, shared);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, shared);
   if (s == GPUISO_OK && p->nblock_rows > 0)
-    s = ex.launch("block_rows_kernel", block_rows_kernel<T>, dim3((unsigned)p->nblock_rows),
+    s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->nblock_rows),
                   dim3((unsigned)p->block_threads), shared, v, (const int64_t *)p->block_row);
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
@@ -329,7 +332,9 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     set_error(err, s, -1, -1);
   }
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
-    s = ex.launch("chunk_hulls_kernel", chunk_hulls_kernel<T>, dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
+    s = ex.launch("chunk_hulls_kernel",
+                  p->opt.gpu_plain_sums ? chunk_hulls_kernel<T, typename lane_sums_of<T>::type> : chunk_hulls_kernel<T>,
+                  dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, wide_row_step<T>{v}, R);

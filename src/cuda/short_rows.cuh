@@ -24,6 +24,7 @@
 #define GPUISO_CUDA_SHORT_ROWS_CUH
 
 #include "chunks.cuh"
+#include "lane_sums.cuh"
 #include "team.cuh"
 
 static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
@@ -247,22 +248,25 @@ static SIMT_DEVICE double short_wide_level(const short_shared &sh, const short_l
 
 /* The lanes' points of the cumulative sum diagram in shared memory, from `origin` (the row's or
  * chunk's first point), weights scaled by `scale`: the lanes' totals scanned, then each lane's
- * points from its start. */
-template <typename T, class Team>
+ * points from its start, summed as Sums sums (lane_sums.cuh). */
+template <typename T, class Team, class Sums = exact_sums>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me, int ok, double scale, hull_point origin) {
-  hull_point run = {{0, 0}, {0, 0}};
-  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-    run = hull_advance(run, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
   hull_point zero = {{0, 0}, {0, 0}};
-  hull_point p = team.exclusive_scan(run, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
+  Sums run;
+  run.begin(zero);
+  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
+    run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+  hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
   p = hull_point{dd_add(origin.w, p.w), dd_add(origin.s, p.s)};
+  Sums at;
+  at.begin(p);
   for (int64_t k = 0; ok && k < me.count; k++) {
     int64_t i = me.first + k;
-    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = p;
-    p = hull_advance(p, (double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = at.point();
+    at.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
   }
-  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = p;
+  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = at.point();
   team.sync();
 }
 
@@ -278,7 +282,7 @@ static SIMT_DEVICE void lane_hulls(const short_shared &sh, const Team &team, con
 }
 
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step. */
-template <typename T, class Team>
+template <typename T, class Team, class Sums = exact_sums>
 static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                      const short_lane &me) {
   /* 1. the checks and the row's scale */
@@ -307,7 +311,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
    * steps instead */
   hull_point origin = {{0, 0}, {0, 0}};
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
-  lane_points(v, sh, team, me, ok && !wide, st.scale, origin);
+  lane_points<T, Team, Sums>(v, sh, team, me, ok && !wide, st.scale, origin);
   lane_hulls(sh, team, me, ok && !wide);
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
@@ -354,7 +358,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
 
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in 33 KB of
  * static shared memory. */
-template <typename T>
+template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
   SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
   SIMT_SHARED(hull_point, ends, SIMT_WARP);
@@ -362,7 +366,7 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
   short_shared sh = {pts, ends, masks};
   short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
   warp_team team = {me.lane0, me.lanes};
-  fit_lane_row(v, sh, team, me);
+  fit_lane_row<T, warp_team, Sums>(v, sh, team, me);
 }
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the end
@@ -374,7 +378,7 @@ static inline GPUISO_HD size_t block_rows_shared(int threads) {
 
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
  * a power of two of warps, up to four. */
-template <typename T>
+template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   int threads = (int)simt::block_dim().x;
   hull_point *pts = simt::dynamic_shared<hull_point>();
@@ -382,7 +386,7 @@ SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   short_shared sh = {pts, pts + threads * SIMT_WARP, (unsigned *)(scratch + threads / SIMT_WARP * BLOCK_TEAM_WORD)};
   short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
   block_team team = {short_row_lanes(me.n), scratch, threads};
-  fit_lane_row(v, sh, team, me);
+  fit_lane_row<T, block_team, Sums>(v, sh, team, me);
 }
 
 #endif

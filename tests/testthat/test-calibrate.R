@@ -149,7 +149,7 @@ test_that("bad input: clear errors naming the argument", {
   s <- c(0.1, 0.5, 0.9, 0.3)
   y <- c(0, 1, 1, 0)
   expect_error(predict(calibrate_isotonic(s, y), 0.5, grp = "a"),
-               "predict\\(\\): unknown argument `grp`; it takes `object`, `score`, `group`, `type`, `strict`$")
+               "predict\\(\\): unknown argument `grp`; it takes `object`, `score`, `group`, `type`, `strict`, `device`$")
   expect_error(calibrate_isotonic(s, c(0, 1, 2, 0)), "`label` must be 0 or 1, but has 2 at element 3")
   expect_error(calibrate_isotonic(s, c(0, NA, 1, 0)), "`label` must be 0 or 1, but has NA at element 2")
   expect_error(calibrate_isotonic(s, c(TRUE, NA, TRUE, FALSE)), "`label`.*NA")

@@ -2,7 +2,12 @@
  * SIMT executor (tools/simt) under three schedule seeds, against the CPU path (gpuiso_calibrate): continuous scores and ties,
  * weights (zero weights included), many groups (empty ones too), groups of one score, no groups,
  * negative scores and -0, a decreasing clipped fit, each solver kernel; the error reports,
- * interrupts, and that every buffer is released on every path. */
+ * interrupts, and that every buffer is released on every path. Then the predictions on the
+ * device (src/cuda/predict.cuh) against gpuiso_predict, bit for bit: the calibrators' curves and
+ * hand-made ones (empty curves, widths that overflow, infinite levels) at random scores, block
+ * ends, NaN, -0 and infinities, step and linear, in one slice and in several; interrupts and
+ * failed allocations. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +15,7 @@
 
 #include "sim_exec.h"
 #include "calibrate.cuh"
+#include "predict.cuh"
 
 extern "C" {
 #include "compare.h"
@@ -204,12 +210,181 @@ static void test_errors(void) {
   free_traffic(&d);
 }
 
+/* Curves of blocks, owned. */
+struct curves {
+  int64_t ncurves;
+  int64_t *first;
+  double *lower, *upper, *level;
+  gpuiso_curves cv() const { return gpuiso_curves{first, lower, upper, level}; }
+};
+
+static curves curves_of(const gpuiso_block *b, const int64_t *first, int64_t ncurves) {
+  int64_t nb = first[ncurves];
+  curves c = {ncurves, (int64_t *)malloc((ncurves + 1) * sizeof(int64_t)),
+              (double *)malloc((nb + 1) * sizeof(double)), (double *)malloc((nb + 1) * sizeof(double)),
+              (double *)malloc((nb + 1) * sizeof(double))};
+  memcpy(c.first, first, (ncurves + 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < nb; k++) c.lower[k] = b[k].lower, c.upper[k] = b[k].upper, c.level[k] = b[k].level;
+  return c;
+}
+
+static void free_curves(curves *c) {
+  free(c->first), free(c->lower), free(c->upper), free(c->level);
+}
+
+static uint64_t mix(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* n new values for the curves c, and their curves: uniform over the curves' range and beyond,
+ * each block's ends and their neighbouring doubles, midpoints between blocks, NaN (R's NA among
+ * them), -0 and 0, infinities and the largest doubles. */
+static void make_queries(const curves &c, int64_t n, uint64_t seed, double *v, int *curve) {
+  uint64_t st = seed;
+  int64_t nb = c.first[c.ncurves];
+  double lo = nb ? c.lower[0] : 0, hi = nb ? c.upper[nb - 1] : 1;
+  for (int64_t k = 0; k < nb; k++) lo = c.lower[k] < lo ? c.lower[k] : lo, hi = c.upper[k] > hi ? c.upper[k] : hi;
+  if (!isfinite(lo) || !isfinite(hi) || hi - lo > 1e300) lo = -1, hi = 1;
+  double na;
+  uint64_t na_bits = 0x7ff00000000007a2ull; /* R's NA_real_ */
+  memcpy(&na, &na_bits, sizeof na);
+  const double special[] = {NAN, na, -0.0, 0.0, INFINITY, -INFINITY, DBL_MAX, -DBL_MAX, 5e-324};
+  for (int64_t i = 0; i < n; i++) {
+    curve[i] = (int)(mix(&st) % (uint64_t)c.ncurves);
+    int64_t b0 = c.first[curve[i]], m = c.first[curve[i] + 1] - b0;
+    uint64_t kind = mix(&st) % 8, r = mix(&st);
+    double u = (double)(r >> 11) * 0x1p-53;
+    if (kind == 0) {
+      v[i] = special[r % (sizeof special / sizeof special[0])];
+    } else if (kind <= 2 || m == 0) {
+      v[i] = lo - 0.1 * (hi - lo) + 1.2 * (hi - lo) * u;
+    } else {
+      int64_t b = b0 + (int64_t)(r % (uint64_t)m);
+      double at = kind == 3 ? c.lower[b] : kind == 4 ? c.upper[b]
+                  : kind == 5 && b + 1 < b0 + m ? c.upper[b] + (c.lower[b + 1] - c.upper[b]) * u
+                                                : c.lower[b];
+      v[i] = kind == 6 ? nextafter(at, -INFINITY) : kind == 7 ? nextafter(at, INFINITY) : at;
+    }
+  }
+}
+
+/* The device's predictions against gpuiso_predict on n values, bitwise, with and without the
+ * values' curves, step and linear, outside values kept or missing, in slices of `slice`. */
+static void check_predict(const char *name, const curves &c, int64_t n, uint64_t seed, int64_t slice) {
+  double *v = (double *)malloc((n + 1) * sizeof(double));
+  double *want = (double *)malloc((n + 1) * sizeof(double)), *got = (double *)malloc((n + 1) * sizeof(double));
+  int *curve = (int *)malloc((n + 1) * sizeof(int));
+  make_queries(c, n, seed, v, curve);
+  gpuiso_opts o = options(GPUISO_GPU_SIMPLE, 0);
+  gpuiso_curves cv = c.cv();
+  const double missing = -12345.0;
+  for (int grouped = 0; grouped <= 1; grouped++)
+    for (int linear = 0; linear <= 1; linear++)
+      for (int outside = 0; outside <= 1; outside++) {
+        const int *cu = grouped ? curve : NULL;
+        int64_t ncurves = grouped ? c.ncurves : 1, want_beyond = -1, got_beyond = -2;
+        gpuiso_error e;
+        gpuiso_status sc = gpuiso_predict(&cv, n, v, cu, linear, outside, missing, &o, want, &want_beyond, &e);
+        sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+        gpuiso_status sg = predict_device(ex, &cv, ncurves, n, v, cu, linear, outside, missing, &o, got,
+                                          &got_beyond, &e, slice);
+        int64_t differ = 0, at = -1;
+        for (int64_t i = 0; sc == GPUISO_OK && sg == GPUISO_OK && i < n; i++)
+          if (memcmp(&want[i], &got[i], sizeof want[i]) != 0) differ++, at = at < 0 ? i : at;
+        CHECK(sc == GPUISO_OK && sg == GPUISO_OK && differ == 0 && want_beyond == got_beyond && ex.held == 0,
+              "predict %s (n %lld, slice %lld, curves %d, linear %d, outside missing %d): status %d, "
+              "%lld differ (first at %lld: v %.17g, %.17g against %.17g), beyond %lld against %lld, "
+              "%lld held",
+              name, (long long)n, (long long)slice, grouped, linear, outside, (int)sg, (long long)differ,
+              (long long)at, at >= 0 ? v[at] : 0.0, at >= 0 ? got[at] : 0.0, at >= 0 ? want[at] : 0.0,
+              (long long)got_beyond, (long long)want_beyond, (long long)ex.held);
+      }
+  free(v), free(want), free(got), free(curve);
+}
+
+static void test_predict(void) {
+  const struct {
+    const char *name;
+    int64_t n, ngroups;
+    int ties;
+    weight_kind wk;
+  } cases[] = {{"300 groups", 20000, 300, 0, W_UNIFORM}, {"ties, zero weights", 5000, 40, 1, W_ZEROS},
+               {"one score", 1, 1, 0, W_NONE}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    traffic t = make_traffic(cases[k].n, cases[k].ngroups, 90 + k, cases[k].ties, cases[k].wk);
+    gpuiso_opts o = options(GPUISO_GPU_SIMPLE, 0);
+    int64_t *first = (int64_t *)malloc((t.ngroups + 2) * sizeof(int64_t));
+    gpuiso_block *b;
+    gpuiso_error e;
+    gpuiso_status s = gpuiso_calibrate(t.n, t.score, t.label, t.w, t.g, t.ngroups, &o, &b, first, &e);
+    CHECK(s == GPUISO_OK, "predict %s: the calibration failed (%d)", cases[k].name, (int)s);
+    if (s == GPUISO_OK) {
+      curves c = curves_of(b, first, t.ngroups + 1);
+      check_predict(cases[k].name, c, 6000, 200 + k, 1 << 20);
+      check_predict(cases[k].name, c, 6000, 300 + k, 777);
+      free_curves(&c);
+      free(b);
+    }
+    free(first);
+    free_traffic(&t);
+  }
+
+  /* hand-made: an empty curve, a one-block curve, blocks spanning the doubles (widths that
+   * overflow), infinite and tied levels, -0 and 0 as block ends */
+  int64_t first[] = {0, 3, 3, 4, 6, 11};
+  double lower[] = {-1, 0.5, 2, 7, -DBL_MAX, 1e308, -DBL_MAX, -1e300, -0.0, 1e300, DBL_MAX};
+  double upper[] = {0, 1, 3, 7, -1e308, DBL_MAX, -1e308, -0.0, 0.0, 1e301, DBL_MAX};
+  double level[] = {0.1, 0.1, 0.9, 4, 0.25, 0.75, -INFINITY, -1e308, 0.0, 1e308, INFINITY};
+  curves hand = {5, first, lower, upper, level};
+  check_predict("hand-made", hand, 3000, 400, 1 << 20);
+  check_predict("hand-made", hand, 3000, 401, 64);
+
+  /* interrupts at each poll between slices, and a failure at each allocation */
+  int64_t n = 3000;
+  double *v = (double *)malloc(n * sizeof(double)), *out = (double *)malloc(n * sizeof(double));
+  int *curve = (int *)malloc(n * sizeof(int));
+  make_queries(hand, n, 402, v, curve);
+  gpuiso_curves cv = hand.cv();
+  gpuiso_opts o = options(GPUISO_GPU_SIMPLE, 0);
+  gpuiso_error e;
+  int64_t beyond;
+  int left;
+  gpuiso_interrupt intr = {stop_now, &left};
+  o.interrupt = &intr;
+  const int64_t slice = 500; /* 6 slices: 5 polls */
+  for (int p = 0; p <= 5; p++) {
+    left = p;
+    sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+    gpuiso_status s = predict_device(ex, &cv, 5, n, v, curve, 1, 0, 0.0, &o, out, &beyond, &e, slice);
+    gpuiso_status want = p < 5 ? GPUISO_E_INTERRUPT : GPUISO_OK;
+    CHECK(s == want && ex.held == 0, "predict, interrupt at poll %d of 5: status %d, %lld held", p,
+          (int)s, (long long)ex.held);
+  }
+  o.interrupt = NULL;
+  sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
+  gpuiso_status s = predict_device(counter, &cv, 5, n, v, curve, 0, 0, 0.0, &o, out, &beyond, &e, slice);
+  CHECK(s == GPUISO_OK && counter.allocs >= 8, "predict: status %d, %lld allocations", (int)s,
+        (long long)counter.allocs);
+  for (int64_t k = 1; k <= counter.allocs; k++) {
+    sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
+    s = predict_device(fx, &cv, 5, n, v, curve, 0, 0, 0.0, &o, out, &beyond, &e, slice);
+    CHECK(s == GPUISO_E_NOMEM && e.status == s && fx.held == 0,
+          "predict, allocation %lld of %lld failing: status %d, %lld held", (long long)k,
+          (long long)counter.allocs, (int)s, (long long)fx.held);
+  }
+  free(v), free(out), free(curve);
+}
+
 int main(void) {
   uint64_t seeds[3];
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
     sim_seed = seeds[k];
     test_against_cpu();
     test_errors();
+    test_predict();
   }
   printf("ctest: %d passed, %d failed (calibration on the CUDA engine, on the CPU)\n", passed, failed);
   return failed != 0;

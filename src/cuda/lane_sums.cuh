@@ -1,0 +1,67 @@
+/* How a lane of the fast path sums its elements into its points of the cumulative sum diagram
+ * (lane_points in short_rows.cuh), a compile-time policy of the lane kernels:
+ *   exact_sums  double-double sums from the lane's start (the default, every precision);
+ *   plain_sums  float32 sums within the lane, from its start (a double-double pair, as the
+ *               lanes' starts stay pairs from a scan of their totals): the paper's exact = FALSE
+ *               for float32. A lane's running sums of up to 32 terms are rounded to float32, so
+ *               a point is within about 2^-24 times them of the exact one, and the turns of the
+ *               lane hulls are taken on those points. The points stay pairs of doubles in
+ *               shared memory (start plus the float sums, one pair addition), as the lane hulls
+ *               and merges read them: the mode changes the sums, not the layout.
+ * plain_sums is used for float32 data only (lane_sums_of): float64 has no pairs to drop in the
+ * paper. The fit still never steps against its direction (fit_lane_row's running maximum).
+ */
+#ifndef GPUISO_CUDA_LANE_SUMS_CUH
+#define GPUISO_CUDA_LANE_SUMS_CUH
+
+#include "view.cuh"
+
+struct exact_sums {
+  hull_point at;
+  SIMT_DEVICE void begin(hull_point start) { at = start; }
+  SIMT_DEVICE hull_point point() const { return at; }
+  SIMT_DEVICE void add(double yi, double wi, double sign) { at = hull_advance(at, yi, wi, sign); }
+};
+
+/* float32 a + b and a * b rounded on their own (no multiply-add, as the executor computes them). */
+static inline GPUISO_HD float f32_add(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+static inline GPUISO_HD float f32_mul(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+struct plain_sums {
+  hull_point start;
+  float w, s;
+  SIMT_DEVICE void begin(hull_point from) { start = from, w = 0, s = 0; }
+  SIMT_DEVICE hull_point point() const {
+    return hull_point{dd_add_d(start.w, (double)w), dd_add_d(start.s, (double)s)};
+  }
+  SIMT_DEVICE void add(double yi, double wi, double sign) {
+    float wf = (float)wi; /* the float data's weight times a power of two */
+    w = f32_add(w, wf);
+    s = f32_add(s, f32_mul(wf, (float)(sign * yi)));
+  }
+};
+
+/* The policy of exact = FALSE for element type T. */
+template <typename T>
+struct lane_sums_of {
+  typedef exact_sums type;
+};
+template <>
+struct lane_sums_of<float> {
+  typedef plain_sums type;
+};
+
+#endif
