@@ -37,6 +37,9 @@
 #' @param precision On the GPU, `"double"` or `"single"` (see [isoreg_gpu()]). On the GPU all
 #'   problems are fitted in one call: rows and groups are laid out one after another (groups
 #'   without padding), sent, fitted and brought back.
+#' @param exact `TRUE` (the default) for the exact sums; `FALSE`, with `precision = "single"` on the
+#'   GPU, for the faster float32 sums of [isoreg_gpu()]'s `exact = FALSE` (its accuracy is given
+#'   there). The CPU always gives the exact fit.
 #' @param gradient If `TRUE`, record the blocks the solver pooled each problem into, for
 #'   [isoreg_vjp()] (see [isoreg_gpu()]); it cannot be combined with `block_starts` or `x`.
 #' @param x Optional covariate values that order each problem: for a matrix `y` a matrix of the
@@ -69,7 +72,7 @@
 isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_starts = FALSE,
                          y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
                          method = c("auto", "pav", "hull"), precision = c("double", "single"),
-                         gradient = FALSE, x = NULL) {
+                         exact = TRUE, gradient = FALSE, x = NULL) {
   increasing <- check_direction(increasing)
   method <- resolve_method(method)
   block_starts <- check_flag(block_starts, "block_starts")
@@ -82,6 +85,8 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
   }
   bounds <- check_bounds(y_min, y_max)
   single <- check_precision(precision) == "single"
+  exact <- check_flag(exact, "exact")
+  if (single && !exact) single <- 2L # float32 without the pairs (see isoreg_gpu)
   if (is.logical(y)) storage.mode(y) <- "double"
   if (!is.null(x)) x <- batch_x(x, y)
   backend <- resolve_device(device, length(y))

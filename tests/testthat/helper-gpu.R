@@ -7,3 +7,7 @@ skip_without_gpu <- function() {
          else sprintf("no CUDA device: %s", if (is.na(b$error)) "none found" else b$error))
   }
 }
+
+# The float32 values the GPU fits in single precision, as doubles (as.single() only marks a
+# double vector and leaves its values alone).
+as_float32 <- function(v) readBin(writeBin(as.double(v), raw(), size = 4), "double", size = 4, n = length(v))

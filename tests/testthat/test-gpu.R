@@ -44,8 +44,8 @@ test_that("the GPU fits every family, weighting and direction as the CPU engines
         ref <- ref_pav(y, w, increasing)
         expect_lte(gpu_dev(gpu$fitted, ref, y, family), 1e-10, label = label)
         single <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu", precision = "single")
-        yf <- as.double(as.single(y))
-        wf <- if (is.null(w)) NULL else as.double(as.single(w))
+        yf <- as_float32(y)
+        wf <- if (is.null(w)) NULL else as_float32(w)
         ref32 <- ref_pav(yf, wf, increasing)
         expect_lte(gpu_dev(single$fitted, ref32, yf, family), 2e-7, label = paste(label, "single"))
         steps <- diff(single$fitted) * if (increasing) 1 else -1

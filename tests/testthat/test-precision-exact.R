@@ -6,6 +6,7 @@ test_that("`exact` is checked", {
   expect_error(isoreg_gpu(c(3, 1, 2), exact = NA), "`exact`")
   expect_error(isoreg_gpu(c(3, 1, 2), exact = "no"), "`exact`")
   expect_error(isoreg_gpu(c(3, 1, 2), exact = c(TRUE, FALSE)), "`exact`")
+  expect_error(isoreg_batch(matrix(c(3, 1, 2, 0), 2), exact = NA), "`exact`")
 })
 
 test_that("on the CPU, exact = FALSE gives the exact fit", {
@@ -18,6 +19,9 @@ test_that("on the CPU, exact = FALSE gives the exact fit", {
     expect_identical(a$fitted, b$fitted)
     expect_identical(a$fitted, isoreg_gpu(y, w = w, device = "cpu")$fitted)
   }
+  ym <- matrix(y, 5)
+  expect_identical(isoreg_batch(ym, device = "cpu", precision = "single", exact = FALSE),
+                   isoreg_batch(ym, device = "cpu"))
 })
 
 test_that("on the GPU, float32 exact = FALSE stays within its bound and never steps down", {
@@ -29,8 +33,8 @@ test_that("on the GPU, float32 exact = FALSE stays within its bound and never st
   for (name in names(rows)) for (weighted in c(FALSE, TRUE)) {
     y <- rows[[name]]
     w <- if (weighted) runif(n, 0.01, 1)
-    yf <- as.double(as.single(y)) # the float32 data the GPU fits
-    wf <- if (weighted) as.double(as.single(w))
+    yf <- as_float32(y) # the float32 data the GPU fits
+    wf <- if (weighted) as_float32(w)
     for (increasing in c(TRUE, FALSE)) {
       fast <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu", precision = "single",
                          exact = FALSE)$fitted
