@@ -61,9 +61,12 @@ build:
 	rm -f $(PKG)_*.tar.gz
 	$(R) CMD build $(BUILD_ARGS) .
 
+# _R_SHLIB_STRIP_: the library installed without the debug information of the C code (R's CFLAGS
+# carry -g), as CRAN's check machines install it; with it the library holds 0.9 MB less and the
+# installed package stays under R CMD check's 5 MB note.
 install: build
 	$(if $(LIB),mkdir -p $(LIB))
-	$(R) CMD INSTALL $(if $(LIB),--library=$(LIB)) $(TARBALL)
+	_R_SHLIB_STRIP_=true $(R) CMD INSTALL $(if $(LIB),--library=$(LIB)) $(TARBALL)
 
 demo: deps install
 	$(if $(LIB),R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}") $(RSCRIPT) -e 'demo("gpuiso", package = "gpuiso", ask = FALSE)'
@@ -71,7 +74,7 @@ demo: deps install
 # R CMD check exits non-zero on ERROR; WARNINGs are caught from 00check.log.
 check: deps build
 	rm -rf $(PKG).Rcheck
-	NOT_CRAN=true _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check $(CHECK_ARGS) $(TARBALL)
+	NOT_CRAN=true _R_CHECK_FORCE_SUGGESTS_=false _R_SHLIB_STRIP_=true $(R) CMD check $(CHECK_ARGS) $(TARBALL)
 	@if grep -q '^Status:.*WARNING' $(PKG).Rcheck/00check.log || \
 	    grep -q '\.\.\. WARNING$$' $(PKG).Rcheck/00check.log; then \
 	  echo "make check: R CMD check reported WARNING(s):"; \
