@@ -478,22 +478,16 @@ static gpuiso_status groups_xy_sorted(int64_t n, const int *g, int64_t ngroups, 
   if (s == GPUISO_OK) {
     size_t m = (size_t)(nk > 0 ? nk : 1);
     kn.n = nk;
-    kn.x = malloc(m * sizeof *kn.x);
-    kn.level = malloc(m * sizeof *kn.level);
-    kn.weight = malloc(m * sizeof *kn.weight);
-    kn.start = malloc(m);
+    int have_knots = knots_alloc(&kn, m);
     offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
-    if (!kn.x || !kn.level || !kn.weight || !kn.start || !offset) {
+    if (!have_knots || !offset) {
       s = GPUISO_E_NOMEM;
       set_error(err, s, -1, -1);
     }
   }
   if (s == GPUISO_OK) s = gpuiso_fit_grouped(grouped, opt, offset, &kn, err);
   if (s == GPUISO_OK) s = gpuiso_grouped_fitted(grouped, &kn, fit, start, err);
-  free(kn.x);
-  free(kn.level);
-  free(kn.weight);
-  free(kn.start);
+  knots_release(&kn);
   free(offset);
   gpuiso_grouped_free(grouped);
   gpuiso_sorted_free(sorted);

@@ -47,12 +47,9 @@ gpuiso_status gpuiso_calibrate(int64_t n, const double *score, const double *lab
   if (s == GPUISO_OK) s = gpuiso_curve_sorted(sorted, opt, &pooled, &npooled, err);
   if (s == GPUISO_OK && ngroups > 0) {
     size_t m = (size_t)(nk_groups > 0 ? nk_groups : 1);
-    kn.x = malloc(m * sizeof *kn.x);
-    kn.level = malloc(m * sizeof *kn.level);
-    kn.weight = malloc(m * sizeof *kn.weight);
-    kn.start = malloc(m);
+    int have_knots = knots_alloc(&kn, m);
     offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
-    if (kn.x && kn.level && kn.weight && kn.start && offset) {
+    if (have_knots && offset) {
       s = gpuiso_fit_grouped(grouped, opt, offset, &kn, err);
     } else {
       s = GPUISO_E_NOMEM;
@@ -76,10 +73,7 @@ gpuiso_status gpuiso_calibrate(int64_t n, const double *score, const double *lab
     }
   }
   free(pooled);
-  free(kn.x);
-  free(kn.level);
-  free(kn.weight);
-  free(kn.start);
+  knots_release(&kn);
   free(offset);
   gpuiso_grouped_free(grouped);
   gpuiso_sorted_free(sorted);

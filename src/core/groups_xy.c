@@ -175,6 +175,21 @@ static void fit_short_groups(const int64_t *knots, int64_t k0, int64_t k1, gpuis
   *nblocks += count;
 }
 
+int knots_alloc(gpuiso_knots *kn, size_t m) {
+  kn->x = malloc(m * sizeof *kn->x);
+  kn->level = malloc(m * sizeof *kn->level);
+  kn->weight = malloc(m * sizeof *kn->weight);
+  kn->start = malloc(m);
+  return kn->x && kn->level && kn->weight && kn->start;
+}
+
+void knots_release(gpuiso_knots *kn) {
+  free(kn->x);
+  free(kn->level);
+  free(kn->weight);
+  free(kn->start);
+}
+
 /* Whether group k's knots are fitted alone on all threads (see pav_long_row). */
 static int long_group(const gpuiso_opts *opt, const int64_t *knots, int64_t k) {
   return opt->engine == GPUISO_PAV && pav_row_is_long(knots[k + 1] - knots[k]);

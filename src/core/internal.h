@@ -118,6 +118,11 @@ struct gpuiso_sorted {
   int nth;
 };
 
+/* The knot arrays of gpuiso_fit_grouped for m knots (m >= 1): 0 when one cannot be allocated;
+ * knots_release frees them either way. */
+int knots_alloc(gpuiso_knots *kn, size_t m);
+void knots_release(gpuiso_knots *kn);
+
 /* Counting sort by group, shared by the batches and the fits per group: count holds nth rows of
  * ngroups counts (thread t's part of the input); they become each thread's next slot, so that
  * thread t's elements of a group land after those of the threads before it (stable), and
