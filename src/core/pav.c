@@ -521,9 +521,10 @@ static int batch_row_chunks(int64_t n) {
 /* PAV of an unweighted row of one chunk, as pav_chunks fits it but in one pass and without runs:
  * every element is pushed as a block (y, 1) and pooled while it violates the order. With weight 1
  * the tests and sums are those of pav_chunks' runs and blocks (x * 1 is x, and a run's element is
- * pooled as the block (y, 1) would be), so the fit has the same bits. The levels are written
- * straight from the stack. Returns 0, leaving fit as it was, for the rows that pav_chunks treats
- * apart: a non-finite y (its error), products that need guarding (see products_safe). */
+ * pooled as the block (y, 1) would be), so the fit has the same bits; expand_range writes the
+ * levels from the stack, as for pav_chunks. Returns 0, leaving fit as it was, for the rows that
+ * pav_chunks treats apart: a non-finite y (its error), products that need guarding (see
+ * products_safe). */
 static GPUISO_ALWAYS_INLINE int pav_plain_dir(int64_t n, const double *y, double lo, double hi,
                                               pav_block *st, double *fit, uint8_t *start,
                                               int64_t *nblocks, const int increasing) {
@@ -564,22 +565,7 @@ static GPUISO_ALWAYS_INLINE int pav_plain_dir(int64_t n, const double *y, double
   st[k].weight = top_weight;
   st[k].start = top_start;
   if (!finite || !products_safe(max_abs, (double)n, min_abs, 1.0)) return 0;
-  /* the levels, as expand_range writes them: clipped, never against the direction, and a block
-   * starts where the level changes */
-  double prev = NAN;
-  int64_t count = 0;
-  for (int64_t b = 0; b <= k; b++) {
-    int64_t s = st[b].start, e = b < k ? st[b + 1].start : n;
-    double v = monotone(clip(st[b].sum / st[b].weight, lo, hi), prev, increasing);
-    uint8_t is_start = !(v == prev);
-    for (int64_t j = s; j < e; j++) fit[j] = v;
-    if (start) {
-      start[s] = is_start;
-      for (int64_t j = s + 1; j < e; j++) start[j] = 0;
-    }
-    count += is_start;
-    prev = v;
-  }
+  int64_t count = expand_range(st, k, y, lo, hi, increasing, 0, n, NAN, fit, start);
   if (nblocks) *nblocks = count;
   return 1;
 }
