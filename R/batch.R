@@ -100,8 +100,8 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
   fit <- function(engine) {
     one <- function(keep, up) {
       if (is.matrix(y)) {
-        rows <- if (is.null(keep)) TRUE else keep
-        pick <- function(v) if (is.matrix(v)) v[rows, , drop = FALSE] else v
+        # no subset when every row is kept: `v[TRUE, ]` would copy the whole matrix
+        pick <- function(v) if (is.matrix(v) && !is.null(keep)) v[keep, , drop = FALSE] else v
         if (is.null(x) || engine != engine_code("gpu", method)) {
           batch_matrix(pick(y), pick(w), group, up, bounds, engine, single, block_starts, gradient, pick(x))
         } else { # on the GPU, the rows' knots as groups
