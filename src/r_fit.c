@@ -5,10 +5,18 @@
 
 #include "r_glue.h"
 
+SEXP r_alloc_result(R_xlen_t n) {
+  SEXP v = Rf_allocVector(REALSXP, n);
+  gpuiso_advise_huge_pages(REAL(v), (size_t)n * sizeof(double));
+  return v;
+}
+
 /* Block starts (flags) as 1-based indices, integer while they fit. */
 static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   int as_int = n <= INT_MAX;
   SEXP out = Rf_allocVector(as_int ? INTSXP : REALSXP, (R_xlen_t)nblocks);
+  int *as_index = as_int ? INTEGER(out) : NULL; /* R's accessors are calls: once, not per flag */
+  double *as_real = as_int ? NULL : REAL(out);
   int64_t b = 0;
   for (int64_t i = 0; i < n; i++) {
     uint64_t eight;
@@ -17,8 +25,8 @@ static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
       continue;
     }
     if (!flag[i]) continue;
-    if (as_int) INTEGER(out)[b++] = (int)(i + 1);
-    else REAL(out)[b++] = (double)(i + 1);
+    if (as_int) as_index[b++] = (int)(i + 1);
+    else as_real[b++] = (double)(i + 1);
   }
   return out;
 }
@@ -38,7 +46,8 @@ SEXP r_hold_sorted(gpuiso_sorted *sorted) {
 /* Flags as a logical vector. */
 static SEXP flags_to_logical(const uint8_t *flag, R_xlen_t n) {
   SEXP out = Rf_allocVector(LGLSXP, n);
-  for (R_xlen_t i = 0; i < n; i++) LOGICAL(out)[i] = flag[i];
+  int *v = LOGICAL(out);
+  for (R_xlen_t i = 0; i < n; i++) v[i] = flag[i];
   return out;
 }
 
@@ -58,9 +67,12 @@ static void r_release_knots(SEXP holder) {
 /* Positions in x order (0-based) as R's 1-based indices, out[5], and their block flags, out[6]. */
 static void set_grad_order(SEXP out, const int64_t *order, const uint8_t *start, R_xlen_t n) {
   SEXP o = SET_VECTOR_ELT(out, 5, Rf_allocVector(n <= INT_MAX ? INTSXP : REALSXP, n));
-  for (R_xlen_t i = 0; i < n; i++) {
-    if (TYPEOF(o) == INTSXP) INTEGER(o)[i] = (int)(order[i] + 1);
-    else REAL(o)[i] = (double)(order[i] + 1);
+  if (TYPEOF(o) == INTSXP) {
+    int *v = INTEGER(o);
+    for (R_xlen_t i = 0; i < n; i++) v[i] = (int)(order[i] + 1);
+  } else {
+    double *v = REAL(o);
+    for (R_xlen_t i = 0; i < n; i++) v[i] = (double)(order[i] + 1);
   }
   SET_VECTOR_ELT(out, 6, flags_to_logical(start, n));
 }
@@ -152,7 +164,7 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
     r_stop_on_error(&err, &ctx);
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 7));
-  SEXP fit = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, XLENGTH(y)));
+  SEXP fit = SET_VECTOR_ELT(out, 0, r_alloc_result(XLENGTH(y)));
   gpuiso_knots kn = {n, NULL, NULL, NULL, NULL, 0};
   SEXP flags;
   if (strict) {
@@ -191,7 +203,7 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, S
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
-  SEXP fit = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
+  SEXP fit = PROTECT(r_alloc_result(XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
   int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
@@ -224,8 +236,9 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
-  for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
-  SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));
+  const int *code = INTEGER(group);
+  for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
+  SEXP fit = PROTECT(r_alloc_result(n));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   gpuiso_status s = gpuiso_batch_groups((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(y),
@@ -249,8 +262,9 @@ SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, S
   R_xlen_t n = XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
-  for (R_xlen_t i = 0; i < n; i++) g[i] = INTEGER(group)[i] - 1;
-  SEXP fit = PROTECT(Rf_allocVector(REALSXP, n));
+  const int *code = INTEGER(group);
+  for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
+  SEXP fit = PROTECT(r_alloc_result(n));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   if (gpuiso_batch_groups_xy((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(x), REAL(y),

@@ -11,15 +11,17 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
   int64_t nrows = (int64_t)XLENGTH(offsets) - 1;
   R_xlen_t n = XLENGTH(y);
   int64_t *off = (int64_t *)R_alloc((size_t)nrows + 1, sizeof *off);
-  for (int64_t r = 0; r <= nrows; r++) off[r] = (int64_t)REAL(offsets)[r];
+  const double *offset = REAL(offsets);
+  for (int64_t r = 0; r <= nrows; r++) off[r] = (int64_t)offset[r];
   uint8_t *flag = (uint8_t *)R_alloc((size_t)(n > 0 ? n : 1), 1);
-  for (R_xlen_t i = 0; i < n; i++) flag[i] = LOGICAL(start)[i] == 1;
+  const int *is_start = LOGICAL(start);
+  for (R_xlen_t i = 0; i < n; i++) flag[i] = is_start[i] == 1;
   gpuiso_opts opt = r_plain_opts();
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  double *dy = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, n)));
-  double *dw = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, n)));
+  double *dy = REAL(SET_VECTOR_ELT(out, 0, r_alloc_result(n)));
+  double *dw = REAL(SET_VECTOR_ELT(out, 1, r_alloc_result(n)));
   gpuiso_error err;
   gpuiso_status s =
       Rf_asInteger(engine) == GPUISO_GPU
@@ -48,7 +50,7 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
   gpuiso_soft_kind k = (gpuiso_soft_kind)Rf_asInteger(kind);
   double eps = Rf_asReal(epsilon);
   int dec = Rf_asLogical(decreasing) == 1;
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, XLENGTH(x)));
+  SEXP out = PROTECT(r_alloc_result(XLENGTH(x)));
   int32_t *ord = NULL;
   if (opt.engine != GPUISO_GPU && !Rf_isNull(g) && Rf_isInteger(order)) {
     ord = INTEGER(order);

@@ -274,7 +274,8 @@ SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg) {
   if (gpuiso_cdf_quantile(&v.r, &v.q, nlev, REAL(level), &opt, k, &err) != GPUISO_OK)
     stop_on_error(&err);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nlev));
-  for (int64_t i = 0; i < v.q.n * nlev; i++) REAL(out)[i] = (double)k[i];
+  double *index = REAL(out);
+  for (int64_t i = 0; i < v.q.n * nlev; i++) index[i] = (double)k[i];
   UNPROTECT(1);
   return out;
 }
@@ -324,7 +325,8 @@ SEXP C_poset_reduce(SEXP x) {
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
   SEXP first = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, (R_xlen_t)(g->npos + 1)));
   SEXP cover = SET_VECTOR_ELT(out, 1, Rf_allocVector(INTSXP, (R_xlen_t)nedge));
-  for (int64_t p = 0; p <= g->npos; p++) REAL(first)[p] = (double)g->first[p];
+  double *first_of = REAL(first);
+  for (int64_t p = 0; p <= g->npos; p++) first_of[p] = (double)g->first[p];
   memcpy(INTEGER(cover), g->cover, (size_t)nedge * sizeof(int));
   free_poset(holder);
   UNPROTECT(2);
@@ -336,7 +338,8 @@ static gpuiso_poset poset_from_r(SEXP poset) {
   SEXP first = VECTOR_ELT(poset, 0), cover = VECTOR_ELT(poset, 1);
   g.npos = (int64_t)XLENGTH(first) - 1;
   g.first = (int64_t *)R_alloc((size_t)(g.npos + 1), sizeof(int64_t));
-  for (int64_t p = 0; p <= g.npos; p++) g.first[p] = (int64_t)REAL(first)[p];
+  const double *first_of = REAL(first);
+  for (int64_t p = 0; p <= g.npos; p++) g.first[p] = (int64_t)first_of[p];
   g.cover = INTEGER(cover);
   return g;
 }
@@ -389,17 +392,20 @@ SEXP C_idr_poset_predict(SEXP runs, SEXP x, SEXP slot, SEXP xnew, SEXP clim, SEX
     invalid(arg, "its slots do not match its runs");
   uint8_t *seen = (uint8_t *)R_alloc((size_t)fit.npos, 1);
   memset(seen, 0, (size_t)fit.npos);
+  const int *slot_of = INTEGER(slot);
   for (int64_t p = 0; p < fit.npos; p++) {
-    int s = INTEGER(slot)[p];
+    int s = slot_of[p];
     if (s < 0 || s >= fit.npos || seen[s]) invalid(arg, "its slots are not a permutation of its points");
     seen[s] = 1;
   }
+  const double *point = REAL(x);
   for (int64_t i = 0; i < XLENGTH(x); i++)
-    if (!isfinite(REAL(x)[i])) invalid(arg, "its points are not finite");
+    if (!isfinite(point[i])) invalid(arg, "its points are not finite");
   if (TYPEOF(clim) != REALSXP || XLENGTH(clim) != fit.nthr)
     invalid(arg, "its climatology does not match its thresholds");
+  const double *cdf = REAL(clim);
   for (int64_t k = 0; k < fit.nthr; k++)
-    if (!(REAL(clim)[k] >= 0 && REAL(clim)[k] <= 1 && (k == 0 || REAL(clim)[k] >= REAL(clim)[k - 1])))
+    if (!(cdf[k] >= 0 && cdf[k] <= 1 && (k == 0 || cdf[k] >= cdf[k - 1])))
       invalid(arg, "its climatology is not a CDF");
   if (TYPEOF(xnew) != REALSXP || Rf_ncols(xnew) != d)
     Rf_errorcall(R_NilValue, "gpuiso: internal error: new points do not match the fit");

@@ -23,7 +23,7 @@ static SEXP values_and_beyond(SEXP values, int64_t beyond) {
 static SEXP predict_curves(const gpuiso_curves *cv, int64_t ncurves, SEXP v, const int *curve,
                            int linear, int outside_na, int gpu) {
   R_xlen_t n = XLENGTH(v);
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP out = PROTECT(r_alloc_result(n));
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
   int64_t beyond = 0;
@@ -73,8 +73,8 @@ SEXP C_predict_calibrator(SEXP pooled, SEXP curves, SEXP first, SEXP code, SEXP 
   double *col[3];
   for (int j = 0; j < 3; j++) {
     col[j] = (double *)R_alloc((size_t)(nb > 0 ? nb : 1), sizeof *col[j]);
-    for (int64_t b = 0; b < np; b++) col[j][b] = REAL(VECTOR_ELT(pooled, j))[b];
-    for (int64_t b = 0; b < nc; b++) col[j][np + b] = REAL(VECTOR_ELT(curves, j))[b];
+    if (np > 0) memcpy(col[j], REAL(VECTOR_ELT(pooled, j)), (size_t)np * sizeof *col[j]);
+    if (nc > 0) memcpy(col[j] + np, REAL(VECTOR_ELT(curves, j)), (size_t)nc * sizeof *col[j]);
   }
   start[0] = 0;
   start[1] = np;

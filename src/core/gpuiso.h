@@ -409,6 +409,10 @@ int gpuiso_max_threads(void);
 /* Default at load: gpuiso_max_threads(), further capped by OMP_NUM_THREADS when set. */
 int gpuiso_default_threads(void);
 
+/* Asks the system to back a large, not yet written output with huge pages (src/core/pages.c);
+ * does nothing where it cannot. */
+void gpuiso_advise_huge_pages(void *p, size_t bytes);
+
 /* ---- Devices ------------------------------------------------------------------------------ */
 
 typedef struct {
