@@ -250,6 +250,24 @@ static inline double monotone(double v, double prev, int increasing) {
   return increasing ? (v < prev ? prev : v) : (v > prev ? prev : v);
 }
 
+/* The level of a pooled block: its mean, clipped, and moved to prev (see monotone) when a level
+ * comes before it (after). */
+static inline double pooled_level(const pav_block *e, double lo, double hi, double prev, int after,
+                                  int increasing) {
+  double v = clip(e->sum / e->weight, lo, hi);
+  return after ? monotone(v, prev, increasing) : v;
+}
+
+/* Writes level v over fit[s, e) and the flags there: is_start at s, 0 after. */
+static inline void write_level(double v, uint8_t is_start, int64_t s, int64_t e, double *fit,
+                               uint8_t *start) {
+  for (int64_t j = s; j < e; j++) fit[j] = v;
+  if (start) {
+    start[s] = is_start;
+    memset(start + s + 1, 0, (size_t)(e - s - 1));
+  }
+}
+
 /* Writes the fit of elements [from, to) and their block-start flags; returns how many blocks
  * start there. prev is the clipped level of element from - 1 (NAN for none). A block starts
  * where the level differs from the one before, so blocks that clipping (or rounding of the
@@ -287,14 +305,9 @@ static int64_t expand_range(const pav_block *st, int64_t k, const double *y, dou
         prev = v;
       }
     } else {
-      double v = clip(st[b].sum / st[b].weight, lo, hi);
-      if (s > 0) v = monotone(v, prev, increasing);
+      double v = pooled_level(&st[b], lo, hi, prev, s > 0, increasing);
       uint8_t is_start = !(v == prev);
-      for (int64_t j = s; j < e; j++) fit[j] = v;
-      if (start) {
-        start[s] = is_start;
-        memset(start + s + 1, 0, (size_t)(e - s - 1));
-      }
+      write_level(v, is_start, s, e, fit, start);
       count += is_start;
       prev = v;
     }
@@ -521,10 +534,10 @@ static int batch_row_chunks(int64_t n) {
 /* PAV of an unweighted row of one chunk, as pav_chunks fits it but in one pass and without runs:
  * every element is pushed as a block (y, 1) and pooled while it violates the order. With weight 1
  * the tests and sums are those of pav_chunks' runs and blocks (x * 1 is x, and a run's element is
- * pooled as the block (y, 1) would be), so the fit has the same bits; expand_range writes the
- * levels from the stack, as for pav_chunks. Returns 0, leaving fit as it was, for the rows that
- * pav_chunks treats apart: a non-finite y (its error), products that need guarding (see
- * products_safe). */
+ * pooled as the block (y, 1) would be), so the fit has the same bits; the levels are written
+ * from the stack as expand_range writes pooled blocks. Returns 0, leaving fit as it was, for the
+ * rows that pav_chunks treats apart: a non-finite y (its error), products that need guarding
+ * (see products_safe). */
 static GPUISO_ALWAYS_INLINE int pav_plain_dir(int64_t n, const double *y, double lo, double hi,
                                               pav_block *st, double *fit, uint8_t *start,
                                               int64_t *nblocks, const int increasing) {
@@ -565,7 +578,17 @@ static GPUISO_ALWAYS_INLINE int pav_plain_dir(int64_t n, const double *y, double
   st[k].weight = top_weight;
   st[k].start = top_start;
   if (!finite || !products_safe(max_abs, (double)n, min_abs, 1.0)) return 0;
-  int64_t count = expand_range(st, k, y, lo, hi, increasing, 0, n, NAN, fit, start);
+  /* The levels from the stack: expand_range's for pooled blocks over the whole row, without its
+   * search for the first entry and its tests for runs and clipping (a sixth of a row of 16). */
+  int64_t count = 0;
+  double prev = NAN;
+  for (int64_t b = 0; b <= k; b++) {
+    double v = pooled_level(&st[b], lo, hi, prev, b > 0, increasing);
+    uint8_t is_start = !(v == prev);
+    write_level(v, is_start, st[b].start, b < k ? st[b + 1].start : n, fit, start);
+    count += is_start;
+    prev = v;
+  }
   if (nblocks) *nblocks = count;
   return 1;
 }
