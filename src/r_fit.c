@@ -15,19 +15,11 @@ SEXP r_alloc_result(R_xlen_t n) {
 static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   int as_int = n <= INT_MAX;
   SEXP out = Rf_allocVector(as_int ? INTSXP : REALSXP, (R_xlen_t)nblocks);
-  int *as_index = as_int ? INTEGER(out) : NULL; /* R's accessors are calls: once, not per flag */
-  double *as_real = as_int ? NULL : REAL(out);
-  int64_t b = 0;
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t eight;
-    if (i % 8 == 0 && n - i >= 8 && (memcpy(&eight, flag + i, 8), eight == 0)) {
-      i += 7; /* blocks are mostly long: skip eight flags at a time */
-      continue;
-    }
-    if (!flag[i]) continue;
-    if (as_int) as_index[b++] = (int)(i + 1);
-    else as_real[b++] = (double)(i + 1);
-  }
+  int *index = as_int ? INTEGER(out) : NULL;
+  double *real = as_int ? NULL : REAL(out);
+  gpuiso_advise_huge_pages(as_int ? (void *)index : (void *)real,
+                           (size_t)nblocks * (as_int ? sizeof *index : sizeof *real));
+  gpuiso_flag_positions(flag, n, index, real);
   return out;
 }
 

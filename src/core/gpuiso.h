@@ -412,6 +412,9 @@ int gpuiso_default_threads(void);
 /* Asks the system to back a large, not yet written output with huge pages (src/core/pages.c);
  * does nothing where it cannot. */
 void gpuiso_advise_huge_pages(void *p, size_t bytes);
+/* The 1-based positions of the set flags among n (src/core/flags.c), into as_int, or as_real
+ * when as_int is NULL (n beyond int), which have room for as many as are set. */
+void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *as_real);
 
 /* ---- Devices ------------------------------------------------------------------------------ */
 
