@@ -9,9 +9,13 @@
 /* The first element of [from, to) that is not finite or is not above the one before it
  * (to when none). */
 static int64_t first_stop(const double *x, int64_t from, int64_t to) {
-  for (int64_t i = from; i < to; i++)
-    if (!isfinite(x[i]) || (i > 0 && !(x[i - 1] < x[i]))) return i;
-  return to;
+  if (from >= to) return to;
+  if (!isfinite(x[from]) || (from > 0 && !(x[from - 1] < x[from]))) return from;
+  int64_t i = from + 1;
+  while (i < to && x[i - 1] < x[i]) i++; /* NaN stops it too */
+  /* A strictly increasing run from a finite value is finite but for its last element (+Inf):
+   * one comparison an element. */
+  return isfinite(x[i - 1]) ? i : i - 1;
 }
 
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
