@@ -256,43 +256,15 @@ check_direction <- function(v, name = "increasing") {
 
 # For increasing = "auto": per problem (codes 1..k of `problem`), whether the Spearman rank
 # correlation of x and y is >= 0 (scikit-learn's rule), over the elements of positive weight.
-# Only its sign matters, which is the sign of the covariance of the ranks: with average ranks
-# (multiples of 1/2) about their mean (n + 1) / 2, that sum is exact, so a correlation of exactly
-# 0, and an undefined one (x or y constant: both directions then give the same fit), is >= 0.
+# Only its sign matters, which is the sign of the covariance of the ranks, summed exactly in C
+# (src/core/rank_direction.c, one sort of x and one of y), so a correlation of exactly 0, and an
+# undefined one (x or y constant: both directions then give the same fit), is >= 0.
 rank_direction <- function(x, y, w = NULL, problem = rep.int(1L, length(y)), k = 1L) {
   force(problem) # its default is the length of y before the elements of weight zero go
   # NA are errors of the fit, reported by the C code that follows
   if (anyNA(x) || anyNA(y) || anyNA(w) || length(y) == 0L) return(rep(TRUE, k))
-  if (!is.null(w)) {
-    keep <- w > 0
-    x <- x[keep]
-    y <- y[keep]
-    problem <- problem[keep]
-  }
-  rx <- ranks_within(x, problem)
-  ry <- ranks_within(y, problem)
-  size <- tabulate(problem, k)
-  mid <- ((size + 1) / 2)[problem]
-  cov <- numeric(k) # 0 for a problem without elements of positive weight
-  sums <- rowsum((rx - mid) * (ry - mid), problem)
-  cov[as.integer(rownames(sums))] <- sums[, 1L]
-  cov >= 0
-}
-
-# Average ranks of v within each problem (ties get the mean of their positions), in one sort.
-ranks_within <- function(v, problem) {
-  n <- length(v)
-  o <- order(problem, v, method = "radix")
-  p <- problem[o]
-  s <- v[o]
-  new_problem <- c(TRUE, p[-1L] != p[-n])
-  problem_start <- cummax(seq_len(n) * new_problem)
-  tie_start <- which(new_problem | c(TRUE, s[-1L] != s[-n]))
-  tie_end <- c(tie_start[-1L] - 1L, n)
-  mean_rank <- (tie_start + tie_end) / 2 - problem_start[tie_start] + 1
-  out <- numeric(n)
-  out[o] <- rep.int(mean_rank, tie_end - tie_start + 1L)
-  out
+  real <- function(v) if (is.null(v) || is.double(v)) v else as.double(v)
+  .Call(C_rank_direction, real(x), real(y), real(w), as.integer(problem), as.integer(k))
 }
 
 # A covariate x that is not a plain number: a Date (days), a date-time (POSIXct or POSIXlt:

@@ -35,6 +35,7 @@ SEXP C_cuda_lost(void);
 SEXP C_test_cuda_failure(SEXP code, SEXP message);
 SEXP C_test_cuda_lost_reset(void);
 SEXP C_threads(SEXP threads);
+SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k);
 
 static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
@@ -63,6 +64,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_test_cuda_failure", (DL_FUNC)&C_test_cuda_failure, 2},
   {"C_test_cuda_lost_reset", (DL_FUNC)&C_test_cuda_lost_reset, 0},
   {"C_threads", (DL_FUNC)&C_threads, 1},
+  {"C_rank_direction", (DL_FUNC)&C_rank_direction, 5},
   {NULL, NULL, 0}
 };
 

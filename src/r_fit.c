@@ -269,3 +269,24 @@ SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, S
   UNPROTECT(2);
   return out;
 }
+
+/* increasing = "auto" (R's rank_direction): x, y (doubles, no NA), w (NULL or doubles), problem
+ * (integer 1..k), k. A non-finite value gives TRUE everywhere: the fit that follows reports it. */
+SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k) {
+  int64_t n = (int64_t)XLENGTH(y), nk = (int64_t)Rf_asInteger(k);
+  const int *code = INTEGER(problem);
+  int *p = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *p);
+  for (int64_t i = 0; i < n; i++) p[i] = code[i] - 1;
+  SEXP up = PROTECT(Rf_allocVector(LGLSXP, (R_xlen_t)nk));
+  gpuiso_error err;
+  int *is_up = LOGICAL(up);
+  gpuiso_status s = gpuiso_rank_direction(n, REAL(x), REAL(y), r_optional_real(w), p, nk, is_up, &err);
+  if (s == GPUISO_E_X_NONFINITE) {
+    for (int64_t q = 0; q < nk; q++) is_up[q] = TRUE;
+  } else if (s != GPUISO_OK) {
+    r_error_context ctx = {"vector", 0, x, y, w};
+    r_stop_on_error(&err, &ctx);
+  }
+  UNPROTECT(1);
+  return up;
+}

@@ -416,6 +416,13 @@ void gpuiso_advise_huge_pages(void *p, size_t bytes);
  * when as_int is NULL (n beyond int), which have room for as many as are set. */
 void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *as_real);
 
+/* increasing = "auto": up[p] gets whether y rises with x in problem p (problem[i] in 0..k-1; NULL:
+ * one problem), by the sign of Spearman's rank covariance over the elements of positive weight (w
+ * NULL: all), exactly; a problem without such elements gets 0. x and y finite, else
+ * GPUISO_E_X_NONFINITE (src/core/rank_direction.c). */
+gpuiso_status gpuiso_rank_direction(int64_t n, const double *x, const double *y, const double *w,
+                                    const int *problem, int64_t k, int *up, gpuiso_error *err);
+
 /* ---- Devices ------------------------------------------------------------------------------ */
 
 typedef struct {
