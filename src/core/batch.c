@@ -233,15 +233,36 @@ static gpuiso_status batch_long_rows(int64_t nrow, int64_t ncol, const double *y
       if (ws)
         for (int64_t r = 0; r < rows; r++) ws[r * ncol + j] = w[r0 + r + j * nrow];
     }
-    for (int64_t r = 0; s == GPUISO_OK && r < rows; r++) {
-      const double *wr = ws ? ws + r * ncol : w; /* else none, or shared by the rows */
-      s = pav_long_row(ncol, ys + r * ncol, wr, opt, ys + r * ncol, ss ? ss + r * ncol : NULL, err);
-      if (s != GPUISO_OK && s != GPUISO_E_INTERRUPT && s != GPUISO_E_NOMEM && err) {
-        err->index = err->index >= 0 ? r0 + r + err->index * nrow : -1;
-        err->row = r0 + r;
-      }
+    /* Enough rows for every thread to take whole ones: each row's chunks on one thread, which
+     * leaves no thread idle at a row's last chunk (a row of 1e6 has 3). Else each row on all. */
+    int by_row = rows >= 2 * (int64_t)nth;
+    gpuiso_opts row_opt = *opt;
+    if (by_row) {
+      row_opt.nthreads = 1;
+      row_opt.interrupt = NULL; /* only the calling thread polls, between strips */
     }
-    if (s != GPUISO_OK) break;
+    gpuiso_error first = {GPUISO_OK, -1, -1, ""};
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic) if (by_row)
+#endif
+    for (int64_t r = 0; r < rows; r++) {
+      if (!by_row && first.status != GPUISO_OK) continue;
+      const double *wr = ws ? ws + r * ncol : w; /* else none, or shared by the rows */
+      gpuiso_error e;
+      gpuiso_status sr = pav_long_row(ncol, ys + r * ncol, wr, &row_opt, ys + r * ncol,
+                                      ss ? ss + r * ncol : NULL, &e);
+      if (sr == GPUISO_OK) continue;
+      if (sr != GPUISO_E_INTERRUPT && sr != GPUISO_E_NOMEM) {
+        e.index = e.index >= 0 ? r0 + r + e.index * nrow : -1;
+        e.row = r0 + r;
+      }
+      keep_error(&first, &e);
+    }
+    if (first.status != GPUISO_OK) {
+      s = first.status;
+      if (err) *err = first;
+      break;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth)
 #endif

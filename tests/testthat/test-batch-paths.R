@@ -100,13 +100,14 @@ test_that("groups on x: long groups on all threads give the bits of the single f
 test_that("several long rows of a matrix: each the bits of the row alone, on 1 and 2 threads", {
   set.seed(34)
   n <- 6e5
-  y <- matrix(rnorm(3 * n), 3) + rep(seq(0, 3, length.out = n), each = 3)
-  w <- matrix(runif(3 * n, 0.5, 2), 3)
+  m <- 5 # on 2 threads, whole rows a thread (at least 2 a thread); on 1, each row in its chunks
+  y <- matrix(rnorm(m * n), m) + rep(seq(0, 3, length.out = n), each = m)
+  w <- matrix(runif(m * n, 0.5, 2), m)
   for (ww in list(NULL, w, w[2, ])) {
     one <- on_threads(1, isoreg_batch(y, ww, block_starts = TRUE))
     two <- on_threads(2, isoreg_batch(y, ww, block_starts = TRUE))
     expect_identical(two, one)
-    for (i in 1:3) {
+    for (i in seq_len(m)) {
       wi <- if (is.matrix(ww)) ww[i, ] else ww
       alone <- on_threads(2, isoreg_batch(matrix(y[i, ], 1), if (is.null(wi)) NULL else matrix(wi, 1),
                                           block_starts = TRUE))
@@ -116,7 +117,10 @@ test_that("several long rows of a matrix: each the bits of the row alone, on 1 a
   }
   expect_equal(one$fitted[3, ], ref_pav(y[3, ], w[2, ]), tolerance = 1e-12)
   y[3, 7777] <- Inf
+  y[5, 10] <- NaN # the first bad row is the one reported, whichever thread meets it first
   expect_identical(message_of(isoreg_batch(y)), "`y` must be finite, but has Inf at row 3, column 7777")
+  expect_identical(message_of(on_threads(2, isoreg_batch(y))),
+                   "`y` must be finite, but has Inf at row 3, column 7777")
   w[2, 8] <- -1
   expect_identical(message_of(isoreg_batch(y, w)), "`w` must be non-negative, but has -1 at row 2, column 8")
   expect_identical(message_of(isoreg_batch(y, w[2, ])), "`w` must be non-negative, but has -1 at element 8")
