@@ -180,10 +180,8 @@ batch_x <- function(x, y) {
   } else if (length(shape) > 1L || length(x) != length(y)) {
     stop_arg("x", sprintf("must be a vector of the same length as `y` (%.0f)", length(y)))
   }
-  bad <- which(!is.finite(x))
-  if (length(bad)) {
-    stop_arg("x", sprintf("must be finite, without NA, but has %s at element %.0f", format(x[bad[1L]]), bad[1L]))
-  }
+  bad <- first_bad(x)
+  if (bad > 0) stop_arg("x", sprintf("must be finite, without NA, but has %s at element %.0f", format(x[bad]), bad))
   if (!is.double(x)) storage.mode(x) <- "double"
   x
 }
@@ -288,12 +286,12 @@ batch_xy <- function(y, w, x, group, increasing, bounds, engine, single, block_s
 # The values of problems fitted on x (codes: each element's problem, 1..k; labels: their names or
 # NULL): y finite, w finite and non-negative with a positive weight in each problem.
 check_xy_values <- function(y, w, codes, k, labels, what) {
-  bad <- which(!is.finite(y))
-  if (length(bad)) stop_arg("y", sprintf("must be finite, without NA, but has %s at element %.0f", format(y[bad[1L]]), bad[1L]))
+  bad <- first_bad(y)
+  if (bad > 0) stop_arg("y", sprintf("must be finite, without NA, but has %s at element %.0f", format(y[bad]), bad))
   if (is.null(w)) return(invisible())
-  bad <- which(!is.finite(w) | w < 0)
-  if (length(bad)) {
-    stop_arg("w", sprintf("must be finite and non-negative, but has %s at element %.0f", format(w[bad[1L]]), bad[1L]))
+  bad <- first_bad(w, nonnegative = TRUE)
+  if (bad > 0) {
+    stop_arg("w", sprintf("must be finite and non-negative, but has %s at element %.0f", format(w[bad]), bad))
   }
   none <- which(tabulate(codes[w > 0], k) == 0L & tabulate(codes, k) > 0L)
   if (length(none)) {

@@ -209,11 +209,8 @@ check_groups <- function(groups, orders, columns) {
 }
 
 check_finite <- function(v, name) {
-  bad <- which(!is.finite(v))
-  if (length(bad)) {
-    stop_arg(name, sprintf("must be finite, but has %s at element %d",
-                           format(v[bad[1L]]), bad[1L]))
-  }
+  bad <- first_bad(v)
+  if (bad > 0) stop_arg(name, sprintf("must be finite, but has %s at element %d", format(v[bad]), bad))
   v
 }
 

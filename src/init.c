@@ -36,6 +36,7 @@ SEXP C_test_cuda_failure(SEXP code, SEXP message);
 SEXP C_test_cuda_lost_reset(void);
 SEXP C_threads(SEXP threads);
 SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k);
+SEXP C_first_bad(SEXP v, SEXP nonnegative);
 
 static const R_CallMethodDef call_methods[] = {
   {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
@@ -65,6 +66,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_test_cuda_lost_reset", (DL_FUNC)&C_test_cuda_lost_reset, 0},
   {"C_threads", (DL_FUNC)&C_threads, 1},
   {"C_rank_direction", (DL_FUNC)&C_rank_direction, 5},
+  {"C_first_bad", (DL_FUNC)&C_first_bad, 2},
   {NULL, NULL, 0}
 };
 

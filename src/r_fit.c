@@ -290,3 +290,11 @@ SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k) {
   UNPROTECT(1);
   return up;
 }
+
+/* The 1-based index of the first value of the double vector v that is not finite (nonnegative
+ * TRUE: or is negative), 0 for none: the R checks' fast path. */
+SEXP C_first_bad(SEXP v, SEXP nonnegative) {
+  int64_t n = (int64_t)XLENGTH(v);
+  int64_t bad = gpuiso_first_bad(n, REAL(v), Rf_asLogical(nonnegative) == 1);
+  return Rf_ScalarReal(bad < n ? (double)(bad + 1) : 0);
+}

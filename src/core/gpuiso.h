@@ -415,6 +415,9 @@ void gpuiso_advise_huge_pages(void *p, size_t bytes);
 /* The 1-based positions of the set flags among n (src/core/flags.c), into as_int, or as_real
  * when as_int is NULL (n beyond int), which have room for as many as are set. */
 void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *as_real);
+/* The first of v[0 .. n - 1] that is not finite (nonnegative: not finite or negative), or n
+ * (src/core/checks.c). */
+int64_t gpuiso_first_bad(int64_t n, const double *v, int nonnegative);
 
 /* increasing = "auto": up[p] gets whether y rises with x in problem p (problem[i] in 0..k-1; NULL:
  * one problem), by the sign of Spearman's rank covariance over the elements of positive weight (w

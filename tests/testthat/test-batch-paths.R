@@ -3,12 +3,6 @@
 # pooled in their tiles), groups on x (one sort for all groups, long groups on all threads) and
 # several long rows of a matrix (each alone on all threads).
 
-on_threads <- function(threads, expr) {
-  old <- gpuiso_threads(threads)
-  on.exit(gpuiso_threads(old))
-  expr
-}
-
 message_of <- function(expr) tryCatch(expr, error = conditionMessage)
 
 test_that("unweighted short rows: the bits of weights 1, and the plain-R PAV", {

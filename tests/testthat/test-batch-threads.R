@@ -3,12 +3,6 @@
 # into chunks by its length alone, whether it is fitted alone on all threads or beside other rows
 # on one, so it equals the single-row fit in as many chunks.
 
-on_threads <- function(threads, expr) {
-  old <- gpuiso_threads(threads)
-  on.exit(gpuiso_threads(old))
-  expr
-}
-
 batch_bits <- function(...) on_threads(1, isoreg_batch(...))
 
 test_that("short rows of a matrix: 1 and 2 threads, and the single-row fit, agree bit for bit", {

@@ -120,3 +120,17 @@ test_that("on the GPU, batches with x and mixed directions are the CPU's fits", 
   expect_equal(calibrate_isotonic(s, l, increasing = FALSE, device = "gpu")$pooled,
                calibrate_isotonic(s, l, increasing = FALSE)$pooled, tolerance = 1e-12)
 })
+
+test_that("on long input the first bad value is named, whichever thread meets it first", {
+  n <- 1e5 # above the size from which the checks run in parallel slices
+  x <- as.double(seq_len(n))
+  x[c(70000, 30000)] <- c(NA, Inf) # the second slice's NaN comes after the first slice's Inf
+  for (threads in 1:2) {
+    expect_error(on_threads(threads, isoreg_batch(rnorm(n), x = x, group = rep(1:2, each = n / 2))),
+                 "`x` must be finite, without NA, but has Inf at element 30000")
+    w <- rep(1, n)
+    w[c(90000, 60000)] <- c(-1, NaN)
+    expect_error(on_threads(threads, isoreg_batch(rnorm(n), w = w, x = seq_len(n), group = rep(1:2, each = n / 2))),
+                 "`w` must be finite and non-negative, but has NaN at element 60000")
+  }
+})
