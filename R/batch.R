@@ -176,7 +176,7 @@ batch_x <- function(x, y) {
       stop_arg("x", sprintf("must be a matrix of the same shape as `y` (%d x %d) or a vector of length ncol(y) (%d)",
                             nrow(y), ncol(y), ncol(y)))
     }
-    if (!is.null(shape)) dim(x) <- shape
+    if (!is.null(shape) && !identical(dim(x), shape)) dim(x) <- shape # (setting it copies x)
   } else if (length(shape) > 1L || length(x) != length(y)) {
     stop_arg("x", sprintf("must be a vector of the same length as `y` (%.0f)", length(y)))
   }
