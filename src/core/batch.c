@@ -215,8 +215,8 @@ static gpuiso_status batch_long_rows(int64_t nrow, int64_t ncol, const double *y
   int64_t strip = nrow < LINE ? nrow : LINE;
   size_t m = (size_t)(strip * ncol);
   int gather_w = w && w_len == nrow * ncol;
-  double *ys = malloc(m * sizeof *ys), *ws = gather_w ? malloc(m * sizeof *ws) : NULL;
-  uint8_t *ss = start ? malloc(m) : NULL;
+  double *ys = malloc_dense(m * sizeof *ys), *ws = gather_w ? malloc_dense(m * sizeof *ws) : NULL;
+  uint8_t *ss = start ? malloc_dense(m) : NULL;
   int nth = resolve_threads(opt, nrow * ncol);
   gpuiso_status s = GPUISO_OK;
   if (!ys || (gather_w && !ws) || (start && !ss)) {
@@ -398,10 +398,10 @@ static gpuiso_status batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   int nth = resolve_threads(opt, n);
   size_t m = (size_t)(n > 0 ? n : 1);
   int64_t *offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
-  int64_t *perm = malloc(m * sizeof *perm);
-  double *yg = malloc(m * sizeof *yg), *fg = malloc(m * sizeof *fg);
-  double *wg = w ? malloc(m * sizeof *wg) : NULL, *xg = x ? malloc(m * sizeof *xg) : NULL;
-  uint8_t *sg = start ? malloc(m) : NULL;
+  int64_t *perm = malloc_dense(m * sizeof *perm);
+  double *yg = malloc_dense(m * sizeof *yg), *fg = malloc_dense(m * sizeof *fg);
+  double *wg = w ? malloc_dense(m * sizeof *wg) : NULL, *xg = x ? malloc_dense(m * sizeof *xg) : NULL;
+  uint8_t *sg = start ? malloc_dense(m) : NULL;
   row_work *work = calloc((size_t)nth, sizeof *work);
   /* the counting sort keeps a count per group and thread: one thread when groups are many */
   int sort_threads = ngroups * nth > n ? 1 : nth;

@@ -191,6 +191,10 @@ static inline GPUISO_HD double clip(double v, double lo, double hi) {
 }
 /* The calling thread's number in its OpenMP team (0 without OpenMP). */
 int thread_num(void);
+
+/* malloc for a buffer about to be written in full: on huge pages where offered (pages.c). Not
+ * for buffers touched sparsely, such as PAV's stacks, whose huge pages would be zeroed whole. */
+void *malloc_dense(size_t bytes);
 int poll_interrupt(const gpuiso_opts *opt);
 void set_error(gpuiso_error *err, gpuiso_status s, int64_t index, int64_t row);
 

@@ -118,7 +118,7 @@ static inline unsigned prefix_of(uint64_t key, int shift) {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
                            const int *g, int gbits, int nth, sorted_records *out, int64_t *bad) {
   size_t m = (size_t)(n > 0 ? n : 1);
-  sort_record *a = malloc(m * sizeof *a);
+  sort_record *a = malloc_dense(m * sizeof *a);
   int64_t *knots = NULL;
   int64_t(*count)[PREFIXES] = calloc((size_t)nth, sizeof *count); /* per thread, then offsets */
   uint32_t *bucket = malloc(PREFIXES * sizeof *bucket);
