@@ -214,7 +214,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
    * are the edges: an element starts one where its point is a vertex. A wide row has its levels
    * from the walk above. */
   hull_segment *root = seg;
-  int64_t nroot = nseg[0];
+  int64_t nroot = wide ? 0 : nseg[0];
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 16) reduction(+ : edges)
 #endif

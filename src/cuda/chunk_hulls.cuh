@@ -1,12 +1,11 @@
 /* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3). A warp per chunk
  * sums it, each lane every 32nd element (coalesced), the lanes' totals reduced; a warp per chunk
  * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
- * (short_rows.cuh: lane hulls in bit masks, merged in rounds), from the chunk's first point, and
- * writes it once to the chunk's vertex slot: each lane its mask's vertices, at the place the scan
- * of the lanes' counts gives, the last lane the chunk's end point, in chunk-relative doubles
- * (hull/slots.h). The chunk's node of the merge
- * tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its row
- * wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_row_step.
+ * (short_rows.cuh: lane hulls in bit masks, merged in rounds) on its chunk-relative points, and
+ * writes it once to the chunk's vertex slot (hull/slots.h): each lane its mask's vertices, at the
+ * place the scan of the lanes' counts gives, the last lane the chunk's end point. The chunk's node
+ * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
+ * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_row_step.
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH

@@ -157,10 +157,11 @@ struct chunk_hull_step {
     }
     hull_slots slots = view_slots(v, r);
     int64_t h = 0;
-    hull_point p = {{0, 0}, {0, 0}};
+    hull_point p = {{0, 0}, {0, 0}}, before = p;
     for (int64_t k = from;; k++) {
-      h = hull_slot_push(&slots, g, h, p, k - from, k > from && v.w && v.w[k - 1] == 0);
+      h = hull_slot_push(&slots, g, h, p, before, k - from, k > from && v.w && v.w[k - 1] == 0);
       if (k == to) break;
+      before = p;
       p = hull_advance(p, (double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
     }
     chunk_node(v, g, h);

@@ -68,16 +68,19 @@ static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int6
 }
 
 /* hull_push with the stack in chunk c's slot (slots.h), for a thread that has no other memory:
- * p is the exact chunk-relative point of point index k within the chunk. */
+ * p is the exact chunk-relative point of point index k within the chunk, before the one pushed
+ * last, the top vertex's until the first pop (so that points on one line, whose rounded
+ * coordinates the filter cannot decide, are not formed again from the elements). */
 static inline GPUISO_HD int64_t hull_slot_push(const hull_slots *v, int64_t c, int64_t h, hull_point p,
-                                               int64_t k, int repeat) {
+                                               hull_point before, int64_t k, int repeat) {
   int64_t e0 = c * v->slot;
   if (repeat) {
     v->vi[e0 + h - 1] = (int32_t)(2 * k + (v->vi[e0 + h - 1] & 1));
     return h;
   }
-  hull_vertex q = {c, k, p, 0};
-  while (h >= 2 && hull_orient_vertices(v, hull_vertex_at(v, e0 + h - 2), hull_vertex_at(v, e0 + h - 1), q) <= 0) h--;
+  hull_vertex q = {c, k, p, 0}, top = {c, 0, before, 0};
+  for (; h >= 2 && hull_orient_vertices(v, hull_vertex_at(v, e0 + h - 2), top, q) <= 0; h--)
+    top = hull_vertex_at(v, e0 + h - 2);
   hull_slot_put(v, e0 + h, p, k);
   return h + 1;
 }

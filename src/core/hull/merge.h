@@ -1,9 +1,9 @@
 /* Merging lower hulls held as segment lists (paper, sections 3.3 and 4), shared by the CPU hull
  * engine and the CUDA kernels.
  *
- * Chunk j writes its hull once, to slot j of the vertex arrays (slots.h). A node of the merge tree is a list
- * of segments (chunk, first, last), at most one per chunk, stored in the descriptor slots of its
- * chunks starting at its first chunk's. Merging two nodes finds their bridge (a capped walk from
+ * Chunk j writes its hull once, to slot j of the vertex arrays (slots.h). A node of the merge tree
+ * is a list of segments (chunk, first, last), at most one per chunk, stored in the descriptor
+ * slots of its chunks starting at its first chunk's. Merging two nodes finds their bridge (a capped walk from
  * the shared point, then a nested bisection), cuts two segments and moves the right list's tail
  * down; no vertex is copied.
  */
