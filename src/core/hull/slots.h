@@ -109,10 +109,11 @@ static inline GPUISO_HD hull_point hull_vertex_point(const hull_slots *v, hull_v
   return p;
 }
 
-/* A bound on the error of a coordinate of hull_vertex_point: the rounding of rel (2u of it), the
- * pair additions (2^-100 of the point). */
-static inline GPUISO_HD double hull_coord_error(double rel, double point, int rounded, int relative) {
-  return (rounded ? 0x1p-52 * fabs(rel) : 0.0) + (relative ? 0.0 : 0x1p-100 * fabs(point));
+/* A bound on the error of a coordinate of hull_vertex_point from its chunk's first point `start`
+ * and its chunk-relative `rel`: the rounding of rel (2u of it), and the pair additions (which
+ * err by less than 2^-100 of the terms added, with room for the differences taken of them). */
+static inline GPUISO_HD double hull_coord_error(double rel, double start, int rounded, int relative) {
+  return (rounded ? 0x1p-52 * fabs(rel) : 0.0) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
 }
 
 /* hull_orient on the exact points of three vertices. */
@@ -130,12 +131,13 @@ static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_verte
   int relative = a.chunk == b.chunk && b.chunk == c.chunk;
   hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative),
              pc = hull_vertex_point(v, c, relative);
-  double ewa = hull_coord_error(a.rel.w.hi, pa.w.hi, a.rounded, relative),
-         esa = hull_coord_error(a.rel.s.hi, pa.s.hi, a.rounded, relative);
-  double ex1 = ewa + hull_coord_error(b.rel.w.hi, pb.w.hi, b.rounded, relative),
-         ey1 = esa + hull_coord_error(b.rel.s.hi, pb.s.hi, b.rounded, relative),
-         ex2 = ewa + hull_coord_error(c.rel.w.hi, pc.w.hi, c.rounded, relative),
-         ey2 = esa + hull_coord_error(c.rel.s.hi, pc.s.hi, c.rounded, relative);
+  const hull_point *s = v->starts;
+  double ewa = hull_coord_error(a.rel.w.hi, s[a.chunk].w.hi, a.rounded, relative),
+         esa = hull_coord_error(a.rel.s.hi, s[a.chunk].s.hi, a.rounded, relative);
+  double ex1 = ewa + hull_coord_error(b.rel.w.hi, s[b.chunk].w.hi, b.rounded, relative),
+         ey1 = esa + hull_coord_error(b.rel.s.hi, s[b.chunk].s.hi, b.rounded, relative),
+         ex2 = ewa + hull_coord_error(c.rel.w.hi, s[c.chunk].w.hi, c.rounded, relative),
+         ey2 = esa + hull_coord_error(c.rel.s.hi, s[c.chunk].s.hi, c.rounded, relative);
   double hx1 = pb.w.hi - pa.w.hi, lx1 = pb.w.lo - pa.w.lo, hy1 = pb.s.hi - pa.s.hi, ly1 = pb.s.lo - pa.s.lo;
   double hx2 = pc.w.hi - pa.w.hi, lx2 = pc.w.lo - pa.w.lo, hy2 = pc.s.hi - pa.s.hi, ly2 = pc.s.lo - pa.s.lo;
   double A1 = fabs(hx1) + fabs(lx1), B1 = fabs(hy1) + fabs(ly1), A2 = fabs(hx2) + fabs(lx2),
@@ -157,10 +159,11 @@ static inline GPUISO_HD double hull_vertex_slope(const hull_slots *v, hull_verte
   }
   int relative = a.chunk == b.chunk;
   hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative);
-  double ew = hull_coord_error(a.rel.w.hi, pa.w.hi, a.rounded, relative) +
-              hull_coord_error(b.rel.w.hi, pb.w.hi, b.rounded, relative);
-  double es = hull_coord_error(a.rel.s.hi, pa.s.hi, a.rounded, relative) +
-              hull_coord_error(b.rel.s.hi, pb.s.hi, b.rounded, relative);
+  const hull_point *s = v->starts;
+  double ew = hull_coord_error(a.rel.w.hi, s[a.chunk].w.hi, a.rounded, relative) +
+              hull_coord_error(b.rel.w.hi, s[b.chunk].w.hi, b.rounded, relative);
+  double es = hull_coord_error(a.rel.s.hi, s[a.chunk].s.hi, a.rounded, relative) +
+              hull_coord_error(b.rel.s.hi, s[b.chunk].s.hi, b.rounded, relative);
   dd nw = {-pa.w.hi, -pa.w.lo}, ns = {-pa.s.hi, -pa.s.lo};
   dd dw = dd_add(pb.w, nw), ds = dd_add(pb.s, ns);
   double q = hull_quotient(ds, dw);
