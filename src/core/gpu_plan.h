@@ -7,7 +7,7 @@
 #define GPUISO_GPU_PLAN_H
 
 #include "gpuiso.h"
-#include "hull/chunk.h"
+#include "hull/wide.h"
 
 #define GPU_DEFAULT_CHUNK 1024
 #define GPU_DEFAULT_CAP 64
@@ -30,20 +30,31 @@ static inline GPUISO_HD int plan_short(const gpuiso_opts *opt, int64_t longest) 
   return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= BLOCK_ROW_MAX;
 }
 
+/* The chunk of a plan's options (hull_chunk, at most HULL_CHUNK_MAX). */
+static inline int64_t plan_chunk(const gpuiso_opts *opt) {
+  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  return chunk < HULL_CHUNK_MAX ? chunk : HULL_CHUNK_MAX;
+}
+
 /* The options of a plan whose longest row has `longest` elements: a chunk's slot holds
  * hull_chunk + 1 vertices, so no more chunk than that row needs. */
 static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t longest) {
   gpuiso_opts o = *opt;
-  int64_t chunk = o.hull_chunk > 0 ? o.hull_chunk : GPU_DEFAULT_CHUNK;
+  int64_t chunk = plan_chunk(opt);
   o.hull_chunk = chunk > longest && longest > 0 ? longest : chunk;
   return o;
 }
 
+/* Device bytes of a vertex of the slots (hull/slots.h): W (weighted), S and the point index. */
+static inline double plan_vertex_bytes(int weighted) {
+  return (weighted ? 2 : 1) * sizeof(double) + sizeof(int32_t);
+}
+
 /* Device bytes of the scratch of a row of len elements in a plan whose longest row has `longest`
- * (a few more per plan). */
-static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len) {
+ * (a few more per plan), weighted or not: what plan_init allocates. */
+static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len, int weighted) {
   if (plan_short(opt, longest)) return (len > SHORT_ROW_MAX ? 3 : 2) * sizeof(int64_t) + sizeof(row_state);
-  int64_t chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  int64_t chunk = plan_chunk(opt);
   double chunks = (double)((len + chunk - 1) / chunk);
   double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
@@ -51,7 +62,7 @@ static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int
   double merges = opt->gpu_kernel == GPUISO_GPU_FAST ? chunks * sizeof(int64_t) : 0; /* merge_node */
   return layout + merges + sizeof(row_state) +
          chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
-                   (double)(chunk + 1) * (sizeof(hull_point) + sizeof(int64_t)));
+                   (double)(chunk + 1) * plan_vertex_bytes(weighted));
 }
 
 /* Device bytes of a row's data: y, w (weighted), the fit and the block flags (starts). */

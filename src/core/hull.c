@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hull/chunk.h"
+#include "hull/wide.h"
 #include "internal.h"
 
 #define HULL_DEFAULT_CHUNK 1024
@@ -41,21 +41,19 @@ static void chunk_totals(const double *y, const double *w, int64_t n, int64_t C,
   }
 }
 
-/* The lower hull of the points start + (running sums) of elements [from, to), by monotone chain:
- * on the steps between vertices where edge is given (it may be vert: the steps then replace the
- * points), else on the points. Returns the number of vertices written to vert and index. */
-static int64_t chunk_hull(const double *y, const double *w, int64_t from, int64_t to,
-                          double scale, double sign, hull_point start, hull_point *vert,
-                          int64_t *index, hull_point *edge) {
+/* The lower hull of the chunk-relative points of elements [from, to), by monotone chain in vert
+ * and index (a thread's stack of pairs), written to chunk j's slot rounded. Returns the number
+ * of vertices. */
+static int64_t chunk_hull(const hull_slots *v, int64_t j, int64_t from, int64_t to, hull_point *vert,
+                          int64_t *index) {
   int64_t h = 0;
-  hull_point p = start, step = {{0, 0}, {0, 0}};
+  hull_point p = {{0, 0}, {0, 0}};
   for (int64_t k = from;; k++) {
-    h = hull_push_steps(vert, edge, index, h, p, step, k, k > from && w && w[k - 1] == 0);
+    h = hull_push(vert, index, h, p, k, k > from && hull_w(v, k - 1) == 0);
     if (k == to) break;
-    double wk = w ? w[k] * scale : 1.0;
-    if (edge) step = hull_step(y[k], wk, sign);
-    p = hull_advance(p, y[k], wk, sign);
+    p = hull_advance(p, hull_y(v, k), hull_w(v, k), v->sign);
   }
+  for (int64_t i = 0; i < h; i++) hull_slot_put(v, j * v->slot + i, vert[i], index[i] - from);
   return h;
 }
 
@@ -77,6 +75,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   if (nblocks) *nblocks = 0;
   if (n == 0) return GPUISO_OK;
   int64_t C = opt->hull_chunk > 0 ? opt->hull_chunk : HULL_DEFAULT_CHUNK;
+  if (C > HULL_CHUNK_MAX) C = HULL_CHUNK_MAX;
   if (C > n) C = n; /* a chunk's slot holds C + 1 vertices, whatever the row's length */
   int64_t cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : HULL_DEFAULT_CAP;
   int64_t m = (n + C - 1) / C;
@@ -85,12 +84,15 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
 
   chunk_total *tot = malloc((size_t)m * sizeof *tot);
   hull_point *starts = malloc((size_t)m * sizeof *starts);
-  hull_point *vert = malloc((size_t)m * (size_t)(C + 1) * sizeof *vert);
-  int64_t *index = malloc((size_t)m * (size_t)(C + 1) * sizeof *index);
+  size_t entries = (size_t)m * (size_t)(C + 1);
+  double *vd = malloc(entries * (w ? 2 : 1) * sizeof *vd);
+  int32_t *vi = malloc(entries * sizeof *vi);
+  hull_point *vert = malloc((size_t)nth * (size_t)(C + 1) * sizeof *vert); /* a stack a thread */
+  int64_t *index = malloc((size_t)nth * (size_t)(C + 1) * sizeof *index);
   hull_segment *seg = malloc((size_t)m * sizeof *seg);
   int64_t *nseg = malloc((size_t)m * sizeof *nseg);
   gpuiso_status s = GPUISO_OK;
-  if (!tot || !starts || !vert || !index || !seg || !nseg) {
+  if (!tot || !starts || !vd || !vi || !vert || !index || !seg || !nseg) {
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
     goto done;
@@ -152,29 +154,32 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   }
 
   /* The chunk hulls, in parallel; or, where the row's points may not hold its steps (rare: weights
-   * or values over ranges of about 2^50 or more), the row's hull as one chain on the steps, in
-   * the slots as one list of the steps between vertices, with no merges: merges decide on points. */
+   * or values over ranges of about 2^50 or more), the row's hull as one chain on the steps in the
+   * slots (wide.h), with no merges (they decide on points) and its levels by one walk. */
+  hull_slots slots = {starts, vd, w != NULL, vi, C + 1, C, 0, 0, y, w, 0, scale, sign};
   int wide = hull_is_wide(min_w * scale, hull_reach(run.w.hi, sum_abs * scale));
+  int64_t edges = 0; /* the solver's blocks */
+  uint8_t *edge_start = opt->solver_blocks ? start : NULL;
   if (wide) {
-    hull_segment g = {0, 0, chunk_hull(y, w, 0, n, scale, sign, starts[0], vert, index, vert) - 1};
-    seg[0] = g;
-    nseg[0] = 1;
+    edges = hull_wide_chain(&slots, n);
+    for (int64_t e = n, b; e > 0; e = b) {
+      double z = clip(hull_wide_block(&slots, e, &b), opt->lo, opt->hi);
+      for (int64_t i = b; i < e; i++) fit[i] = z;
+      if (edge_start) memset(edge_start + b, 0, (size_t)(e - b)), edge_start[b] = 1;
+    }
   } else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
 #endif
     for (int64_t j = 0; j < m; j++) {
-      int64_t to = (j + 1) * C < n ? (j + 1) * C : n;
-      int64_t h = chunk_hull(y, w, j * C, to, scale, sign, starts[j], vert + j * (C + 1),
-                             index + j * (C + 1), NULL);
-      hull_segment g = {j, 0, h - 1};
+      int64_t to = (j + 1) * C < n ? (j + 1) * C : n, t = thread_num() * (C + 1);
+      hull_segment g = {j, 0, chunk_hull(&slots, j, j * C, to, vert + t, index + t) - 1};
       seg[j] = g;
       nseg[j] = 1;
     }
   }
 
   /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
-  hull_slots slots = {vert, index, C + 1, wide};
   int64_t levels = wide ? 1 : m; /* a wide row has no merges */
 #ifdef GPUISO_DEBUG
   int broken = 0;
@@ -206,14 +211,14 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   /* Reconstruction, chunk by chunk: each finds the root hull's vertex at or before its first
    * element and gives every element the slope of the edge above it. Elements before the first
    * vertex (leading zero weights) get the first edge's. The solver's blocks (opt->solver_blocks)
-   * are the edges: an element starts one where its point is a vertex. */
+   * are the edges: an element starts one where its point is a vertex. A wide row has its levels
+   * from the walk above. */
   hull_segment *root = seg;
-  int64_t nroot = nseg[0], edges = 0;
-  uint8_t *edge_start = opt->solver_blocks ? start : NULL;
+  int64_t nroot = wide ? 0 : nseg[0];
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 16) reduction(+ : edges)
 #endif
-  for (int64_t j = 0; j < m; j++) {
+  for (int64_t j = 0; j < (wide ? 0 : m); j++) {
     int64_t i = j * C, end = (j + 1) * C < n ? (j + 1) * C : n;
     hull_pos q = hull_locate(&slots, root, nroot, i);
     while (i < end) {
@@ -256,6 +261,8 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
 done:
   free(tot);
   free(starts);
+  free(vd);
+  free(vi);
   free(vert);
   free(index);
   free(seg);

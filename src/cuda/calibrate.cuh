@@ -221,7 +221,7 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
 
   /* step 4: one batch of the solver */
-  if (s == GPUISO_OK) s = plan_init(ex, &plan, nrows, row_knots, GPUISO_DOUBLE, opt, err);
+  if (s == GPUISO_OK) s = plan_init(ex, &plan, nrows, row_knots, GPUISO_DOUBLE, 1, opt, err);
   planned = s == GPUISO_OK;
   if (s == GPUISO_OK) s = make(ex, &v.kfit, nknots);
   if (s == GPUISO_OK) s = make(ex, &v.kstart, nknots);

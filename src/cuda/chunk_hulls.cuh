@@ -1,11 +1,11 @@
 /* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3). A warp per chunk
  * sums it, each lane every 32nd element (coalesced), the lanes' totals reduced; a warp per chunk
  * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
- * (short_rows.cuh: lane hulls in bit masks, merged in rounds), from the chunk's first point, and
- * writes it once to the chunk's vertex slot: each lane its mask's vertices, at the place the scan
- * of the lanes' counts gives, the last lane the chunk's end point. The chunk's node of the merge
- * tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its row
- * wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_row_step.
+ * (short_rows.cuh: lane hulls in bit masks, merged in rounds) on its chunk-relative points, and
+ * writes it once to the chunk's vertex slot (hull/slots.h): each lane its mask's vertices, at the
+ * place the scan of the lanes' counts gives, the last lane the chunk's end point. The chunk's node
+ * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
+ * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_row_step.
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH
@@ -63,7 +63,8 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
-  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale, v.starts[g]);
+  hull_point zero = {{0, 0}, {0, 0}}; /* the chunk-relative points, as the slots keep them */
+  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale, zero);
   lane_hulls(sh, team, me, ok);
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
@@ -76,18 +77,16 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
       keep |= m & -m;
   }
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
-  hull_point *vert = v.vert + g * (v.chunk + 1);
-  int64_t *index = v.index + g * (v.chunk + 1);
+  hull_slots slots = view_slots(v, r);
+  int64_t e0 = g * slots.slot;
   for (unsigned m = keep; m; m &= m - 1, at++) {
     int k = simt::ffs(m) - 1;
-    vert[at] = sh.pts[q * SIMT_WARP + k];
     int64_t last = me.first + k;
     while (v.w && last < to && v.w[last] == 0) last++;
-    index[at] = last;
+    hull_slot_put(&slots, e0 + at, sh.pts[q * SIMT_WARP + k], last - from);
   }
   if (ok && q == me.used - 1) {
-    vert[at] = sh.ends[0];
-    index[at] = to;
+    hull_slot_put(&slots, e0 + at, sh.ends[0], to - from);
     chunk_node(v, g, at + 1);
   }
 }

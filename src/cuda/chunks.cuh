@@ -142,8 +142,9 @@ static SIMT_DEVICE int chunk_makes_wide(const solver_view<T> &v, int64_t g, int6
   return hull_is_wide(v.tot[g].min_w * v.rows[r].scale, v.rows[r].reach);
 }
 
-/* Per chunk: its hull, by monotone chain, into its slot; its node of the merge tree is the one
- * segment of that hull. A chunk that makes its row wide flags the row instead. */
+/* Per chunk: its hull, by monotone chain on the chunk-relative points with its stack in its slot
+ * (hull_slot_push); its node of the merge tree is the one segment of that hull. A chunk that
+ * makes its row wide flags the row instead. */
 template <typename T>
 struct chunk_hull_step {
   solver_view<T> v;
@@ -154,13 +155,13 @@ struct chunk_hull_step {
       raise_flag(&v.rows[r].wide);
       return;
     }
-    hull_point *vert = v.vert + g * (v.chunk + 1);
-    int64_t *index = v.index + g * (v.chunk + 1);
+    hull_slots slots = view_slots(v, r);
     int64_t h = 0;
-    hull_point p = v.starts[g];
+    hull_point p = {{0, 0}, {0, 0}}, before = p;
     for (int64_t k = from;; k++) {
-      h = hull_push(vert, index, h, p, k, k > from && v.w && v.w[k - 1] == 0);
+      h = hull_slot_push(&slots, g, h, p, before, k - from, k > from && v.w && v.w[k - 1] == 0);
       if (k == to) break;
+      before = p;
       p = hull_advance(p, (double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
     }
     chunk_node(v, g, h);
@@ -168,24 +169,23 @@ struct chunk_hull_step {
 };
 
 /* Per flagged (wide) row, by one thread: its hull as one chain on the steps over the whole row
- * (hull_push_steps), as the CPU engine's, into the row's slots, which hold the steps between
- * vertices (hull_slots.steps); its root list is one segment, and the merge levels pass it by.
- * Rare: weights or values over ranges of about 2^50 or more. */
+ * in the row's slots (hull/wide.h), as the CPU engine's, and its levels by one walk down the
+ * chain; the merge levels and the reconstruction pass it by. Rare: weights or values over
+ * ranges of about 2^50 or more. */
 template <typename T>
 struct wide_row_step {
   solver_view<T> v;
   SIMT_DEVICE void operator()(int64_t r) const {
     if (!v.rows[r].wide || v.rows[r].status != GPUISO_OK) return;
-    int64_t g = v.chunk_base[r], from = v.offsets[r], to = v.offsets[r + 1], h = 0;
-    double scale = v.rows[r].scale;
-    hull_point *vert = v.vert + g * (v.chunk + 1), step = {{0, 0}, {0, 0}};
-    int64_t *index = v.index + g * (v.chunk + 1);
-    for (int64_t k = from;; k++) {
-      h = hull_push_steps(vert, vert, index, h, step, step, k, k > from && v.w && v.w[k - 1] == 0);
-      if (k == to) break;
-      step = hull_step((double)v.y[k], v.w ? (double)v.w[k] * scale : 1.0, v.sign);
+    int64_t from = v.offsets[r];
+    hull_slots slots = view_slots(v, r);
+    hull_wide_chain(&slots, v.offsets[r + 1] - from);
+    for (int64_t e = v.offsets[r + 1] - from, b; e > 0; e = b) {
+      T z = (T)clip(hull_wide_block(&slots, e, &b), v.lo, v.hi);
+      for (int64_t i = from + b; i < from + e; i++) v.fit[i] = z;
+      if (v.edge_start)
+        for (int64_t i = from + b; i < from + e; i++) v.edge_start[i] = i == from + b;
     }
-    chunk_node(v, g, h);
   }
 };
 

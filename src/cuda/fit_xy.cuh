@@ -183,7 +183,7 @@ static gpuiso_status xy_fit_knots(Exec &ex, xy_view &v, int64_t nknots, const gp
   gpuiso_precision type = opt->gpu_precision == GPUISO_SINGLE ? GPUISO_SINGLE : GPUISO_DOUBLE;
   int64_t offsets[2] = {0, nknots};
   gpuiso_cuda_plan plan;
-  gpuiso_status s = plan_init(ex, &plan, 1, offsets, type, &capped, err);
+  gpuiso_status s = plan_init(ex, &plan, 1, offsets, type, 1, &capped, err);
   if (s != GPUISO_OK) return s;
   s = make(ex, &v.klevel, nknots);
   if (s == GPUISO_OK) s = make(ex, &v.kstart, nknots);

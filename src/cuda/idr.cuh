@@ -238,7 +238,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   if (s == GPUISO_OK) s = ex.available(&avail);
   v.segs = (npos + IDR_SEGMENT - 1) / IDR_SEGMENT;
   double row_bytes = (double)npos * ((weighted ? 4 : 3) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +
-                     (double)(v.segs + 1) * sizeof(int64_t) + plan_row_bytes(&st->solver, npos, npos);
+                     (double)(v.segs + 1) * sizeof(int64_t) + plan_row_bytes(&st->solver, npos, npos, 1);
   double rows = 0.5 * (double)avail / row_bytes;
   st->max_rows = rows < 1 ? 1 : (rows > (double)v.nthr ? v.nthr : (int64_t)rows);
   int64_t cells = st->max_rows * npos;
@@ -297,7 +297,7 @@ static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gp
     if (st->plan_rows) plan_release(ex, &st->plan);
     st->plan_rows = 0;
     for (int64_t r = 0; r <= v.rows; r++) st->offsets[r] = r * v.npos;
-    s = plan_init(ex, &st->plan, v.rows, st->offsets, GPUISO_DOUBLE, &st->solver, err);
+    s = plan_init(ex, &st->plan, v.rows, st->offsets, GPUISO_DOUBLE, 1, &st->solver, err);
     if (s == GPUISO_OK) st->plan_rows = v.rows;
   }
   if (s == GPUISO_OK) s = each(ex, idr_rows_step{v}, v.npos);

@@ -35,7 +35,7 @@ struct merge_step {
  * and then false along the list, narrows the range to the one between the last true and the
  * first false. Every lane returns the same position. */
 static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_segment *list, hull_pos lo,
-                                             hull_pos hi, int kind, hull_point a, const hull_segment *blist,
+                                             hull_pos hi, int kind, hull_vertex a, const hull_segment *blist,
                                              hull_pos blo, hull_pos bhi) {
   unsigned lane = simt::lane();
   int64_t t0 = lo.t, t1 = hi.t; /* the last segment whose first vertex passes, over lo.t + 1 .. hi.t */
@@ -78,7 +78,7 @@ static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a,
   }
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
-    hull_point none = {{0, 0}, {0, 0}};
+    hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};
     hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
     alpha = warp_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
     beta = warp_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);

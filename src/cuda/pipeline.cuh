@@ -36,8 +36,9 @@ struct gpuiso_cuda_plan {
   /* device memory */
   int64_t *offsets, *chunk_base, *chunk_row;
   chunk_total *tot;
-  hull_point *starts, *vert;
-  int64_t *index;
+  hull_point *starts;
+  double *vd; /* the slots (hull/slots.h): (W, S) a vertex, S alone where the plan is unweighted */
+  int32_t *vi;
   hull_segment *seg;
   int64_t *nseg;
   row_state *rows;
@@ -59,7 +60,7 @@ static gpuiso_status plan_alloc(Exec &ex, void *p, size_t count, size_t size) {
 template <class Exec>
 static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
-                 p->vert,    p->index,      p->seg,       p->nseg,       p->rows,
+                 p->vd,      p->vi,         p->seg,       p->nseg,       p->rows,
                  p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
                  p->block_row, p->merge_node};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
@@ -148,18 +149,19 @@ static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, c
   return s;
 }
 
-/* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels.
- * On failure what was allocated is released. */
+/* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
+ * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On failure what was
+ * allocated is released. */
 template <class Exec>
 static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
-                               const int64_t *offsets, gpuiso_precision type,
+                               const int64_t *offsets, gpuiso_precision type, int weighted,
                                const gpuiso_opts *opt, gpuiso_error *err) {
   memset(p, 0, sizeof *p);
   p->nrows = nrows;
   p->n = offsets[nrows];
   p->type = type;
   p->opt = *opt;
-  p->chunk = opt->hull_chunk > 0 ? opt->hull_chunk : GPU_DEFAULT_CHUNK;
+  p->chunk = plan_chunk(opt);
   p->cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : GPU_DEFAULT_CAP;
   int64_t *base = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *base);
   if (!base) {
@@ -200,8 +202,8 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   } else {
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->tot, M, sizeof(chunk_total));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->starts, M, sizeof(hull_point));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vert, slots, sizeof(hull_point));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->index, slots, sizeof(int64_t));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vd, slots * (weighted ? 2 : 1), sizeof(double));
+    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vi, slots, sizeof(int32_t));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->seg, M, sizeof(hull_segment));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->nseg, M, sizeof(int64_t));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
@@ -234,8 +236,9 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.hi = p->opt.hi;
   v.tot = p->tot;
   v.starts = p->starts;
-  v.vert = p->vert;
-  v.index = p->index;
+  v.vd = p->vd;
+  v.weighted = w != NULL; /* a weighted plan's slots hold unweighted rows with room to spare */
+  v.vi = p->vi;
   v.seg = p->seg;
   v.nseg = p->nseg;
   v.rows = p->rows;
@@ -389,7 +392,7 @@ static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offs
   int64_t n = offsets[nrows];
   size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
   gpuiso_cuda_plan p;
-  gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, opt, err);
+  gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, w != NULL, opt, err);
   if (s != GPUISO_OK) return s;
   void *dy = NULL, *dw = NULL, *dfit = NULL;
   uint8_t *dstart = NULL;
@@ -437,7 +440,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
     double need = 0;
     for (r1 = r0; r1 < nrows; r1++) {
       int64_t len = offsets[r1 + 1] - offsets[r1];
-      double b = plan_row_bytes(opt, longest, len) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
+      double b = plan_row_bytes(opt, longest, len, w != NULL) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
       if (r1 > r0 && need + b > SLICE_SHARE * (double)avail) break;
       need += b;
     }

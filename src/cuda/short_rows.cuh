@@ -211,7 +211,7 @@ static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_l
 }
 
 /* The hull of a wide row (hull_is_wide), by one thread: the monotone chain on the steps,
- * as the CPU engine's chunk_hull (hull_push_steps) with the stack in the masks, cleared before,
+ * as the CPU engine's chain (hull/wide.h) with the stack in the masks, cleared before,
  * and the step that ends at each vertex kept where its point would be (short_slot). */
 template <typename T>
 static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_shared &sh, const short_lane &me,

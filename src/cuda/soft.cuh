@@ -162,7 +162,7 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
 
   /* step 2 */
-  if (s == GPUISO_OK) s = plan_init(ex, &plan, nrow, offsets, GPUISO_DOUBLE, &solver, err);
+  if (s == GPUISO_OK) s = plan_init(ex, &plan, nrow, offsets, GPUISO_DOUBLE, 1, &solver, err);
   planned = s == GPUISO_OK;
   if (s == GPUISO_OK) s = make(ex, &v.v, v.n);
   if (s == GPUISO_OK) s = make(ex, &v.start, v.n);

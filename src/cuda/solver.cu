@@ -34,7 +34,7 @@ extern "C" gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *o
     return GPUISO_E_NOMEM;
   }
   cuda_exec ex = {err, NULL};
-  gpuiso_status s = plan_init(ex, p, nrows, offsets, type, opt, err);
+  gpuiso_status s = plan_init(ex, p, nrows, offsets, type, 1, opt, err) /* w is not known yet */;
   if (s != GPUISO_OK) {
     free(p);
     return s;

@@ -28,8 +28,9 @@ struct solver_view {
   /* the simple path's scratch */
   chunk_total *tot;
   hull_point *starts;                 /* nchunks: each chunk's first point */
-  hull_point *vert;                   /* nchunks slots of chunk + 1 vertices */
-  int64_t *index;                     /* the point index of each vertex */
+  double *vd;                         /* nchunks slots of chunk + 1 vertices (hull/slots.h): */
+  int weighted;                       /* (W, S), S alone unweighted, */
+  int32_t *vi;                        /* and the point index */
   hull_segment *seg;                  /* the merge tree's segment lists */
   int64_t *nseg;
   row_state *rows;
@@ -66,7 +67,8 @@ static inline GPUISO_HD int64_t piece_range(const solver_view<T> &v, int64_t idx
 /* The slots of the view's chunk hulls, as the shared merge code reads them, for row r. */
 template <typename T>
 static inline GPUISO_HD hull_slots view_slots(const solver_view<T> &v, int64_t r) {
-  hull_slots s = {v.vert, v.index, v.chunk + 1, v.rows[r].wide};
+  hull_slots s = {v.starts, v.vd, v.weighted, v.vi, v.chunk + 1, v.chunk, v.chunk_base[r], v.offsets[r],
+                  v.y, v.w, sizeof(T) == sizeof(float), v.rows[r].scale, v.sign};
   return s;
 }
 

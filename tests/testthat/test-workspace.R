@@ -2,12 +2,16 @@
 # computed on the host, so these run without a device).
 bytes_per_element <- function(rows, len, ...) gpuiso:::gpu_workspace_bytes(rows, len, ...) / (rows * len)
 
-test_that("the fast path's rows of up to 4096 take at most 48 bytes an element, weighted float64", {
-  shapes <- list(c(1e7, 16), c(1e6, 16), c(1e5, 100), c(1e4, 1e3), c(1e3, 4096), c(1, 4096))
+test_that("every shape from 1e7 rows of 16 to one row of 1e9 takes at most 48 bytes an element, weighted float64", {
+  shapes <- list(c(1e7, 16), c(1e6, 16), c(1e5, 100), c(1e4, 1e3), c(1e3, 4096), c(1, 4096),
+                 c(1e3, 1e4), c(1e2, 1e5), c(1, 1e7), c(1, 1e8), c(1, 1e9))
   for (s in shapes) {
-    expect_lte(bytes_per_element(s[1], s[2]), 48, label = paste(s, collapse = " x "))
+    label <- paste(s, collapse = " x ")
+    expect_lte(bytes_per_element(s[1], s[2]), 48, label = label)
     # at least the data: y, w and the fit in doubles, a byte of block flags
-    expect_gte(bytes_per_element(s[1], s[2]), 25, label = paste(s, collapse = " x "))
+    expect_gte(bytes_per_element(s[1], s[2]), 25, label = label)
+    # unweighted float32: y and the fit in floats, the flags, and vertex slots of 12 bytes
+    expect_lte(bytes_per_element(s[1], s[2], precision = "single", weighted = FALSE), 24, label = label)
   }
 })
 
@@ -16,7 +20,7 @@ test_that("the plan grows with the rows and shrinks with float32 and without wei
   expect_equal(gpuiso:::gpu_workspace_bytes(2e4, 700), 2 * one, tolerance = 1e-6)
   expect_lt(gpuiso:::gpu_workspace_bytes(1e4, 700, weighted = FALSE), one)
   expect_lt(gpuiso:::gpu_workspace_bytes(1e4, 700, precision = "single"), one)
-  # rows over 4096 run the simple path, whose vertex slots cost more per element
+  # rows over 4096 are cut into chunks, whose vertex slots cost more per element than the lanes
   expect_gt(bytes_per_element(10, 1e5), bytes_per_element(10, 4096))
 })
 

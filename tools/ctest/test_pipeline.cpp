@@ -196,7 +196,7 @@ static void test_slices(void) {
     /* room for about a tenth of the batch */
     double need = 0;
     for (int64_t r = 0; r < nrows; r++)
-      need += plan_row_bytes(&opt, 600, off[r + 1] - off[r]) + plan_row_data_bytes(off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
+      need += plan_row_bytes(&opt, 600, off[r + 1] - off[r], 1) + plan_row_data_bytes(off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
     size_t memory = (size_t)(need / 10);
     sim_exec sliced = {&e, 0, 0, 0, memory, sim_seed};
     gpuiso_status s2 = fit_rows_host(sliced, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
@@ -348,10 +348,26 @@ static void gen_wide(int kind, double span, int64_t n, double *y, double *w) {
   }
 }
 
+/* Whether a row is wide (hull_is_wide), as the CPU hull engine finds it: its smallest positive
+ * weight against its reach, both scaled by the power of two that brings its largest weight near 1. */
+static int row_is_wide(int64_t n, const double *y, const double *w) {
+  double max_w = 0, min_w = INFINITY, total = 0, sum_abs = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    max_w = fmax(max_w, wi), total += wi, sum_abs += wi * fabs(y[i]);
+    if (wi > 0) min_w = fmin(min_w, wi);
+  }
+  int e = 0;
+  if (w) frexp(max_w, &e);
+  double scale = ldexp(1.0, e < -1023 ? 1023 : -e);
+  return n > 0 && hull_is_wide(min_w * scale, hull_reach(total * scale, sum_abs * scale));
+}
+
 /* Wide ranges of values and weights, where the chunks' points cannot hold the steps between them
  * (hull_is_wide): the kernels build such a row's hull as one chain on the steps, as the CPU
- * engine does. Against the CPU engine to the bit (rows of the lane kernels against it in one
- * chunk, long rows with the same chunks), and within 1e-10 against the PAV engine, whose block
+ * engine does. Against the CPU engine, its wide rows to the bit, the others within 1e-12 (rows of
+ * the lane kernels against it in one chunk, long rows with the same chunks), and within 1e-10
+ * against the PAV engine, whose block
  * sums hold these ranges (within 1e-10 of the exact fit: test-precision.R). */
 static void test_wide(void) {
   const int64_t lens[] = {20, 1, 20, 33, 20, 700, 20, 1024, 20, 1500, 4096, 20};
@@ -389,10 +405,17 @@ static void test_wide(void) {
           gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
           comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, 0);
           comparison p = compare_rows(rows, o, y, pav, GPUISO_DOUBLE, z, increasing, 0);
-          CHECK(s == GPUISO_OK && c.differ == 0 && p.max_dev <= 1e-10 && c.step_downs == 0 && ex.held == 0,
-                "wide %s 1e+-%d, %s, %s kernel: status %d (%s), deviation %g (%lld differ), from PAV %g, %lld step downs",
+          int64_t wide_differ = 0; /* other rows: the lane kernels' levels of short edges are their
+                                      points' slopes, the CPU engine's its elements' sums */
+          for (int64_t r = 0; r < rows; r++)
+            for (int64_t i = o[r]; i < o[r + 1] && row_is_wide(o[r + 1] - o[r], y + o[r], wp ? wp + o[r] : NULL); i++)
+              wide_differ += z[i] != ref[i];
+          CHECK(s == GPUISO_OK && wide_differ == 0 && c.max_dev <= 1e-12 && p.max_dev <= 1e-10 && c.step_downs == 0 &&
+                    ex.held == 0,
+                "wide %s 1e+-%d, %s, %s kernel: status %d (%s), deviation %g (%lld of wide rows differ), from PAV %g, "
+                "%lld step downs",
                 kinds[kind], span, layout ? "long rows" : "lane kernels", kernel_names[kernel], (int)s, e.message,
-                c.max_dev, (long long)c.differ, p.max_dev, (long long)c.step_downs);
+                c.max_dev, (long long)wide_differ, p.max_dev, (long long)c.step_downs);
         }
       }
     }
@@ -400,11 +423,91 @@ static void test_wide(void) {
   free(y); free(w); free(ref); free(pav); free(z);
 }
 
+/* The number of elements flagged as block starts. */
+static int64_t count_flags(int64_t n, const uint8_t *start) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) k += start[i];
+  return k;
+}
+
+/* The compact slots (hull/slots.h) on rows of 1025, 2049 and 5000 over several chunks, both
+ * directions, double and single, weighted or not, the simple and the fast kernels.
+ * Noise with weights e^+-8 (or none): the levels of short edges, from their elements' sums, within
+ * 1e-12 of the PAV engine (from the rounded coordinates they would be about 1e-7 off), and to the
+ * bit the CPU hull engine's on the simple path in double.
+ * Rows on one line (one value, weights powers of two): the points are exactly collinear, their
+ * rounded coordinates not, so the filter can decide no orientation of three vertices and every one
+ * is decided exactly: one solver block a row (the exact fit's one level). With a dip of 2^-40 at
+ * one element (double), below the filter's reach: two (the prefix up to it pooled, the rest). */
+static void test_compact_slots(void) {
+  int64_t off[4] = {0, 1025, 3074, 8074}, n = off[3];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *pav = (double *)malloc(n * sizeof *pav);
+  double *z = (double *)malloc(n * sizeof *z);
+  float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);
+  uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
+  const char *const kinds[] = {"noise", "one line", "one line with a dip"};
+  for (int kind = 0; kind < 3; kind++)
+    for (int weighted = 0; weighted <= 1; weighted++)
+      for (int single = 0; single <= (kind == 2 ? 0 : 1); single++)
+        for (int increasing = 0; increasing <= 1; increasing++)
+          for (int64_t chunk = 64; chunk <= 1024; chunk *= 16) {
+            if (kind == 0) {
+              gen_rows(FAM_NOISE, weighted ? W_EXTREME : W_NONE, 3, off, 40 + increasing, single, y, w);
+            } else {
+              srand((unsigned)(10 * kind + weighted));
+              for (int64_t i = 0; i < n; i++) y[i] = single ? (double)0.1f : 0.1, w[i] = ldexp(1.0, rand() % 17 - 8);
+              for (int r = 0; kind == 2 && r < 3; r++) y[off[r] + 700] *= 1 - (increasing ? 1 : -1) * 0x1p-40;
+            }
+            for (int64_t i = 0; single && i < n; i++) y[i] = (float)y[i], w[i] = (float)w[i];
+            const double *wp = weighted ? w : NULL;
+            gpuiso_opts opt = options(increasing, chunk, 0);
+            opt.solver_blocks = 1;
+            for (int64_t r = 0; r < 3; r++) {
+              gpuiso_error e;
+              int64_t o0 = off[r], len = off[r + 1] - o0;
+              gpuiso_hull(len, y + o0, wp ? wp + o0 : NULL, &opt, ref + o0, ref_start + o0, NULL, &e);
+              gpuiso_pav(len, y + o0, wp ? wp + o0 : NULL, &opt, pav + o0, NULL, NULL, &e);
+            }
+            for (int64_t i = 0; i < n; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
+            int64_t want = kind == 0 ? -1 : (kind == 1 ? 3 : 6); /* solver blocks of the three rows */
+            comparison h = compare_rows(3, off, y, pav, GPUISO_DOUBLE, ref, increasing, 0);
+            CHECK(h.max_dev <= 1e-12 && (want < 0 || count_flags(n, ref_start) == want),
+                  "compact slots, %s, %s, %s, chunk %lld, CPU hull engine: deviation from PAV %g, %lld solver blocks",
+                  kinds[kind], weighted ? "weighted" : "unweighted", increasing ? "increasing" : "decreasing",
+                  (long long)chunk, h.max_dev, (long long)count_flags(n, ref_start));
+            for (int kernel = 0; kernel <= 2; kernel += 2) {
+              opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
+              gpuiso_error e;
+              sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+              gpuiso_status s = single ? fit_rows_host(ex, 3, off, GPUISO_SINGLE, yf, wp ? wf : NULL, &opt, zf, start, &e)
+                                       : fit_rows_host(ex, 3, off, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+              const void *got = single ? (const void *)zf : (const void *)z;
+              gpuiso_precision type = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
+              comparison c = compare_rows(3, off, y, ref, type, got, increasing, 0);
+              comparison p = compare_rows(3, off, y, pav, type, got, increasing, 0);
+              int64_t flags_differ = 0;
+              for (int64_t i = 0; i < n; i++) flags_differ += start[i] != ref_start[i];
+              double tol = single ? 0x1p-24 : 1e-12;
+              int bitwise = !single && kernel == GPUISO_GPU_SIMPLE;
+              CHECK(s == GPUISO_OK && (bitwise ? c.differ == 0 : c.max_dev <= tol) && p.max_dev <= tol &&
+                        flags_differ == 0 && ex.held == 0,
+                    "compact slots, %s, %s, %s, %s, chunk %lld, %s kernel: status %d (%s), deviation %g from the "
+                    "CPU hull engine (%lld differ), %g from PAV, %lld solver block flags differ",
+                    kinds[kind], weighted ? "weighted" : "unweighted", single ? "single" : "double",
+                    increasing ? "increasing" : "decreasing", (long long)chunk, kernel_names[kernel], (int)s,
+                    e.message, c.max_dev, (long long)c.differ, p.max_dev, (long long)flags_differ);
+            }
+          }
+  free(y); free(w); free(ref); free(pav); free(z); free(yf); free(wf); free(zf); free(start); free(ref_start);
+}
+
 int main(void) {
   uint64_t seeds[3];
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
     sim_seed = seeds[k];
     test_wide();
+    test_compact_slots();
     test_families();
     test_short_rows();
     test_tiny_weights();

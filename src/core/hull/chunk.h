@@ -7,14 +7,6 @@
 
 #include "merge.h"
 
-/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
- * the product exact as a pair. */
-static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
-  double v = sign * yi, p = wi * v;
-  hull_point d = {{wi, 0}, {p, wi == 1 ? 0.0 : fma(wi, v, -p)}}; /* no fma where unweighted */
-  return d;
-}
-
 typedef struct {
   dd w, s;          /* the chunk's totals */
   double sum_abs;   /* of w * |y| */
@@ -45,10 +37,9 @@ static inline GPUISO_HD int chunk_total_add(chunk_total *c, double yi, double wi
 }
 
 /* Whether a row's points may not hold the steps between them to about 1e-12 of the output, so
- * that its hull must be decided on the steps (hull_push_steps with edge, one chain over the row:
- * hull_slots.steps): a double-double sum errs by at most about 2^-94 of the largest magnitude it
- * reaches (reach: the row's total weight or its sum of w |y|, whichever is larger), and the step
- * of one element is at least its weight (min_w: the row's smallest positive one). Both scaled as
+ * that its hull must be decided on the steps (one chain over the row: wide.h): a double-double
+ * sum errs by at most about 2^-94 of the largest magnitude it reaches (reach: the row's total
+ * weight or its sum of w |y|, whichever is larger), and the step of one element is at least its weight (min_w: the row's smallest positive one). Both scaled as
  * the weights are. Data of ordinary ranges (weights within e^+-8 of each other, values not far
  * above the weights' scale times 2^50) stay on the points. A row's property, not its chunks', so
  * that the fit does not depend on the chunking. */
@@ -59,63 +50,50 @@ static inline GPUISO_HD double hull_reach(double total_w, double sum_abs) {
   return total_w > sum_abs ? total_w : sum_abs;
 }
 
-/* The point after p, past an element (yi, wi) whose weight is already scaled. The product is
- * rounded: the points are then sums of doubles, exact in any order of summation where they span
- * at most 106 bits (ordinary data), so that a row's kernels, whatever their order, and the CPU
- * engine take the same decisions on them; the steps (hull_step), for wide ranges, keep the
- * product exact. */
-static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
-  p.w = dd_add_d(p.w, wi);
-  p.s = dd_add_d(p.s, wi * (sign * yi));
-  return p;
-}
-
 /* One step of the monotone chain: adds point p, of point index k, to the lower hull of h vertices
  * in vert and index, and returns the new count. Collinear middle points are dropped. repeat: the
  * element before p weighs zero, so p is the last vertex's point again; the vertex takes the later
  * index, so that the element lies under the edge on its left and joins the block there, as in
- * the PAV engine.
- *
- * With edge (else NULL), the turns are decided on the steps between vertices rather than on the
- * points: edge[i] is vertex i less vertex i - 1, the sum of the steps of the elements between
- * (step: the one of the element before p), summed again as vertices are dropped. These keep
- * their precision where the points' own sums dwarf them (wide ranges of weights or values), as
- * PAV's block sums do. */
-static inline GPUISO_HD int64_t hull_push_steps(hull_point *vert, hull_point *edge, int64_t *index,
-                                                int64_t h, hull_point p, hull_point step,
-                                                int64_t k, int repeat) {
+ * the PAV engine. */
+static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h, hull_point p,
+                                          int64_t k, int repeat) {
   if (repeat) {
     index[h - 1] = k;
     return h;
   }
-  while (h >= 2 && (edge ? hull_turn(edge[h - 1], step) : hull_orient(vert[h - 2], vert[h - 1], p)) <= 0) {
-    if (edge) step = hull_point_add(edge[h - 1], step);
-    h--;
-  }
+  while (h >= 2 && hull_orient(vert[h - 2], vert[h - 1], p) <= 0) h--;
   vert[h] = p;
-  if (edge) edge[h] = step;
   index[h] = k;
   return h + 1;
 }
 
-/* hull_push_steps deciding on the points alone. */
-static inline GPUISO_HD int64_t hull_push(hull_point *vert, int64_t *index, int64_t h,
-                                          hull_point p, int64_t k, int repeat) {
-  hull_point none = {{0, 0}, {0, 0}};
-  return hull_push_steps(vert, NULL, index, h, p, none, k, repeat);
+/* hull_push with the stack in chunk c's slot (slots.h), for a thread that has no other memory:
+ * p is the exact chunk-relative point of point index k within the chunk, before the one pushed
+ * last, the top vertex's until the first pop (so that points on one line, whose rounded
+ * coordinates the filter cannot decide, are not formed again from the elements). */
+static inline GPUISO_HD int64_t hull_slot_push(const hull_slots *v, int64_t c, int64_t h, hull_point p,
+                                               hull_point before, int64_t k, int repeat) {
+  int64_t e0 = c * v->slot;
+  if (repeat) {
+    v->vi[e0 + h - 1] = (int32_t)(2 * k + (v->vi[e0 + h - 1] & 1));
+    return h;
+  }
+  hull_vertex q = {c, k, p, 0}, top = {c, 0, before, 0};
+  for (; h >= 2 && hull_orient_vertices(v, hull_vertex_at(v, e0 + h - 2), top, q) <= 0; h--)
+    top = hull_vertex_at(v, e0 + h - 2);
+  hull_slot_put(v, e0 + h, p, k);
+  return h + 1;
 }
 
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
- * their level, sign times the edge's slope (unclipped): from the points, or from the step that
- * ends at *next where the slots hold steps (hull_slots.steps). */
+ * their level, sign times the edge's slope (unclipped). */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
   *next = r;
   *end = hull_index(v, root, r);
-  hull_point e = hull_at(v, root, r);
-  return sign * (v->steps ? hull_quotient(e.s, e.w) : hull_slope(hull_at(v, root, q), e));
+  return sign * hull_vertex_slope(v, hull_at(v, root, q), hull_at(v, root, r), hull_index(v, root, q), *end);
 }
 
 /* Whether element i, the first under the edge from vertex q of the root list, starts one of the

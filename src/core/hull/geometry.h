@@ -189,4 +189,23 @@ static inline GPUISO_HD double hull_slope(hull_point a, hull_point b) {
   return hull_quotient(hull_exp_pair(ds, ns), hull_exp_pair(dw, nw));
 }
 
+/* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
+ * the product exact as a pair. */
+static inline GPUISO_HD hull_point hull_step(double yi, double wi, double sign) {
+  double v = sign * yi, p = wi * v;
+  hull_point d = {{wi, 0}, {p, wi == 1 ? 0.0 : fma(wi, v, -p)}}; /* no fma where unweighted */
+  return d;
+}
+
+/* The point after p, past an element (yi, wi) whose weight is already scaled. The product is
+ * rounded: the points are then sums of doubles, exact in any order of summation where they span
+ * at most 106 bits (ordinary data), so that a row's kernels, whatever their order, and the CPU
+ * engine take the same decisions on them; the steps (hull_step), for wide ranges, keep the
+ * product exact. */
+static inline GPUISO_HD hull_point hull_advance(hull_point p, double yi, double wi, double sign) {
+  p.w = dd_add_d(p.w, wi);
+  p.s = dd_add_d(p.s, wi * (sign * yi));
+  return p;
+}
+
 #endif

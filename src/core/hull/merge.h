@@ -1,45 +1,35 @@
 /* Merging lower hulls held as segment lists (paper, sections 3.3 and 4), shared by the CPU hull
  * engine and the CUDA kernels.
  *
- * Chunk j writes its hull once, to slot j of a vertex array. A node of the merge tree is a list
- * of segments (chunk, first, last), at most one per chunk, stored in the descriptor slots of its
- * chunks starting at its first chunk's. Merging two nodes finds their bridge (a capped walk from
+ * Chunk j writes its hull once, to slot j of the vertex arrays (slots.h). A node of the merge tree
+ * is a list of segments (chunk, first, last), at most one per chunk, stored in the descriptor
+ * slots of its chunks starting at its first chunk's. Merging two nodes finds their bridge (a capped walk from
  * the shared point, then a nested bisection), cuts two segments and moves the right list's tail
  * down; no vertex is copied.
  */
 #ifndef GPUISO_HULL_MERGE_H
 #define GPUISO_HULL_MERGE_H
 
-#include "geometry.h"
+#include "slots.h"
 
 typedef struct {
   int64_t chunk, first, last; /* vertices first..last of the chunk's slot */
 } hull_segment;
-
-/* The vertices of every chunk: slot j holds chunk j's hull at vert + j * slot. */
-typedef struct {
-  const hull_point *vert;
-  const int64_t *index; /* the point index (0..n) of each vertex */
-  int64_t slot;
-  int steps;            /* 1: a wide row's one chain (hull_is_wide), whose vertices hold
-                           the step from the vertex before (hull_push_steps' edge), not points;
-                           its root list is one segment and it has no merges */
-} hull_slots;
 
 /* A vertex of a list: segment t of the list, position p in that segment's slot. */
 typedef struct {
   int64_t t, p;
 } hull_pos;
 
-static inline GPUISO_HD hull_point hull_at(const hull_slots *v, const hull_segment *list,
-                                           hull_pos q) {
-  return v->vert[list[q.t].chunk * v->slot + q.p];
+static inline GPUISO_HD hull_vertex hull_at(const hull_slots *v, const hull_segment *list,
+                                            hull_pos q) {
+  return hull_vertex_at(v, list[q.t].chunk * v->slot + q.p);
 }
 
 /* The point index of a vertex: the element whose block it starts, when it is one. */
 static inline GPUISO_HD int64_t hull_index(const hull_slots *v, const hull_segment *list,
                                            hull_pos q) {
-  return v->index[list[q.t].chunk * v->slot + q.p];
+  return hull_entry_index(v, list[q.t].chunk * v->slot + q.p);
 }
 
 static inline GPUISO_HD hull_pos hull_prev(const hull_segment *list, hull_pos q) {
@@ -72,11 +62,11 @@ static inline GPUISO_HD int hull_before(hull_pos a, hull_pos b) {
  * to the list lies further right": orient(a, q, next(q)) <= 0; kind 1, "the bridge to list b
  * (over [blo, bhi]) starts further right": orient(q, next(q), tangent from q) > 0. */
 static inline GPUISO_HD int hull_pred(const hull_slots *v, const hull_segment *list, hull_pos q,
-                                      hull_pos hi, int kind, hull_point a,
+                                      hull_pos hi, int kind, hull_vertex a,
                                       const hull_segment *blist, hull_pos blo, hull_pos bhi);
 
 static inline GPUISO_HD hull_pos hull_first_false(const hull_slots *v, const hull_segment *list,
-                                                  hull_pos lo, hull_pos hi, int kind, hull_point a,
+                                                  hull_pos lo, hull_pos hi, int kind, hull_vertex a,
                                                   const hull_segment *blist, hull_pos blo,
                                                   hull_pos bhi) {
   /* over segments lo.t + 1 .. hi.t, probed at their first vertex */
@@ -102,14 +92,14 @@ static inline GPUISO_HD hull_pos hull_first_false(const hull_slots *v, const hul
 }
 
 static inline GPUISO_HD int hull_pred(const hull_slots *v, const hull_segment *list, hull_pos q,
-                                      hull_pos hi, int kind, hull_point a,
+                                      hull_pos hi, int kind, hull_vertex a,
                                       const hull_segment *blist, hull_pos blo, hull_pos bhi) {
   if (!hull_before(q, hi)) return 0;
   hull_pos n = hull_next(list, q);
-  if (kind == 0) return hull_orient(a, hull_at(v, list, q), hull_at(v, list, n)) <= 0;
-  hull_point aq = hull_at(v, list, q);
+  if (kind == 0) return hull_orient_vertices(v, a, hull_at(v, list, q), hull_at(v, list, n)) <= 0;
+  hull_vertex aq = hull_at(v, list, q);
   hull_pos t = hull_first_false(v, blist, blo, bhi, 0, aq, blist, blo, bhi);
-  return hull_orient(aq, hull_at(v, list, n), hull_at(v, blist, t)) > 0;
+  return hull_orient_vertices(v, aq, hull_at(v, list, n), hull_at(v, blist, t)) > 0;
 }
 
 /* Whether merging a (na segments) and b (nb) is one of the cases of nodes whose points all
@@ -130,7 +120,7 @@ static inline GPUISO_HD int hull_walk(const hull_slots *v, const hull_segment *a
   hull_pos alpha = hull_prev(a, s), beta = hull_next(b, bs);
   hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
   int64_t steps = 0;
-  if (hull_orient(hull_at(v, a, alpha), hull_at(v, a, s), hull_at(v, b, beta)) > 0) {
+  if (hull_orient_vertices(v, hull_at(v, a, alpha), hull_at(v, a, s), hull_at(v, b, beta)) > 0) {
     beta = bs; /* convex at the shared point: it stays once, as b's first vertex, whose index is
                   the later one when zero weights repeat the point */
   } else {
@@ -138,14 +128,14 @@ static inline GPUISO_HD int hull_walk(const hull_slots *v, const hull_segment *a
     while (moved && steps <= cap) {
       moved = 0;
       while (steps <= cap && hull_before(astart, alpha) &&
-             hull_orient(hull_at(v, a, hull_prev(a, alpha)), hull_at(v, a, alpha),
+             hull_orient_vertices(v, hull_at(v, a, hull_prev(a, alpha)), hull_at(v, a, alpha),
                          hull_at(v, b, beta)) <= 0) {
         alpha = hull_prev(a, alpha);
         moved = 1;
         steps++;
       }
       while (steps <= cap && hull_before(beta, bend) &&
-             hull_orient(hull_at(v, a, alpha), hull_at(v, b, beta),
+             hull_orient_vertices(v, hull_at(v, a, alpha), hull_at(v, b, beta),
                          hull_at(v, b, hull_next(b, beta))) <= 0) {
         beta = hull_next(b, beta);
         moved = 1;
@@ -196,7 +186,7 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
   }
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) { /* nested bisection over what the walk left */
-    hull_point none = {{0, 0}, {0, 0}};
+    hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};
     hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
     alpha = hull_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
     beta = hull_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
@@ -211,13 +201,13 @@ static inline GPUISO_HD hull_pos hull_locate(const hull_slots *v, const hull_seg
   int64_t t0 = 0, t1 = nseg - 1;
   while (t0 < t1) {
     int64_t mid = t0 + (t1 - t0 + 1) / 2;
-    if (v->index[list[mid].chunk * v->slot + list[mid].first] <= i) t0 = mid;
+    if (hull_entry_index(v, list[mid].chunk * v->slot + list[mid].first) <= i) t0 = mid;
     else t1 = mid - 1;
   }
   int64_t p0 = list[t0].first, p1 = list[t0].last, base = list[t0].chunk * v->slot;
   while (p0 < p1) {
     int64_t mid = p0 + (p1 - p0 + 1) / 2;
-    if (v->index[base + mid] <= i) p0 = mid;
+    if (hull_entry_index(v, base + mid) <= i) p0 = mid;
     else p1 = mid - 1;
   }
   hull_pos q = {t0, p0};

@@ -1,0 +1,175 @@
+/* The vertex slots of the chunk hulls in chunk-relative doubles (paper, section 6), shared by the
+ * CPU hull engine and the CUDA kernels.
+ *
+ * A vertex is kept as its point less its chunk's first point, each coordinate rounded to one
+ * double, and its point index within the chunk: 20 bytes with weights, 12 without (W is then the
+ * index). The chunk's first point is a double-double pair (from the scan of the chunk totals).
+ * Predicates and levels are computed from the rounded coordinates with an a-priori bound on their
+ * error; where it cannot decide, the vertex's exact chunk-relative pair is formed again from the
+ * chunk's elements, so that every decision is the one the pairs of the points would take.
+ */
+#ifndef GPUISO_HULL_SLOTS_H
+#define GPUISO_HULL_SLOTS_H
+
+#include "geometry.h"
+
+/* The largest chunk: twice a point index within it, plus the rounding flag, fits an int32. */
+#define HULL_CHUNK_MAX (1 << 30)
+
+/* Edges of at most this many elements take their level from their elements' sums: the rounded
+ * coordinates of short edges would lose digits where weights span e^+-8. */
+#define HULL_SHORT_EDGE 64
+
+typedef struct {
+  const hull_point *starts; /* each chunk's first point */
+  double *vd;               /* the vertices' chunk-relative (W, S), rounded; S alone unweighted */
+  int weighted;             /* (W is then the point index) */
+  int32_t *vi;              /* 2 * (point index within the chunk) + 1 where W or S was rounded */
+  int64_t slot, chunk;      /* entries per slot; elements per chunk */
+  int64_t chunk0, first;    /* the row's first chunk and first element */
+  const void *y, *w;        /* the row's elements (w NULL: all 1), float when single */
+  int single;
+  double scale, sign;       /* the weights' scale, -1 for a decreasing fit */
+} hull_slots;
+
+/* A vertex as the predicates take it: rel is exact, or rounded from the exact one (rounded). */
+typedef struct {
+  int64_t chunk, k;  /* its chunk and point index within the chunk */
+  hull_point rel;    /* its point less the chunk's first point */
+  int rounded;
+} hull_vertex;
+
+/* Element i of y (w) as a double, the weight scaled. */
+static inline GPUISO_HD double hull_y(const hull_slots *v, int64_t i) {
+  return v->single ? (double)((const float *)v->y)[i] : ((const double *)v->y)[i];
+}
+
+static inline GPUISO_HD double hull_w(const hull_slots *v, int64_t i) {
+  if (!v->w) return 1.0;
+  return (v->single ? (double)((const float *)v->w)[i] : ((const double *)v->w)[i]) * v->scale;
+}
+
+/* The first element of chunk c. */
+static inline GPUISO_HD int64_t hull_chunk_first(const hull_slots *v, int64_t c) {
+  return v->first + (c - v->chunk0) * v->chunk;
+}
+
+/* The sums (W, S) of elements [from, to), from p, as hull_advance forms a chunk's points. */
+static inline GPUISO_HD hull_point hull_sums(const hull_slots *v, hull_point p, int64_t from, int64_t to) {
+  for (int64_t i = from; i < to; i++) p = hull_advance(p, hull_y(v, i), hull_w(v, i), v->sign);
+  return p;
+}
+
+/* Slot entry e's W (weighted slots only) and S: side by side, so that a vertex is one load of 16
+ * bytes and a chunk's few vertices share their pages. */
+static inline GPUISO_HD double *hull_slot_w(const hull_slots *v, int64_t e) { return v->vd + 2 * e; }
+
+static inline GPUISO_HD double *hull_slot_s(const hull_slots *v, int64_t e) {
+  return v->vd + (v->weighted ? 2 * e + 1 : e);
+}
+
+/* The point index of slot entry e: the element whose block it starts, when it is one. */
+static inline GPUISO_HD int64_t hull_entry_index(const hull_slots *v, int64_t e) {
+  return hull_chunk_first(v, e / v->slot) + (v->vi[e] >> 1);
+}
+
+/* Writes the vertex of point index k within chunk c, at rel from the chunk's first point, to
+ * slot entry e, rounded to doubles. A pair's high part is the nearest double where its low part
+ * is zero; otherwise its sum is, and the flag says so. */
+static inline GPUISO_HD void hull_slot_put(const hull_slots *v, int64_t e, hull_point rel, int64_t k) {
+  double rw = rel.w.hi + rel.w.lo, rs = rel.s.hi + rel.s.lo;
+  int rounded = rel.s.lo != 0 || (v->weighted && rel.w.lo != 0);
+  if (v->weighted) *hull_slot_w(v, e) = rw;
+  *hull_slot_s(v, e) = rs;
+  v->vi[e] = (int32_t)(2 * k + rounded);
+}
+
+static inline GPUISO_HD hull_vertex hull_vertex_at(const hull_slots *v, int64_t e) {
+  int64_t k = v->vi[e] >> 1;
+  hull_vertex q = {e / v->slot, k, {{v->weighted ? *hull_slot_w(v, e) : (double)k, 0}, {*hull_slot_s(v, e), 0}},
+                   v->vi[e] & 1};
+  return q;
+}
+
+/* The vertex's exact chunk-relative pair, formed again from its chunk's elements where rounded. */
+static inline GPUISO_HD hull_vertex hull_vertex_exact(const hull_slots *v, hull_vertex q) {
+  if (!q.rounded) return q;
+  hull_point zero = {{0, 0}, {0, 0}};
+  int64_t from = hull_chunk_first(v, q.chunk);
+  q.rel = hull_sums(v, zero, from, from + q.k);
+  q.rounded = 0;
+  return q;
+}
+
+/* The vertex's point: relative to its chunk's first point where all the points compared share
+ * the chunk (exact), else with the chunk's first point added. */
+static inline GPUISO_HD hull_point hull_vertex_point(const hull_slots *v, hull_vertex q, int relative) {
+  if (relative) return q.rel;
+  hull_point s = v->starts[q.chunk], p = {dd_add(s.w, q.rel.w), dd_add(s.s, q.rel.s)};
+  return p;
+}
+
+/* A bound on the error of a coordinate of hull_vertex_point from its chunk's first point `start`
+ * and its chunk-relative `rel`: the rounding of rel (2u of it), and the pair additions (which
+ * err by less than 2^-100 of the terms added, with room for the differences taken of them). */
+static inline GPUISO_HD double hull_coord_error(double rel, double start, int rounded, int relative) {
+  return (rounded ? 0x1p-52 * fabs(rel) : 0.0) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
+}
+
+/* hull_orient on the exact points of three vertices. */
+static GPUISO_COLD GPUISO_HD int hull_orient_exact_vertices(const hull_slots *v, hull_vertex a, hull_vertex b,
+                                                            hull_vertex c, int relative) {
+  a = hull_vertex_exact(v, a), b = hull_vertex_exact(v, b), c = hull_vertex_exact(v, c);
+  return hull_orient(hull_vertex_point(v, a, relative), hull_vertex_point(v, b, relative),
+                     hull_vertex_point(v, c, relative));
+}
+
+/* hull_orient for vertices. Filter: hull_orient's, on the points from the rounded coordinates,
+ * its bound widened by the coordinates' errors (e) carried through the two products; else the
+ * exact points. */
+static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_vertex a, hull_vertex b, hull_vertex c) {
+  int relative = a.chunk == b.chunk && b.chunk == c.chunk;
+  hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative),
+             pc = hull_vertex_point(v, c, relative);
+  const hull_point *s = v->starts;
+  double ewa = hull_coord_error(a.rel.w.hi, s[a.chunk].w.hi, a.rounded, relative),
+         esa = hull_coord_error(a.rel.s.hi, s[a.chunk].s.hi, a.rounded, relative);
+  double ex1 = ewa + hull_coord_error(b.rel.w.hi, s[b.chunk].w.hi, b.rounded, relative),
+         ey1 = esa + hull_coord_error(b.rel.s.hi, s[b.chunk].s.hi, b.rounded, relative),
+         ex2 = ewa + hull_coord_error(c.rel.w.hi, s[c.chunk].w.hi, c.rounded, relative),
+         ey2 = esa + hull_coord_error(c.rel.s.hi, s[c.chunk].s.hi, c.rounded, relative);
+  double hx1 = pb.w.hi - pa.w.hi, lx1 = pb.w.lo - pa.w.lo, hy1 = pb.s.hi - pa.s.hi, ly1 = pb.s.lo - pa.s.lo;
+  double hx2 = pc.w.hi - pa.w.hi, lx2 = pc.w.lo - pa.w.lo, hy2 = pc.s.hi - pa.s.hi, ly2 = pc.s.lo - pa.s.lo;
+  double A1 = fabs(hx1) + fabs(lx1), B1 = fabs(hy1) + fabs(ly1), A2 = fabs(hx2) + fabs(lx2),
+         B2 = fabs(hy2) + fabs(ly2);
+  double det = (hx1 + lx1) * (hy2 + ly2) - (hy1 + ly1) * (hx2 + lx2), mag = A1 * B2 + B1 * A2;
+  double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
+  if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
+  return hull_orient_exact_vertices(v, a, b, c, relative);
+}
+
+/* The level of the elements [ia, ib) under the edge from vertex a to vertex b (their point
+ * indices): of short edges from the elements' sums, of longer ones from the rounded
+ * coordinates where the error bound allows 2^-50 of it, else from the exact points. */
+static inline GPUISO_HD double hull_vertex_slope(const hull_slots *v, hull_vertex a, hull_vertex b,
+                                                 int64_t ia, int64_t ib) {
+  if (ib - ia <= HULL_SHORT_EDGE) {
+    hull_point zero = {{0, 0}, {0, 0}}, d = hull_sums(v, zero, ia, ib);
+    return hull_quotient(d.s, d.w);
+  }
+  int relative = a.chunk == b.chunk;
+  hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative);
+  const hull_point *s = v->starts;
+  double ew = hull_coord_error(a.rel.w.hi, s[a.chunk].w.hi, a.rounded, relative) +
+              hull_coord_error(b.rel.w.hi, s[b.chunk].w.hi, b.rounded, relative);
+  double es = hull_coord_error(a.rel.s.hi, s[a.chunk].s.hi, a.rounded, relative) +
+              hull_coord_error(b.rel.s.hi, s[b.chunk].s.hi, b.rounded, relative);
+  dd nw = {-pa.w.hi, -pa.w.lo}, ns = {-pa.s.hi, -pa.s.lo};
+  dd dw = dd_add(pb.w, nw), ds = dd_add(pb.s, ns);
+  double q = hull_quotient(ds, dw);
+  if (isfinite(q) && es + fabs(q) * ew <= 0x1p-50 * fabs(q) * dw.hi) return q;
+  a = hull_vertex_exact(v, a), b = hull_vertex_exact(v, b);
+  return hull_slope(hull_vertex_point(v, a, relative), hull_vertex_point(v, b, relative));
+}
+
+#endif
