@@ -71,7 +71,7 @@ static int list_valid(const hull_segment *list, int64_t count, int64_t j0, int64
 #endif
 
 gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpuiso_opts *opt,
-                          double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
+                          double *fit_out, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
   if (nblocks) *nblocks = 0;
   if (n == 0) return GPUISO_OK;
   int64_t C = opt->hull_chunk > 0 ? opt->hull_chunk : HULL_DEFAULT_CHUNK;
@@ -91,8 +91,11 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   int64_t *index = malloc((size_t)nth * (size_t)(C + 1) * sizeof *index);
   hull_segment *seg = malloc((size_t)m * sizeof *seg);
   int64_t *nseg = malloc((size_t)m * sizeof *nseg);
+  /* The levels of short edges are summed again from y (hull/slots.h) while other chunks write
+   * theirs: a fit asked for over y is written to a copy first. */
+  double *fit = fit_out == y ? malloc_dense((size_t)n * sizeof *fit) : fit_out;
   gpuiso_status s = GPUISO_OK;
-  if (!tot || !starts || !vd || !vi || !vert || !index || !seg || !nseg) {
+  if (!tot || !starts || !vd || !vi || !vert || !index || !seg || !nseg || !fit) {
     s = GPUISO_E_NOMEM;
     set_error(err, s, -1, -1);
     goto done;
@@ -259,6 +262,10 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   if (nblocks) *nblocks = opt->solver_blocks ? edges : count;
 
 done:
+  if (fit && fit != fit_out) {
+    if (s == GPUISO_OK) memcpy(fit_out, fit, (size_t)n * sizeof *fit);
+    free(fit);
+  }
   free(tot);
   free(starts);
   free(vd);

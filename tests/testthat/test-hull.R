@@ -63,3 +63,23 @@ test_that("the hull engine clips, counts blocks and reports bad input like PAV",
   expect_error(isoreg_gpu(1:3, method = "simplex"), "`method` must be one of \"auto\", \"pav\", \"hull\"")
   expect_identical(isoreg_gpu(1:3)$method, "pav")
 })
+
+test_that("the hull engine's fit written over its input (batch tiles, knots on x) is its fit", {
+  # The hull's short edges take their levels from the elements' sums while other chunks write
+  # their levels: rows of several chunks, with weights over e^-8..e^8, on 2 threads.
+  set.seed(71)
+  old <- gpuiso_threads(2)
+  on.exit(gpuiso_threads(old))
+  y <- matrix(rnorm(4 * 5000), 4) + rep(seq(0, 3, length.out = 5000), each = 4)
+  w <- matrix(exp(runif(4 * 5000, -8, 8)), 4)
+  hull <- isoreg_batch(y, w, method = "hull")
+  for (i in 1:4) {
+    expect_equal(hull[i, ], ref_pav(y[i, ], w[i, ]), tolerance = 1e-10)
+    expect_identical(hull[i, ], isoreg_gpu(y[i, ], w = w[i, ], method = "hull")$fitted)
+  }
+  x <- matrix(sample(4000, 4 * 5000, replace = TRUE), 4) # about 2900 knots a row
+  on_x <- isoreg_batch(y, w, x = x, method = "hull")
+  for (i in 1:4) {
+    expect_identical(on_x[i, ], isoreg_gpu(x[i, ], y[i, ], w[i, ], method = "hull")$fitted)
+  }
+})
