@@ -91,4 +91,14 @@ struct cuda_exec {
   }
 };
 
+/* The solver's plan (pipeline.cuh) on this executor, defined once, in solver.cu: calls from the
+ * other entry points that fit rows (calibration, IDR, soft ranks) resolve to these rather than to
+ * pipeline.cuh's templates, so the solver's kernels are compiled into the library once, not once
+ * for each of them. (The C tests instantiate the templates on their own executor.) */
+gpuiso_status plan_init(cuda_exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+                        gpuiso_precision type, int weighted, const gpuiso_opts *opt, gpuiso_error *err);
+gpuiso_status plan_fit(cuda_exec &ex, const gpuiso_cuda_plan *p, const double *y, const double *w,
+                       double *fit, uint8_t *start, gpuiso_error *err);
+void plan_release(cuda_exec &ex, gpuiso_cuda_plan *p);
+
 #endif

@@ -8,6 +8,19 @@
 #include "pipeline.cuh"
 #include "sort_exec.cuh"
 
+/* The solver's plan on the CUDA executor, for every entry point (see exec.cuh). */
+gpuiso_status plan_init(cuda_exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+                        gpuiso_precision type, int weighted, const gpuiso_opts *opt, gpuiso_error *err) {
+  return plan_init<cuda_exec>(ex, p, nrows, offsets, type, weighted, opt, err);
+}
+
+gpuiso_status plan_fit(cuda_exec &ex, const gpuiso_cuda_plan *p, const double *y, const double *w,
+                       double *fit, uint8_t *start, gpuiso_error *err) {
+  return plan_fit<cuda_exec, double>(ex, p, y, w, fit, start, err);
+}
+
+void plan_release(cuda_exec &ex, gpuiso_cuda_plan *p) { plan_release<cuda_exec>(ex, p); }
+
 extern "C" gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets,
                                               gpuiso_precision type, const void *y,
                                               const void *w, const gpuiso_opts *opt, void *fit,

@@ -71,4 +71,19 @@ struct cuda_sort_exec : cuda_exec {
   }
 };
 
+/* The solver's plan on this executor: the one of exec.cuh (a template would match this type more
+ * closely than the base's functions, and be compiled again here). */
+static inline gpuiso_status plan_init(cuda_sort_exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
+                                      const int64_t *offsets, gpuiso_precision type, int weighted,
+                                      const gpuiso_opts *opt, gpuiso_error *err) {
+  return plan_init(static_cast<cuda_exec &>(ex), p, nrows, offsets, type, weighted, opt, err);
+}
+static inline gpuiso_status plan_fit(cuda_sort_exec &ex, const gpuiso_cuda_plan *p, const double *y,
+                                     const double *w, double *fit, uint8_t *start, gpuiso_error *err) {
+  return plan_fit(static_cast<cuda_exec &>(ex), p, y, w, fit, start, err);
+}
+static inline void plan_release(cuda_sort_exec &ex, gpuiso_cuda_plan *p) {
+  plan_release(static_cast<cuda_exec &>(ex), p);
+}
+
 #endif
