@@ -99,7 +99,8 @@ gpuiso_threads <- function(threads = NULL) {
 # Device bytes that a GPU fit of `rows` rows of `row_length` elements would ask for (data, fit,
 # block flags and the solver's scratch, as the CUDA engine plans them), with or without a device:
 # for the memory budget of the design (at most 48 bytes per element, weighted float64) and for
-# sizing work. Batches over the memory free run in slices of rows. Internal.
+# sizing work. Batches over the memory free run in slices of rows, and a row over it in
+# segments joined on the host. Internal.
 gpu_workspace_bytes <- function(rows, row_length, precision = c("double", "single"), weighted = TRUE) {
   whole <- function(v, name) {
     if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 1 || v != floor(v) || !is.finite(v)) {

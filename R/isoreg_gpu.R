@@ -51,11 +51,15 @@
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
 #' source repository). An unsorted `x` is sorted by a parallel radix sort.
 #'
-#' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: a
-#' thread builds each chunk's hull, a thread runs each merge of the chunk hulls, a thread
-#' reconstructs each chunk's fitted values); it is an error when the package was built without
-#' CUDA or no device is found (see [gpuiso_backend()]). `method` chooses the CPU engine and is
-#' not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
+#' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: rows of
+#' up to 4096 elements in a warp or a block, several short rows to a warp, their lanes' hulls kept
+#' as bit masks and merged in rounds; longer rows in chunks of 1024 points, a warp per chunk's
+#' hull, merged level by level on segment lists by a thread or a warp per merge, and every
+#' element's fitted value computed in parallel); it is an error when the package was built without
+#' CUDA or no device is found (see [gpuiso_backend()]). A batch larger than the device memory free
+#' runs in slices of rows; a row larger than it in segments, fitted one after another on the
+#' device and joined on the host, where only blocks next to the cuts are pooled again. `method`
+#' chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
 #' and the fit put back in input order, with the data sent in slices whose copies overlap the
 #' kernels. `device = "auto"` uses the CPU: the size from which the GPU,
 #' transfers included, is faster has not been measured yet. Set `options(gpuiso.gpu_min_n = n)`

@@ -23,6 +23,7 @@
 #include "launch.cuh"
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
+#include "row_join.cuh"
 #include "row_pav.cuh"
 #include "row_scans.cuh"
 #include "short_rows.cuh"
@@ -421,8 +422,73 @@ static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offs
  * and the allocator's rounding. */
 #define SLICE_SHARE 0.9
 
+/* Device bytes of a row of len elements alone in a plan, its data and flags included. */
+static double plan_lone_row_bytes(const gpuiso_opts *opt, int64_t len, gpuiso_precision type, int weighted) {
+  return plan_row_bytes(opt, len, len, weighted) + plan_row_data_bytes(len, type, weighted, 1);
+}
+
+/* The longest segment of a row of n elements whose plan takes at most budget bytes (at least 1). */
+static int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_precision type, int weighted,
+                              double budget) {
+  int64_t len = (int64_t)(budget / (plan_lone_row_bytes(opt, n, type, weighted) / (double)n));
+  while (len > 1 && plan_lone_row_bytes(opt, len, type, weighted) > budget) len -= len / 16 + 1;
+  return len > 1 ? len : 1;
+}
+
+/* Where the segments of a row of n elements start, about len apart (cut[0] = 0; returns how many,
+ * at most 2 n / len + 2). A weighted row's later segments start at a positive weight, the last
+ * within len of the segment before where there is one, so that each holds a positive weight and no
+ * cut parts zero weights from the block on their left; the first holds the row's first positive
+ * weight. */
+template <typename T>
+static int64_t segment_cuts(int64_t n, const T *w, int64_t len, int64_t *cut) {
+  int64_t k = 0, first = 0;
+  while (w && first < n && !(w[first] > 0)) first++;
+  if (first == n) w = NULL; /* no positive weight: the first segment reports it */
+  cut[k++] = 0;
+  for (int64_t c = 0, t; (t = c + len) < n; cut[k++] = c) {
+    int64_t lim = k == 1 ? first : c, p = t > lim ? t : lim, from = p;
+    while (w && p > lim && !(w[p] > 0)) p--;
+    if (w && p == lim)
+      for (p = from + 1; p < n && !(w[p] > 0); p++) {}
+    if (p >= n) break;
+    c = p;
+  }
+  return k;
+}
+
+/* A row larger than the device memory free (budget bytes for it): its segments fitted one after
+ * another on the device as rows of their own, unclipped and with their solver blocks, then joined
+ * on the host (row_join.cuh), clipped, and flagged. */
+template <class Exec, typename T>
+static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type, const T *y, const T *w,
+                                      const gpuiso_opts *opt, double budget, T *fit, uint8_t *start,
+                                      gpuiso_error *err) {
+  int64_t len = segment_length(opt, n, type, w != NULL, budget), ncuts = 0;
+  int64_t *cut = (int64_t *)malloc((size_t)(2 * (n / len) + 3) * sizeof *cut);
+  uint8_t *flags = start && opt->solver_blocks ? start : (uint8_t *)malloc((size_t)n);
+  gpuiso_status s = cut && flags ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, -1);
+  else ncuts = segment_cuts(n, w, len, cut);
+  gpuiso_opts o = *opt;
+  o.lo = -INFINITY, o.hi = INFINITY, o.solver_blocks = 1;
+  for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++) {
+    int64_t c = cut[k], off[2] = {0, (k + 1 < ncuts ? cut[k + 1] : n) - c};
+    s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, &o, fit + c, flags + c, err);
+    if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
+  }
+  if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
+  if (s == GPUISO_OK && (opt->lo > -INFINITY || opt->hi < INFINITY))
+    for (int64_t i = 0; i < n; i++) fit[i] = (T)clip((double)fit[i], opt->lo, opt->hi);
+  if (s == GPUISO_OK && start && !opt->solver_blocks)
+    for (int64_t i = 0; i < n; i++) start[i] = i == 0 || fit[i] != fit[i - 1];
+  free(cut);
+  if (flags != start) free(flags);
+  return s;
+}
+
 /* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out; in slices of rows
- * when the batch needs more than the memory free (a row is never cut). */
+ * when the batch needs more than the memory free, and a row that alone needs more in segments. */
 template <class Exec>
 static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
                                    gpuiso_precision type, const void *y, const void *w,
@@ -441,16 +507,27 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
     for (r1 = r0; r1 < nrows; r1++) {
       int64_t len = offsets[r1 + 1] - offsets[r1];
       double b = plan_row_bytes(opt, longest, len, w != NULL) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
-      if (r1 > r0 && need + b > SLICE_SHARE * (double)avail) break;
+      if (need + b > SLICE_SHARE * (double)avail) break;
       need += b;
     }
     if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
+    int64_t e0 = offsets[r0];
+    if (r1 == r0) { /* row r0 alone needs more */
+      int64_t len = offsets[++r1] - e0;
+      double budget = SLICE_SHARE * (double)avail;
+      s = type == GPUISO_SINGLE
+              ? fit_row_segments(ex, len, type, (const float *)y + e0, w ? (const float *)w + e0 : NULL, opt, budget,
+                                 (float *)fit + e0, start ? start + e0 : NULL, err)
+              : fit_row_segments(ex, len, type, (const double *)y + e0, w ? (const double *)w + e0 : NULL, opt,
+                                 budget, (double *)fit + e0, start ? start + e0 : NULL, err);
+      if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
+      continue;
+    }
     if (!off && !(off = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *off))) {
       s = GPUISO_E_NOMEM;
       set_error(err, s, -1, -1);
       break;
     }
-    int64_t e0 = offsets[r0];
     for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
     s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
                        w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
