@@ -25,6 +25,17 @@ typedef struct {
   int wide;       /* the row's points may not hold its steps: one chain on the steps (hull.c) */
 } row_state;
 
+/* The fast path's passes over a row's chunks (src/cuda/row_scans.cuh) take them in tiles of this
+ * many, a block each; a tile's aggregates: */
+#define ROW_TILE_CHUNKS 256
+typedef struct {
+  double max_w;            /* the checks: the largest weight, */
+  int64_t bad;             /* the first invalid element (INT64_MAX: none) */
+  hull_point total, before; /* the chunk starts: the tile's totals, the row's before the tile */
+  double sum_abs;          /* the tile's sum of w |y| */
+  double level, level_before; /* the running maximum (minimum): of the tile, before it */
+} row_tile;
+
 /* Whether a plan whose longest row has `longest` elements runs on the lane kernels. */
 static inline GPUISO_HD int plan_short(const gpuiso_opts *opt, int64_t longest) {
   return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= BLOCK_ROW_MAX;
@@ -59,8 +70,12 @@ static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int
   double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
     return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
-  double merges = opt->gpu_kernel == GPUISO_GPU_FAST ? chunks * sizeof(int64_t) : 0; /* merge_node */
-  return layout + merges + sizeof(row_state) +
+  double merges = 0, tiles = 0;
+  if (opt->gpu_kernel == GPUISO_GPU_FAST) { /* merge_node; tile_base, tile_row and tiles */
+    merges = chunks * sizeof(int64_t);
+    tiles = sizeof(int64_t) + ceil(chunks / ROW_TILE_CHUNKS) * (sizeof(int64_t) + sizeof(row_tile));
+  }
+  return layout + merges + tiles + sizeof(row_state) +
          chunks * (sizeof(chunk_total) + sizeof(hull_point) + sizeof(hull_segment) + sizeof(int64_t) +
                    (double)(chunk + 1) * plan_vertex_bytes(weighted));
 }

@@ -51,6 +51,8 @@ struct gpuiso_cuda_plan {
   int block_threads;               /* ... of this many threads */
   int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
   int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
+  int64_t ntiles, *tile_base, *tile_row; /* the fast path's tiles of chunks (row_scans.cuh) */
+  row_tile *tiles;
 };
 
 template <class Exec>
@@ -63,7 +65,7 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vd,      p->vi,         p->seg,       p->nseg,       p->rows,
                  p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
-                 p->block_row, p->merge_node};
+                 p->block_row, p->merge_node, p->tile_base, p->tile_row, p->tiles};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
@@ -150,6 +152,31 @@ static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, c
   return s;
 }
 
+/* The fast path's tiles of chunks (host, then the device): each row's first tile, the row of each
+ * tile, their aggregates. */
+template <class Exec>
+static gpuiso_status plan_tiles(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base,
+                                gpuiso_error *err) {
+  int64_t *first = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *first), *row = NULL;
+  if (first) first[0] = 0;
+  for (int64_t r = 0; first && r < nrows; r++)
+    first[r + 1] = first[r] + (base[r + 1] - base[r] + ROW_TILE_CHUNKS - 1) / ROW_TILE_CHUNKS;
+  p->ntiles = first ? first[nrows] : 0;
+  if (first) row = (int64_t *)malloc((size_t)(p->ntiles > 0 ? p->ntiles : 1) * sizeof *row);
+  for (int64_t r = 0; row && r < nrows; r++)
+    for (int64_t t = first[r]; t < first[r + 1]; t++) row[t] = r;
+  gpuiso_status s = row ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, -1);
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tile_base, nrows + 1, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tile_row, p->ntiles, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tiles, p->ntiles, sizeof(row_tile));
+  if (s == GPUISO_OK) s = ex.put(p->tile_base, first, ((size_t)nrows + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->tile_row, row, (size_t)p->ntiles * sizeof(int64_t));
+  free(first);
+  free(row);
+  return s;
+}
+
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
  * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On failure what was
  * allocated is released. */
@@ -196,6 +223,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   if (s == GPUISO_OK) s = ex.put(p->chunk_base, base, (nrows + 1) * sizeof(int64_t));
   if (s == GPUISO_OK) s = ex.put(p->chunk_row, row, M * sizeof(int64_t));
   if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_merges(ex, p, nrows, base, err);
+  if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_tiles(ex, p, nrows, base, err);
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_sum, p->n, sizeof(double));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_weight, p->n, sizeof(double));
@@ -247,6 +275,10 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.pav_sum = p->pav_sum;
   v.pav_weight = p->pav_weight;
   v.pav_start = p->pav_start;
+  v.ntiles = p->ntiles;
+  v.tile_base = p->tile_base;
+  v.tile_row = p->tile_row;
+  v.tiles = p->tiles;
   return v;
 }
 
@@ -304,17 +336,11 @@ static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
   return p->nchunks * ((p->chunk + plan_piece(p) - 1) / plan_piece(p));
 }
 
-/* A block per row, for the fast path's row scans. */
-template <class Exec, typename T>
-static gpuiso_status each_row(Exec &ex, const char *name, void (*kernel)(solver_view<T>), solver_view<T> v) {
-  if (v.nrows == 0) return GPUISO_OK;
-  return ex.launch(name, kernel, dim3((unsigned)v.nrows), dim3(ROW_SCAN_THREADS), 0, v);
-}
-
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
- * totals and its hull (chunk_hulls.cuh), a block per row for the passes over a row
- * (row_scans.cuh), and a thread per 32 elements in the reconstruction. */
+ * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
+ * chunks for the passes over a row (row_scans.cuh), and a thread per 32 elements in the
+ * reconstruction. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -327,9 +353,9 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                   dim3(TOTALS_WARPS * SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, totals_step<T>{v}, M);
-  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_checks_kernel", row_checks_kernel<T>, v) : each(ex, row_scale_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
-  if (s == GPUISO_OK) s = fast ? each_row(ex, "row_starts_kernel", row_starts_kernel<T>, v) : each(ex, row_starts_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK) s = row_failure(ex, v, err);
   if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
     s = GPUISO_E_INTERRUPT;
@@ -356,7 +382,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
-  if (s == GPUISO_OK) s = fast ? each_row(ex, "unstep_kernel", unstep_kernel<T>, v) : each(ex, unstep_step<T>{v}, R);
+  if (s == GPUISO_OK) s = fast ? scan_row_unstep(ex, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
 

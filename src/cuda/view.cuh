@@ -35,6 +35,11 @@ struct solver_view {
   int64_t *nseg;
   row_state *rows;
   unsigned long long *failed_row;     /* the first failing row, or NO_FAILED_ROW */
+  /* the fast path's tiles of chunks (row_scans.cuh) */
+  int64_t ntiles;
+  const int64_t *tile_base;           /* nrows + 1: each row's first tile */
+  const int64_t *tile_row;            /* ntiles: the row of each tile */
+  row_tile *tiles;
   /* the row-PAV control's stacks, an entry per element at most */
   double *pav_sum, *pav_weight;
   int64_t *pav_start;

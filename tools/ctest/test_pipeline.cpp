@@ -224,35 +224,35 @@ static void test_slices(void) {
 /* The fast path's block-per-row passes against the simple path's thread-per-row steps: the
  * running maximum (minimum) of flagged rows to the bit, and the checks of long rows. */
 static void test_row_scans(void) {
-  int64_t off[4] = {0, 700, 700, 3000};
-  double fit[3000], a[3000], b[3000];
-  for (int i = 0; i < 3000; i++) fit[i] = sin(0.01 * i) + 0.001 * i + (i % 7 == 3 ? -0.5 : 0);
+  int64_t off[4] = {0, 700, 700, 6000}; /* chunks of 3: the long row in 7 tiles */
+  static double fit[6000], a[6000], b[6000];
+  for (int i = 0; i < 6000; i++) fit[i] = sin(0.01 * i) + 0.001 * i + (i % 7 == 3 ? -0.5 : 0);
   row_state rows[3] = {{1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 0}};
   for (int sign = -1; sign <= 1; sign += 2) {
     gpuiso_error e;
     sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
-    solver_view<double> v;
-    memset(&v, 0, sizeof v);
-    v.nrows = 3;
-    v.sign = sign;
-    gpuiso_status s = make(ex, (int64_t **)&v.offsets, 4);
-    if (s == GPUISO_OK) s = make(ex, &v.fit, 3000);
-    if (s == GPUISO_OK) s = make(ex, &v.rows, 3);
-    if (s == GPUISO_OK) s = ex.put((void *)v.offsets, off, sizeof off);
+    gpuiso_opts opt = options(sign > 0, 3, 0);
+    opt.gpu_kernel = GPUISO_GPU_FAST;
+    gpuiso_cuda_plan p;
+    double *dfit = NULL;
+    gpuiso_status s = plan_init(ex, &p, 3, off, GPUISO_DOUBLE, 0, &opt, &e);
+    if (s == GPUISO_OK) s = make(ex, &dfit, 6000);
+    solver_view<double> v = plan_view(&p, (const double *)NULL, (const double *)NULL, dfit, NULL);
     if (s == GPUISO_OK) s = ex.put(v.rows, rows, sizeof rows);
     if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
     if (s == GPUISO_OK) s = each(ex, unstep_step<double>{v}, 3);
     if (s == GPUISO_OK) s = ex.get(a, v.fit, sizeof a);
     if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
-    if (s == GPUISO_OK) s = each_row(ex, "unstep_kernel", unstep_kernel<double>, v);
+    if (s == GPUISO_OK) s = scan_row_unstep(ex, v);
     if (s == GPUISO_OK) s = ex.get(b, v.fit, sizeof b);
     int64_t differ = 0, changed = 0;
-    for (int i = 0; i < 3000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
-    CHECK(s == GPUISO_OK && differ == 0 && changed > 100, "running %s in tiles: status %d (%s), %lld differ of %lld changed",
-          sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)differ, (long long)changed);
-    ex.release((void *)v.offsets);
-    ex.release(v.fit);
-    ex.release(v.rows);
+    for (int i = 0; i < 6000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
+    CHECK(s == GPUISO_OK && p.ntiles == 8 && differ == 0 && changed > 100,
+          "running %s in tiles: status %d (%s), %lld tiles, %lld differ of %lld changed",
+          sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)p.ntiles, (long long)differ,
+          (long long)changed);
+    ex.release(dfit);
+    plan_release(ex, &p);
   }
 
   /* errors in rows over BLOCK_ROW_MAX: the row and element, as the simple path names them */
