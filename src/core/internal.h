@@ -158,6 +158,10 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* memcpy on up to nth threads, in pieces of whole cache lines: one thread copies at about a
+ * third of what a device's host link moves (src/cuda/staging.cuh). */
+void copy_parallel(void *dst, const void *src, size_t bytes, int nth);
+
 /* gpuiso_vjp of one row of n elements (start[0] is taken as set; y NULL when dw is). */
 void vjp_row(int64_t n, const double *y, const double *w, const double *fit,
              const uint8_t *start, const double *g, double lo, double hi, double *dy,

@@ -1,5 +1,6 @@
 /* Thread count: the package default and its limits, as an R user expects of a CRAN package. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -58,4 +59,19 @@ int thread_num(void) {
 #else
   return 0;
 #endif
+}
+
+void copy_parallel(void *dst, const void *src, size_t bytes, int nth) {
+  size_t parts = (size_t)(nth > 0 ? nth : 1), piece = ((bytes + parts - 1) / parts + 63) / 64 * 64;
+  if (nth <= 1 || piece == 0) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth)
+#endif
+  for (int t = 0; t < nth; t++) {
+    size_t from = (size_t)t * piece;
+    if (from < bytes) memcpy((char *)dst + from, (const char *)src + from, bytes - from < piece ? bytes - from : piece);
+  }
 }

@@ -222,7 +222,7 @@ static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const d
   staging<Exec> st;
   size_t bytes = (size_t)n * sizeof(double);
   int64_t nknots = 0;
-  s = stage_open(ex, &st, bytes);
+  s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
 
   /* steps 1 and 2 */
   if (s == GPUISO_OK) s = make(ex, &v.key, n);

@@ -424,7 +424,7 @@ static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offs
   void *dy = NULL, *dw = NULL, *dfit = NULL;
   uint8_t *dstart = NULL;
   staging<Exec> st;
-  s = stage_open(ex, &st, bytes);
+  s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
   if (s == GPUISO_OK) s = ex.alloc(&dy, bytes);
   if (s == GPUISO_OK && w) s = ex.alloc(&dw, bytes);
   if (s == GPUISO_OK) s = ex.alloc(&dfit, bytes);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuiso.h"
+#include "internal.h"
 
 /* Bytes a slice: large enough that a copy's fixed cost is small beside its transfer (8 MiB at
  * 25 GB/s is about 0.3 ms), small enough that the first and last slices, which overlap nothing,
@@ -29,14 +30,17 @@ struct staging {
   typename Exec::lane lane[2];
   void *buf[2];
   size_t slice;
+  int threads; /* of the host's copies into and out of the pinned buffers */
 };
 
 /* The two lanes and their pinned buffers for arrays of up to `bytes` (a slice at most), none for
- * arrays of up to STAGE_DIRECT bytes; released by stage_close, on failure too. */
+ * arrays of up to STAGE_DIRECT bytes; released by stage_close, on failure too. The host copies
+ * run on `threads` threads: one would be slower than the transfers. */
 template <class Exec>
-static gpuiso_status stage_open(Exec &ex, staging<Exec> *st, size_t bytes) {
+static gpuiso_status stage_open(Exec &ex, staging<Exec> *st, size_t bytes, int threads) {
   memset(st, 0, sizeof *st);
   st->slice = bytes < STAGE_SLICE ? (bytes > 0 ? bytes : 1) : STAGE_SLICE;
+  st->threads = threads;
   gpuiso_status s = GPUISO_OK;
   if (bytes <= STAGE_DIRECT) return s;
   for (int b = 0; b < 2 && s == GPUISO_OK; b++) {
@@ -82,7 +86,7 @@ static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const voi
     size_t len = bytes - off < st->slice ? bytes - off : st->slice;
     s = ex.lane_sync(st->lane[b]); /* the buffer's previous slice is on the device */
     if (s != GPUISO_OK) break;
-    memcpy(st->buf[b], (const char *)host + off, len);
+    copy_parallel(st->buf[b], (const char *)host + off, len, st->threads);
     s = ex.put_async((char *)dev + off, st->buf[b], len, st->lane[b]);
     ex.use_lane(st->lane[b]);
     if (s == GPUISO_OK) s = after(ex, off, len);
@@ -112,7 +116,8 @@ static gpuiso_status stage_get(Exec &ex, staging<Exec> *st, void *host, const vo
     if (s == GPUISO_OK && k > 0) { /* slice k - 1 */
       size_t off = (k - 1) * st->slice;
       s = ex.lane_sync(st->lane[1 - b]);
-      if (s == GPUISO_OK) memcpy((char *)host + off, st->buf[1 - b], bytes - off < st->slice ? bytes - off : st->slice);
+      if (s == GPUISO_OK)
+        copy_parallel((char *)host + off, st->buf[1 - b], bytes - off < st->slice ? bytes - off : st->slice, st->threads);
     }
   }
   return s;

@@ -10,6 +10,7 @@
 
 #include "gpuiso.h"
 #include "hull/geometry.h"
+#include "internal.h"
 
 #include "check.h"
 
@@ -592,8 +593,26 @@ static void test_precision(void) {
   CHECK(fabs(slope - 2) <= 1e-15, "hull_slope of a step below the high parts: %.17g, not 2", slope);
 }
 
+/* The parallel copy of the staged transfers: every byte, at lengths around its pieces' cache
+ * lines, on 1 to 7 threads, nothing written past the end. */
+static void test_copy_parallel(void) {
+  enum { N = 5000 };
+  static unsigned char src[N], dst[N + 64];
+  for (int i = 0; i < N; i++) src[i] = (unsigned char)(i * 131 + 7);
+  const size_t lens[] = {0, 1, 63, 64, 65, 127, 448, 449, 4999, 5000};
+  int bad = 0;
+  for (int nth = 1; nth <= 7; nth++)
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+      memset(dst, 0xEE, sizeof dst);
+      copy_parallel(dst, src, lens[k], nth);
+      bad += memcmp(dst, src, lens[k]) != 0 || dst[lens[k]] != 0xEE;
+    }
+  CHECK(bad == 0, "copy_parallel: %d of 70 copies wrong", bad);
+}
+
 int main(void) {
   srand(20261129);
+  test_copy_parallel();
   test_pav_small();
   test_clip_and_errors();
   test_sorted_fits();
