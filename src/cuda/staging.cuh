@@ -25,6 +25,9 @@
 #define STAGE_DIRECT ((size_t)1 << 20)
 #endif
 
+/* Threads of a copy at most: a few saturate the host's memory bandwidth, more only wait. */
+#define STAGE_COPY_THREADS 8
+
 template <class Exec>
 struct staging {
   typename Exec::lane lane[2];
@@ -40,7 +43,7 @@ template <class Exec>
 static gpuiso_status stage_open(Exec &ex, staging<Exec> *st, size_t bytes, int threads) {
   memset(st, 0, sizeof *st);
   st->slice = bytes < STAGE_SLICE ? (bytes > 0 ? bytes : 1) : STAGE_SLICE;
-  st->threads = threads;
+  st->threads = threads < STAGE_COPY_THREADS ? threads : STAGE_COPY_THREADS;
   gpuiso_status s = GPUISO_OK;
   if (bytes <= STAGE_DIRECT) return s;
   for (int b = 0; b < 2 && s == GPUISO_OK; b++) {
