@@ -58,8 +58,9 @@
 #' element's fitted value computed in parallel); it is an error when the package was built without
 #' CUDA or no device is found (see [gpuiso_backend()]). A batch larger than the device memory free
 #' runs in slices of rows; a row larger than it in segments, fitted one after another on the
-#' device and joined on the host, where only blocks next to the cuts are pooled again. `method`
-#' chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
+#' device and joined on the host, where only blocks next to the cuts are pooled again.
+#' `options(gpuiso.gpu_memory = bytes)` caps the device memory a fit takes, for a GPU shared with
+#' other work (default: what is free). `method` chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
 #' and the fit put back in input order, with the data sent in slices whose copies overlap the
 #' kernels. `device = "auto"` uses the CPU: the size from which the GPU,
 #' transfers included, is faster has not been measured yet. Set `options(gpuiso.gpu_min_n = n)`

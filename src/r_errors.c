@@ -28,6 +28,14 @@ gpuiso_opts r_plain_opts(void) {
   opt.lo = R_NegInf;
   opt.hi = R_PosInf;
   opt.interrupt = &r_interrupt;
+  /* read before any allocation, so that its error leaks nothing */
+  SEXP memory = Rf_GetOption1(Rf_install("gpuiso.gpu_memory"));
+  if (!Rf_isNull(memory)) {
+    double bytes = Rf_isNumeric(memory) && XLENGTH(memory) == 1 ? Rf_asReal(memory) : R_NaN;
+    if (!(bytes > 0) || !R_FINITE(bytes))
+      Rf_error("option `gpuiso.gpu_memory` must be NULL or a single positive number of bytes");
+    opt.gpu_memory = bytes;
+  }
   return opt;
 }
 

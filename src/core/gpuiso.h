@@ -80,6 +80,8 @@ typedef struct {
   int gpu_plain_sums;    /* CUDA engine's fast path, float32: the lanes sum their points in plain
                             float32 instead of double-double pairs (R's exact = FALSE; see
                             src/cuda/lane_sums.cuh); no effect on float64 or the other kernels */
+  double gpu_memory;     /* CUDA engine: the most device bytes a fit takes (<= 0: what is free);
+                            larger work runs in slices of rows and a row in segments */
   int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
                             gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;

@@ -235,7 +235,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   /* A row costs its values, fit, weights, runs (at most one per position) and segment counts,
    * and the solver's scratch; slices take half the memory free, leaving room for others. */
   size_t avail = 0;
-  if (s == GPUISO_OK) s = ex.available(&avail);
+  if (s == GPUISO_OK) s = plan_available(ex, &st->solver, &avail);
   v.segs = (npos + IDR_SEGMENT - 1) / IDR_SEGMENT;
   double row_bytes = (double)npos * ((weighted ? 4 : 3) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +
                      (double)(v.segs + 1) * sizeof(int64_t) + plan_row_bytes(&st->solver, npos, npos, 1);

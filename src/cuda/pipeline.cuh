@@ -448,6 +448,14 @@ static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offs
  * and the allocator's rounding. */
 #define SLICE_SHARE 0.9
 
+/* The device memory a fit may take: what is free, at most opt->gpu_memory where it is set. */
+template <class Exec>
+static gpuiso_status plan_available(Exec &ex, const gpuiso_opts *opt, size_t *avail) {
+  gpuiso_status s = ex.available(avail);
+  if (s == GPUISO_OK && opt->gpu_memory > 0 && opt->gpu_memory < (double)*avail) *avail = (size_t)opt->gpu_memory;
+  return s;
+}
+
 /* Device bytes of a row of len elements alone in a plan, its data and flags included. */
 static double plan_lone_row_bytes(const gpuiso_opts *opt, int64_t len, gpuiso_precision type, int weighted) {
   return plan_row_bytes(opt, len, len, weighted) + plan_row_data_bytes(len, type, weighted, 1);
@@ -523,7 +531,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   set_error(err, GPUISO_OK, -1, -1);
   if (offsets[nrows] == 0) return GPUISO_OK;
   size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
-  gpuiso_status s = ex.available(&avail);
+  gpuiso_status s = plan_available(ex, opt, &avail);
   int64_t longest = 0;
   for (int64_t r = 0; r < nrows; r++)
     longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;

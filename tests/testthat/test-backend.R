@@ -100,3 +100,14 @@ test_that("the default thread count honours OMP_THREAD_LIMIT and OMP_NUM_THREADS
   expect_true(free >= 1L)
   expect_true(free <= max(1L, parallel::detectCores(), na.rm = TRUE))
 })
+
+test_that("a bad gpuiso.gpu_memory option is a clear error", {
+  for (bad in list(-1, 0, NA, "1e9", c(1, 2), Inf)) {
+    old <- options(gpuiso.gpu_memory = bad)
+    expect_error(isoreg_gpu(c(3, 1, 2)), "gpuiso.gpu_memory", info = deparse(bad))
+    options(old)
+  }
+  old <- options(gpuiso.gpu_memory = 1e9)
+  on.exit(options(old), add = TRUE)
+  expect_equal(isoreg_gpu(c(3, 1, 2))$fitted, c(2, 2, 2))
+})

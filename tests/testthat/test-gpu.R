@@ -158,3 +158,20 @@ test_that("the fast path's lane kernels (rows of up to 4096) agree with the simp
     expect_lte(max(abs(fast - simple) / (1 + abs(cpu))), 1e-12)
   }
 })
+
+test_that("options(gpuiso.gpu_memory) caps the device memory: batches in slices, a row in segments", {
+  skip_without_gpu()
+  old <- options(gpuiso.gpu_memory = 4e6)
+  on.exit(options(old), add = TRUE)
+  set.seed(12)
+  for (increasing in c(TRUE, FALSE)) {
+    y <- gen_y("noise", 3e5)
+    w <- gen_w("extreme", 3e5)
+    gpu <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu")$fitted
+    cpu <- isoreg_gpu(y, w = w, increasing = increasing, method = "hull")$fitted
+    expect_lte(max(abs(gpu - cpu) / (1 + abs(cpu))), 1e-12)
+    Y <- matrix(gen_y("sawtooth", 3e5), 300)
+    expect_lte(max(abs(isoreg_batch(Y, increasing = increasing, device = "gpu") -
+                         isoreg_batch(Y, increasing = increasing))), 1e-12)
+  }
+})

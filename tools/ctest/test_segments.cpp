@@ -171,6 +171,25 @@ static void test_errors(void) {
   free(y); free(w); free(z);
 }
 
+/* opt.gpu_memory below the memory free: the same fit as on a device with only that much free. */
+static void test_memory_option(void) {
+  int64_t n = batch[3];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *a = (double *)malloc(n * sizeof *a), *b = (double *)malloc(n * sizeof *b);
+  gen_rows(FAM_SAWTOOTH, W_EXTREME, 3, batch, 61, 0, y, w);
+  gpuiso_opts opt = options(0, 256, GPUISO_GPU_FAST);
+  size_t memory = memory_for(&opt, GPUISO_DOUBLE, 1, 5);
+  gpuiso_error e;
+  sim_exec small = {&e, 0, 0, 0, memory, sim_seed}, large = {&e, 0, 0, 0, 0, sim_seed};
+  gpuiso_status s = fit_rows_host(small, 3, batch, GPUISO_DOUBLE, y, w, &opt, a, NULL, &e);
+  opt.gpu_memory = (double)memory;
+  gpuiso_status s2 = fit_rows_host(large, 3, batch, GPUISO_DOUBLE, y, w, &opt, b, NULL, &e);
+  CHECK(s == GPUISO_OK && s2 == GPUISO_OK && memcmp(a, b, n * sizeof *a) == 0 && large.allocs == small.allocs,
+        "gpu_memory: status %d, %d, %s, %lld and %lld allocations", (int)s, (int)s2,
+        memcmp(a, b, n * sizeof *a) ? "other fits" : "the same fits", (long long)small.allocs, (long long)large.allocs);
+  free(y); free(w); free(a); free(b);
+}
+
 int main(void) {
   uint64_t seeds[3];
   for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
@@ -178,6 +197,7 @@ int main(void) {
     test_families();
     test_zeros_bounds_blocks();
     test_errors();
+    test_memory_option();
   }
   printf("ctest: %d passed, %d failed (rows in segments on the CPU)\n", passed, failed);
   return failed != 0;

@@ -230,6 +230,36 @@ static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk,
   free(ref);
 }
 
+/* Work over a cap on the device memory (opt.gpu_memory): a row of n weighted doubles in segments
+ * joined on the host, and 1e4 rows of 1e3 in slices, on the fast kernel against the CPU hull
+ * engine, with the times beside the fits without the cap. */
+static void check_memory_cap(int64_t n) {
+  shape shapes[] = {{"1 row", 1, n}, {"1e4x1e3", 10000, 1000}};
+  for (int k = 0; k < 2; k++) {
+    int64_t nrows, *off = layout(shapes[k], &nrows), total = off[nrows];
+    double *y = xmalloc(total * sizeof *y), *w = xmalloc(total * sizeof *w), *ref = xmalloc(total * sizeof *ref);
+    double *z = xmalloc(total * sizeof *z), t[2] = {0, 0};
+    gen_rows(FAM_SAWTOOTH, W_EXTREME, nrows, off, 77 + k, 0, y, w);
+    cpu_rows(GPUISO_HULL, nrows, off, y, w, options(k, GPUISO_GPU_SIMPLE, 0, 0), ref);
+    gpuiso_opts o = options(k, GPUISO_GPU_FAST, 0, 0);
+    gpuiso_error e;
+    gpuiso_status s = GPUISO_OK;
+    comparison c = {0, -1, 0, 0, 0};
+    for (int capped = 1; capped >= 0 && s == GPUISO_OK; capped--) {
+      o.gpu_memory = capped ? 2e-5 * device.memory_bytes : 0; /* 2.8 MB on an H200 */
+      double t0 = now();
+      s = gpuiso_cuda_fit_rows(nrows, off, GPUISO_DOUBLE, y, w, &o, z, NULL, &e);
+      t[capped] = now() - t0;
+      if (capped && s == GPUISO_OK) c = compare_rows(nrows, off, y, ref, GPUISO_DOUBLE, z, k, 0);
+    }
+    report(s == GPUISO_OK && c.max_dev <= 1e-10 && c.step_downs == 0,
+           "accuracy memory cap %s, sawtooth extreme %s f64 fast: dev %.2e steps %lld (%.3f s capped, %.3f s not)%s%s",
+           shapes[k].name, k ? "inc" : "dec", c.max_dev, (long long)c.step_downs, t[1], t[0],
+           s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
+    free(off); free(y); free(w); free(ref); free(z);
+  }
+}
+
 /* The CPU path of a fit on unsorted x (sort, pooling, the knots fitted by engine): fit (n) and
  * *nblocks. */
 static gpuiso_status cpu_fit_xy(int64_t n, const double *x, const double *y, const double *w,
@@ -872,6 +902,7 @@ static void run_accuracy(void) {
                     paper_shapes[4], {"ragged", 16000000, 0}};
   int pass[3][4] = {{0, 4, W_NONE, W_EXTREME}, {0, 4, W_EXTREME, W_COUNT}, {4, FAM_COUNT, 0, W_COUNT}};
   check_unsorted_x(1000000);
+  check_memory_cap(10000000);
   for (int p = 0; p < 3; p++)
     for (int s = 0; s < 6; s++)
       check_shape(shapes[s], pass[p][0], pass[p][1], pass[p][2], pass[p][3], 0, 0, 3);
