@@ -158,6 +158,18 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* Parallel slices of a scan of n elements (slices.c): as many as the default threads for that
+ * work, at most GPUISO_MAX_CHUNKS; slice t of nth covers [slice_bound(n, t, nth),
+ * slice_bound(n, t + 1, nth)). */
+int slice_count(int64_t n);
+static inline int64_t slice_bound(int64_t n, int t, int nth) { return n * t / nth; }
+
+/* A scan of the slice [from, to) of the data of ctx: the first element at which it stops, or
+ * to. first_stop_in_slices runs it on every slice in parallel and returns the first stop of
+ * all, or n. */
+typedef int64_t (*slice_scan)(const void *ctx, int64_t from, int64_t to);
+int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx);
+
 /* gpuiso_vjp of one row of n elements (start[0] is taken as set; y NULL when dw is). */
 void vjp_row(int64_t n, const double *y, const double *w, const double *fit,
              const uint8_t *start, const double *g, double lo, double hi, double *dy,
