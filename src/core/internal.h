@@ -102,6 +102,16 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
                            const int *g, int gbits, int nth, sorted_records *out, int64_t *bad);
 
+/* A ranking's element as the sort moves it: the key and the tag of a sort_record alone. */
+typedef struct {
+  uint64_t key;
+  int64_t tag;
+} key_tag;
+
+/* sort_records for key_tag records: *keys gets the n records sorted (free them), NULL on failure. */
+gpuiso_status sort_keys(int64_t n, const double *x, const int *g, int gbits, int nth, key_tag **keys,
+                        int64_t *bad);
+
 /* Sorts len records by key on the calling thread, stably (tmp: scratch for len records). */
 void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len);
 
