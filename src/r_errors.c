@@ -148,6 +148,8 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
                  "(device = \"auto\" runs on the CPU); restart R to use the GPU again", err->message);
   case GPUISO_E_NO_CUDA:
     Rf_errorcall(R_NilValue, "gpuiso was built without CUDA");
+  case GPUISO_E_W_UNPLANNED:
+    Rf_errorcall(R_NilValue, "`%s` was given, but the GPU plan was made for unweighted rows", w);
   default:
     Rf_errorcall(R_NilValue, "gpuiso: internal error %d", (int)err->status);
   }

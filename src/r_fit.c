@@ -5,21 +5,18 @@
 
 #include "r_glue.h"
 
-SEXP r_alloc_result(R_xlen_t n) {
-  SEXP v = Rf_allocVector(REALSXP, n);
-  gpuiso_advise_huge_pages(REAL(v), (size_t)n * sizeof(double));
+SEXP r_alloc_result(SEXPTYPE type, R_xlen_t n) {
+  SEXP v = Rf_allocVector(type, n);
+  if (type == INTSXP) gpuiso_advise_huge_pages(INTEGER(v), (size_t)n * sizeof(int));
+  else gpuiso_advise_huge_pages(REAL(v), (size_t)n * sizeof(double));
   return v;
 }
 
 /* Block starts (flags) as 1-based indices, integer while they fit. */
 static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   int as_int = n <= INT_MAX;
-  SEXP out = Rf_allocVector(as_int ? INTSXP : REALSXP, (R_xlen_t)nblocks);
-  int *index = as_int ? INTEGER(out) : NULL;
-  double *real = as_int ? NULL : REAL(out);
-  gpuiso_advise_huge_pages(as_int ? (void *)index : (void *)real,
-                           (size_t)nblocks * (as_int ? sizeof *index : sizeof *real));
-  gpuiso_flag_positions(flag, n, index, real);
+  SEXP out = r_alloc_result(as_int ? INTSXP : REALSXP, (R_xlen_t)nblocks);
+  gpuiso_flag_positions(flag, n, as_int ? INTEGER(out) : NULL, as_int ? NULL : REAL(out));
   return out;
 }
 
@@ -156,7 +153,7 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
     r_stop_on_error(&err, &ctx);
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 7));
-  SEXP fit = SET_VECTOR_ELT(out, 0, r_alloc_result(XLENGTH(y)));
+  SEXP fit = SET_VECTOR_ELT(out, 0, r_alloc_result(REALSXP, XLENGTH(y)));
   gpuiso_knots kn = {n, NULL, NULL, NULL, NULL, 0};
   SEXP flags;
   if (strict) {
@@ -195,7 +192,7 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, S
   int64_t nrow = Rf_nrows(y), ncol = Rf_ncols(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
-  SEXP fit = PROTECT(r_alloc_result(XLENGTH(y)));
+  SEXP fit = PROTECT(r_alloc_result(REALSXP, XLENGTH(y)));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
   int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
@@ -230,7 +227,7 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
   const int *code = INTEGER(group);
   for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
-  SEXP fit = PROTECT(r_alloc_result(n));
+  SEXP fit = PROTECT(r_alloc_result(REALSXP, n));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   gpuiso_status s = gpuiso_batch_groups((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(y),
@@ -256,7 +253,7 @@ SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, S
   int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
   const int *code = INTEGER(group);
   for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
-  SEXP fit = PROTECT(r_alloc_result(n));
+  SEXP fit = PROTECT(r_alloc_result(REALSXP, n));
   SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   if (gpuiso_batch_groups_xy((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(x), REAL(y),

@@ -29,9 +29,10 @@ typedef struct {
 
 void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx);
 
-/* A vector of n doubles that C code is about to write in full (fits, predictions, gradients):
- * on huge pages where the system offers them (gpuiso_advise_huge_pages). */
-SEXP r_alloc_result(R_xlen_t n);
+/* A vector of n doubles or integers (type REALSXP or INTSXP) that C code is about to write in
+ * full (fits, predictions, gradients, block starts): on huge pages where the system offers them
+ * (gpuiso_advise_huge_pages). */
+SEXP r_alloc_result(SEXPTYPE type, R_xlen_t n);
 
 /* Optional numeric argument: NULL for R's NULL. */
 const double *r_optional_real(SEXP v);

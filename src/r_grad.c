@@ -20,8 +20,8 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
   opt.lo = Rf_asReal(lo);
   opt.hi = Rf_asReal(hi);
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  double *dy = REAL(SET_VECTOR_ELT(out, 0, r_alloc_result(n)));
-  double *dw = REAL(SET_VECTOR_ELT(out, 1, r_alloc_result(n)));
+  double *dy = REAL(SET_VECTOR_ELT(out, 0, r_alloc_result(REALSXP, n)));
+  double *dw = REAL(SET_VECTOR_ELT(out, 1, r_alloc_result(REALSXP, n)));
   gpuiso_error err;
   gpuiso_status s =
       Rf_asInteger(engine) == GPUISO_GPU
@@ -50,7 +50,7 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
   gpuiso_soft_kind k = (gpuiso_soft_kind)Rf_asInteger(kind);
   double eps = Rf_asReal(epsilon);
   int dec = Rf_asLogical(decreasing) == 1;
-  SEXP out = PROTECT(r_alloc_result(XLENGTH(x)));
+  SEXP out = PROTECT(r_alloc_result(REALSXP, XLENGTH(x)));
   int32_t *ord = NULL;
   if (opt.engine != GPUISO_GPU && !Rf_isNull(g) && Rf_isInteger(order)) {
     ord = INTEGER(order);

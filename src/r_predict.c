@@ -23,7 +23,7 @@ static SEXP values_and_beyond(SEXP values, int64_t beyond) {
 static SEXP predict_curves(const gpuiso_curves *cv, int64_t ncurves, SEXP v, const int *curve,
                            int linear, int outside_na, int gpu) {
   R_xlen_t n = XLENGTH(v);
-  SEXP out = PROTECT(r_alloc_result(n));
+  SEXP out = PROTECT(r_alloc_result(REALSXP, n));
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
   int64_t beyond = 0;

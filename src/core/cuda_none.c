@@ -49,10 +49,10 @@ gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y, co
 }
 
 gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
-                                      gpuiso_precision type, const gpuiso_opts *opt,
+                                      gpuiso_precision type, int weighted, const gpuiso_opts *opt,
                                       gpuiso_cuda_plan **plan, gpuiso_error *err)
 {
-  (void)nrows, (void)offsets, (void)type, (void)opt;
+  (void)nrows, (void)offsets, (void)type, (void)weighted, (void)opt;
   *plan = NULL;
   return no_cuda(err);
 }

@@ -5,10 +5,10 @@
 
 #include "internal.h"
 
-
-/* The first element of [from, to) that is not finite or is not above the one before it
- * (to when none). */
-static int64_t first_stop(const double *x, int64_t from, int64_t to) {
+/* The first element of [from, to) of x (ctx) that is not finite or is not above the one before
+ * it (to when none). */
+static int64_t first_stop(const void *ctx, int64_t from, int64_t to) {
+  const double *x = ctx;
   if (from >= to) return to;
   if (!isfinite(x[from]) || (from > 0 && !(x[from - 1] < x[from]))) return from;
   int64_t i = from + 1;
@@ -19,21 +19,7 @@ static int64_t first_stop(const double *x, int64_t from, int64_t to) {
 }
 
 gpuiso_status gpuiso_scan_x(int64_t n, const double *x, int *strict, gpuiso_error *err) {
-  /* In parallel slices; the first stop of the first slice that has one is the first of all. */
-  gpuiso_opts opt;
-  memset(&opt, 0, sizeof opt);
-  int nth = resolve_threads(&opt, n);
-  int64_t stop[GPUISO_MAX_CHUNKS];
-  if (nth > GPUISO_MAX_CHUNKS) nth = GPUISO_MAX_CHUNKS;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-  for (int t = 0; t < nth; t++) {
-    int64_t to = n * (t + 1) / nth, first = first_stop(x, n * t / nth, to);
-    stop[t] = first < to ? first : n;
-  }
-  int64_t i = n;
-  for (int t = 0; t < nth && i == n; t++) i = stop[t];
+  int64_t i = first_stop_in_slices(n, first_stop, x);
   *strict = i == n;
   if (i < n && !isfinite(x[i])) { /* else the step down comes first: the sort checks the rest */
     set_error(err, GPUISO_E_X_NONFINITE, i, -1);

@@ -20,10 +20,7 @@ static void write_positions(const uint8_t *flag, int64_t from, int64_t to, int64
 }
 
 void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *as_real) {
-  gpuiso_opts opt;
-  memset(&opt, 0, sizeof opt);
-  int nth = resolve_threads(&opt, n);
-  if (nth > GPUISO_MAX_CHUNKS) nth = GPUISO_MAX_CHUNKS;
+  int nth = slice_count(n);
   int64_t offset[GPUISO_MAX_CHUNKS + 1];
   offset[0] = 0;
 #ifdef _OPENMP
@@ -31,7 +28,7 @@ void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *
 #endif
   for (int t = 0; t < nth; t++) {
     int64_t count = 0;
-    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) count += flag[i] != 0;
+    for (int64_t i = slice_bound(n, t, nth); i < slice_bound(n, t + 1, nth); i++) count += flag[i] != 0;
     offset[t + 1] = count;
   }
   for (int t = 0; t < nth; t++) offset[t + 1] += offset[t];
@@ -39,5 +36,5 @@ void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *
 #pragma omp parallel for num_threads(nth)
 #endif
   for (int t = 0; t < nth; t++)
-    write_positions(flag, n * t / nth, n * (t + 1) / nth, offset[t], as_int, as_real);
+    write_positions(flag, slice_bound(n, t, nth), slice_bound(n, t + 1, nth), offset[t], as_int, as_real);
 }

@@ -27,8 +27,9 @@ typedef enum {
                             the runtime's text */
   GPUISO_E_NO_CUDA,      /* the package was built without CUDA */
   GPUISO_E_INTERNAL,     /* a debug build found a broken invariant */
-  GPUISO_E_CUDA_LOST     /* a CUDA error after which the device is unusable in this process
+  GPUISO_E_CUDA_LOST,    /* a CUDA error after which the device is unusable in this process
                             (gpuiso_cuda_lost); error.message has the runtime's text */
+  GPUISO_E_W_UNPLANNED   /* w given to a device plan made for unweighted rows */
 } gpuiso_status;
 
 typedef struct {
@@ -507,11 +508,13 @@ gpuiso_status gpuiso_cuda_fit_rows(int64_t nrows, const int64_t *offsets, gpuiso
 /* The same on data already on the device, for callers that keep their data there and for timing
  * the kernels alone: a plan holds the row layout and the scratch memory of the kernels of
  * opt->gpu_kernel; gpuiso_cuda_plan_run takes device pointers and transfers nothing but its
- * error report. */
+ * error report. A plan made with weighted 0 has no room for weights (12 bytes a vertex of the
+ * hull's slots instead of 20, as gpuiso_gpu_workspace_bytes counts them): its runs take w NULL,
+ * and fail with GPUISO_E_W_UNPLANNED, touching nothing, when given w. */
 typedef struct gpuiso_cuda_plan gpuiso_cuda_plan;
 
 gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
-                                      gpuiso_precision type, const gpuiso_opts *opt,
+                                      gpuiso_precision type, int weighted, const gpuiso_opts *opt,
                                       gpuiso_cuda_plan **plan, gpuiso_error *err);
 gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y, const void *w,
                                    void *fit, uint8_t *start, gpuiso_error *err);

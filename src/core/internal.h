@@ -102,6 +102,16 @@ typedef struct {
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,
                            const int *g, int gbits, int nth, sorted_records *out, int64_t *bad);
 
+/* A ranking's element as the sort moves it: the key and the tag of a sort_record alone. */
+typedef struct {
+  uint64_t key;
+  int64_t tag;
+} key_tag;
+
+/* sort_records for key_tag records: *keys gets the n records sorted (free them), NULL on failure. */
+gpuiso_status sort_keys(int64_t n, const double *x, const int *g, int gbits, int nth, key_tag **keys,
+                        int64_t *bad);
+
 /* Sorts len records by key on the calling thread, stably (tmp: scratch for len records). */
 void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len);
 
@@ -161,6 +171,18 @@ int resolve_threads(const gpuiso_opts *opt, int64_t work);
 /* memcpy on up to nth threads, in pieces of whole cache lines: one thread copies at about a
  * third of what a device's host link moves (src/cuda/staging.cuh). */
 void copy_parallel(void *dst, const void *src, size_t bytes, int nth);
+
+/* Parallel slices of a scan of n elements (slices.c): as many as the default threads for that
+ * work, at most GPUISO_MAX_CHUNKS; slice t of nth covers [slice_bound(n, t, nth),
+ * slice_bound(n, t + 1, nth)). */
+int slice_count(int64_t n);
+static inline int64_t slice_bound(int64_t n, int t, int nth) { return n * t / nth; }
+
+/* A scan of the slice [from, to) of the data of ctx: the first element at which it stops, or
+ * to. first_stop_in_slices runs it on every slice in parallel and returns the first stop of
+ * all, or n. */
+typedef int64_t (*slice_scan)(const void *ctx, int64_t from, int64_t to);
+int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx);
 
 /* gpuiso_vjp of one row of n elements (start[0] is taken as set; y NULL when dw is). */
 void vjp_row(int64_t n, const double *y, const double *w, const double *fit,

@@ -14,41 +14,37 @@ __extension__ typedef __int128 wide_sum;
 typedef long double wide_sum; /* exact while the sums stay under 2^64 (compilers without int128) */
 #endif
 
-/* Doubled average ranks within each group (rank2[index] = 2 * rank), from records sorted by value
- * with their group in the tags: a tie run's members of group g take the mean of the ranks that
- * group's next tie[g] places would have. seen and tie: one count per group, zero on entry. */
-static void doubled_ranks(const sorted_records *s, int64_t *seen, int64_t *tie, int64_t *rank2) {
-  const sort_record *r = s->r;
-  for (int64_t a = 0, b; a < s->n; a = b) {
-    for (b = a; b < s->n && r[b].key == r[a].key; b++) tie[tag_group(r[b].tag, s->gbits)]++;
+/* Doubled average ranks within each group (rank2[index] = 2 * rank), from the n elements sorted
+ * by value with their group in the tags: a tie run's members of group g take the mean of the
+ * ranks that group's next tie[g] places would have. seen and tie: one count per group, zero on
+ * entry. */
+static void doubled_ranks(const key_tag *r, int64_t n, int gbits, int64_t *seen, int64_t *tie,
+                          int64_t *rank2) {
+  for (int64_t a = 0, b; a < n; a = b) {
+    for (b = a; b < n && r[b].key == r[a].key; b++) tie[tag_group(r[b].tag, gbits)]++;
     for (int64_t p = a; p < b; p++) {
-      int g = tag_group(r[p].tag, s->gbits);
-      rank2[tag_index(r[p].tag, s->gbits)] = 2 * seen[g] + tie[g] + 1;
+      int g = tag_group(r[p].tag, gbits);
+      rank2[tag_index(r[p].tag, gbits)] = 2 * seen[g] + tie[g] + 1;
     }
     for (int64_t p = a; p < b; p++) {
-      int g = tag_group(r[p].tag, s->gbits);
+      int g = tag_group(r[p].tag, gbits);
       seen[g] += tie[g];
       tie[g] = 0;
     }
   }
 }
 
-static void free_sorted(sorted_records *s) {
-  free(s->r);
-  free(s->start);
-  free(s->knots);
-}
-
-/* The doubled ranks of v within the groups g (NULL: one); 0 on success, else a status. */
+/* The doubled ranks of v within the groups g; 0 on success, else a status. Only keys and tags
+ * are sorted: the ranks need nothing else. */
 static gpuiso_status ranks_of(int64_t n, const double *v, const int *g, int gbits, int64_t ngroups,
                               int nth, int64_t *count, int64_t *rank2) {
-  sorted_records s;
+  key_tag *sorted;
   int64_t bad;
-  gpuiso_status st = sort_records(n, v, v, NULL, g, gbits, nth, &s, &bad);
+  gpuiso_status st = sort_keys(n, v, g, gbits, nth, &sorted, &bad);
   if (st != GPUISO_OK) return st;
   memset(count, 0, 2 * (size_t)ngroups * sizeof *count);
-  doubled_ranks(&s, count, count + ngroups, rank2);
-  free_sorted(&s);
+  doubled_ranks(sorted, n, gbits, count, count + ngroups, rank2);
+  free(sorted);
   return GPUISO_OK;
 }
 

@@ -1,11 +1,13 @@
 /* The CUDA solver's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by the
  * executor of exec.cuh, or by that of sort_exec.cuh (with CUB's sort and scan, and the lanes of
  * pinned staging) where host data go through the device: host batches, and the fit on unsorted x
- * of fit_xy.cuh. CPU-only twin: src/core/cuda_none.c.
+ * of fit_xy.cuh; the plans of data on the device by plan_handle.cuh. CPU-only twin:
+ * src/core/cuda_none.c.
  */
 #include "exec.cuh"
 #include "fit_xy.cuh"
 #include "pipeline.cuh"
+#include "plan_handle.cuh"
 #include "sort_exec.cuh"
 
 /* The solver's plan on the CUDA executor, for every entry point (see exec.cuh). */
@@ -38,46 +40,35 @@ extern "C" gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const do
 }
 
 extern "C" gpuiso_status gpuiso_cuda_plan_create(int64_t nrows, const int64_t *offsets,
-                                                 gpuiso_precision type, const gpuiso_opts *opt,
-                                                 gpuiso_cuda_plan **plan, gpuiso_error *err) {
-  *plan = NULL;
-  gpuiso_cuda_plan *p = (gpuiso_cuda_plan *)malloc(sizeof *p);
-  if (!p) {
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
-  }
+                                                 gpuiso_precision type, int weighted,
+                                                 const gpuiso_opts *opt, gpuiso_cuda_plan **plan,
+                                                 gpuiso_error *err) {
   cuda_exec ex = {err, NULL};
-  gpuiso_status s = plan_init(ex, p, nrows, offsets, type, 1, opt, err) /* w is not known yet */;
-  if (s != GPUISO_OK) {
-    free(p);
-    return s;
-  }
-  *plan = p;
-  return GPUISO_OK;
+  return handle_create(ex, nrows, offsets, type, weighted, opt, plan, err);
 }
 
 extern "C" gpuiso_status gpuiso_cuda_plan_run(gpuiso_cuda_plan *plan, const void *y,
                                               const void *w, void *fit, uint8_t *start,
                                               gpuiso_error *err) {
   cuda_exec ex = {err, NULL};
-  return plan_fit_any(ex, plan, y, w, fit, start, err);
+  return handle_run(ex, plan, y, w, fit, start, err);
 }
 
 extern "C" void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan) {
-  if (!plan) return;
   cuda_exec ex = {NULL, NULL};
-  plan_release(ex, plan);
-  free(plan);
+  handle_free(ex, plan);
 }
 
 extern "C" gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, const void *w,
                                                  void *fit, uint8_t *start, gpuiso_stage_times *times,
                                                  gpuiso_error *err) {
   memset(times, 0, sizeof *times);
+  gpuiso_status s = handle_check(plan, w, err);
+  if (s != GPUISO_OK) return s;
   stage_clock clock;
   clock.count = clock.made = 0;
   cuda_exec ex = {err, &clock};
-  gpuiso_status s = ex.mark(NULL);
+  s = ex.mark(NULL);
   if (s == GPUISO_OK) s = plan_fit_any(ex, plan, y, w, fit, start, err);
   if (s == GPUISO_OK) s = ex.sync();
   for (int k = 1; s == GPUISO_OK && k < clock.count; k++) {

@@ -77,7 +77,8 @@ static void target(int met, const char *what, double got, double want) {
 static const char *error_text(gpuiso_status s, const gpuiso_error *e) {
   static const char *const names[] = {"OK",          "E_NOMEM",     "E_Y_NONFINITE", "E_X_NONFINITE",
                                       "E_W_NONFINITE", "E_W_NEGATIVE", "E_W_ALLZERO", "E_OVERFLOW",
-                                      "E_INTERRUPT", "E_CUDA",      "E_NO_CUDA",     "E_INTERNAL"};
+                                      "E_INTERRUPT", "E_CUDA",      "E_NO_CUDA",     "E_INTERNAL",
+                                      "E_CUDA_LOST", "E_W_UNPLANNED"};
   if (e->message[0]) return e->message;
   return (int)s >= 0 && (int)s < (int)(sizeof names / sizeof names[0]) ? names[s] : "unknown status";
 }
@@ -414,7 +415,7 @@ static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision ty
   gpuiso_opts o = options(1, kernel, 0, 0);
   gpuiso_error e;
   plan_work p = {NULL, dy, dfit};
-  gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, &o, &p.plan, &e);
+  gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, 0, &o, &p.plan, &e); /* runs: w NULL */
   if (s != GPUISO_OK) {
     report(0, "timing %s %s: plan: %s", what, kernel_name(kernel), error_text(s, &e));
     return NAN;
