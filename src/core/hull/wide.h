@@ -59,30 +59,47 @@ static inline GPUISO_HD void hull_wide_put(const hull_slots *v, int64_t b, int64
   if (len > 3) *hull_slot_s(v, at + b + 2) = (double)e, *hull_slot_s(v, at + e - 1) = (double)b;
 }
 
+/* Whether `step` pools into the block [under, b) of step top, in the chain over [from, ...): where
+ * top's step turns right of it (or along it). An element of zero weight has step zero and so
+ * joins the block on its left, as in the PAV engine (the first block, when it leads). The block
+ * of zero weight that leads a chain not at the row's start takes no step of positive weight: its
+ * elements join the block on their left when the chains merge. */
+static inline GPUISO_HD int hull_wide_joins(int64_t from, int64_t under, hull_point top, hull_point step) {
+  if (under == from && from > 0 && top.w.hi == 0 && step.w.hi != 0) return 0;
+  return hull_turn(top, step) <= 0;
+}
+
 /* Pools `step`, of the block about to end where the blocks of the chain over [from, b) end, into
- * those on its left while the top one's step turns right of it (or along it); returns the pooled
- * block's start. An element of zero weight has step zero and so joins the block on its left, as
- * in the PAV engine (the first block, when it leads). The block of zero weight that leads a chain
- * not at the row's start takes no step of positive weight: its elements join the block on its
- * left, when the chains merge. */
+ * those on its left while it joins them (hull_wide_joins); returns the pooled block's start. */
 static inline GPUISO_HD int64_t hull_wide_pool(const hull_slots *v, int64_t from, int64_t b, hull_point *step) {
   while (b > from) {
     int64_t under = hull_wide_start(v, b);
     hull_point top = hull_wide_step(v, under, b);
-    if (under == from && from > 0 && top.w.hi == 0 && step->w.hi != 0) break;
-    if (hull_turn(top, *step) > 0) break;
+    if (!hull_wide_joins(from, under, top, *step)) break;
     *step = hull_point_add(top, *step);
     b = under;
   }
   return b;
 }
 
-/* The chain over the row's elements [from, to) (a chunk's). */
+/* The chain over the row's elements [from, to) (a chunk's). The top block [top, i) is held, not
+ * put, until a block is pushed on it: most elements join it and write nothing. */
 static inline GPUISO_HD void hull_wide_chain(const hull_slots *v, int64_t from, int64_t to) {
-  for (int64_t i = from; i < to; i++) {
+  if (from >= to) return;
+  int64_t top = from;
+  hull_point held = hull_step(hull_y(v, v->first + from), hull_w(v, v->first + from), v->sign);
+  for (int64_t i = from + 1; i < to; i++) {
     hull_point step = hull_step(hull_y(v, v->first + i), hull_w(v, v->first + i), v->sign);
-    hull_wide_put(v, hull_wide_pool(v, from, i, &step), i + 1, step);
+    if (hull_wide_joins(from, top, held, step)) {
+      step = hull_point_add(held, step);
+      top = hull_wide_pool(v, from, top, &step);
+    } else {
+      hull_wide_put(v, top, i, held);
+      top = i;
+    }
+    held = step;
   }
+  hull_wide_put(v, top, to, held);
 }
 
 /* Merges the chains over [from, mid) and [mid, to) into the chain over [from, to), in place: the
