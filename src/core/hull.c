@@ -2,7 +2,8 @@
  * cumulative sum diagram, built from the hulls of chunks merged level by level along bridges,
  * every node of the merge tree a segment list (src/core/hull/merge.h). Chunks, the merges of a
  * level and the reconstruction run in parallel with OpenMP. A row of wide ranges, whose points
- * cannot hold its steps, is one chain on the steps instead (serial; rare).
+ * cannot hold its steps, is a chain on the steps instead (hull/wide.h), built the same way: a
+ * chain per chunk, merges level by level, the levels chunk by chunk (rare).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -157,41 +158,42 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   }
 
   /* The chunk hulls, in parallel; or, where the row's points may not hold its steps (rare: weights
-   * or values over ranges of about 2^50 or more), the row's hull as one chain on the steps in the
-   * slots (wide.h), with no merges (they decide on points) and its levels by one walk. */
+   * or values over ranges of about 2^50 or more), the chunks' chains on the steps in the slots
+   * (wide.h), merged below as the hulls are and the records of the merges in seg. */
   hull_slots slots = {starts, vd, w != NULL, vi, C + 1, C, 0, 0, y, w, 0, scale, sign};
   int wide = hull_is_wide(min_w * scale, hull_reach(run.w.hi, sum_abs * scale));
+  hull_wide_cross *cross = (hull_wide_cross *)seg; /* a wide row's: no segment lists */
   int64_t edges = 0; /* the solver's blocks */
   uint8_t *edge_start = opt->solver_blocks ? start : NULL;
-  if (wide) {
-    edges = hull_wide_chain(&slots, n);
-    for (int64_t e = n, b; e > 0; e = b) {
-      double z = clip(hull_wide_block(&slots, e, &b), opt->lo, opt->hi);
-      for (int64_t i = b; i < e; i++) fit[i] = z;
-      if (edge_start) memset(edge_start + b, 0, (size_t)(e - b)), edge_start[b] = 1;
-    }
-  } else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 16)
 #endif
-    for (int64_t j = 0; j < m; j++) {
-      int64_t to = (j + 1) * C < n ? (j + 1) * C : n, t = thread_num() * (C + 1);
-      hull_segment g = {j, 0, chunk_hull(&slots, j, j * C, to, vert + t, index + t) - 1};
-      seg[j] = g;
-      nseg[j] = 1;
+  for (int64_t j = 0; j < m; j++) {
+    int64_t to = (j + 1) * C < n ? (j + 1) * C : n, t = thread_num() * (C + 1);
+    if (wide) {
+      hull_wide_chain(&slots, j * C, to);
+      continue;
     }
+    hull_segment g = {j, 0, chunk_hull(&slots, j, j * C, to, vert + t, index + t) - 1};
+    seg[j] = g;
+    nseg[j] = 1;
   }
 
-  /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span. */
-  int64_t levels = wide ? 1 : m; /* a wide row has no merges */
+  /* Merge levels: at span, node j (a multiple of 2 * span) takes in node j + span; a wide row's
+   * chains so too, the merge's record kept at j + span. */
 #ifdef GPUISO_DEBUG
   int broken = 0;
 #endif
-  for (int64_t span = 1; span < levels; span *= 2) {
+  for (int64_t span = 1; span < m; span *= 2) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic)
 #endif
     for (int64_t j = 0; j < m - span; j += 2 * span) {
+      if (wide) {
+        int64_t to = (j + 2 * span) * C < n ? (j + 2 * span) * C : n;
+        hull_wide_merge(&slots, j * C, (j + span) * C, to, cross + j + span);
+        continue;
+      }
       nseg[j] = hull_merge(&slots, seg + j, nseg[j], seg + j + span, nseg[j + span], cap);
 #ifdef GPUISO_DEBUG
       if (!list_valid(seg + j, nseg[j], j, j + 2 * span < m ? j + 2 * span : m)) broken = 1;
@@ -214,15 +216,26 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   /* Reconstruction, chunk by chunk: each finds the root hull's vertex at or before its first
    * element and gives every element the slope of the edge above it. Elements before the first
    * vertex (leading zero weights) get the first edge's. The solver's blocks (opt->solver_blocks)
-   * are the edges: an element starts one where its point is a vertex. A wide row has its levels
-   * from the walk above. */
+   * are the edges: an element starts one where its point is a vertex. A wide row's chunk finds
+   * its first element's block from the merges' records and gives each block its level. */
   hull_segment *root = seg;
   int64_t nroot = wide ? 0 : nseg[0];
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 16) reduction(+ : edges)
 #endif
-  for (int64_t j = 0; j < (wide ? 0 : m); j++) {
+  for (int64_t j = 0; j < m; j++) {
     int64_t i = j * C, end = (j + 1) * C < n ? (j + 1) * C : n;
+    if (wide) {
+      for (int64_t b = hull_wide_first(cross, j, m, C), e; b < end; b = e) {
+        e = hull_wide_end(&slots, b);
+        double z = clip(hull_wide_level(&slots, b, e), opt->lo, opt->hi);
+        int64_t from = b > i ? b : i, stop = e < end ? e : end;
+        edges += b >= i;
+        for (int64_t k = from; k < stop; k++) fit[k] = z;
+        if (edge_start) memset(edge_start + from, 0, (size_t)(stop - from)), edge_start[from] = (uint8_t)(b >= i);
+      }
+      continue;
+    }
     hull_pos q = hull_locate(&slots, root, nroot, i);
     while (i < end) {
       int64_t ri;

@@ -168,25 +168,4 @@ struct chunk_hull_step {
   }
 };
 
-/* Per flagged (wide) row, by one thread: its hull as one chain on the steps over the whole row
- * in the row's slots (hull/wide.h), as the CPU engine's, and its levels by one walk down the
- * chain; the merge levels and the reconstruction pass it by. Rare: weights or values over
- * ranges of about 2^50 or more. */
-template <typename T>
-struct wide_row_step {
-  solver_view<T> v;
-  SIMT_DEVICE void operator()(int64_t r) const {
-    if (!v.rows[r].wide || v.rows[r].status != GPUISO_OK) return;
-    int64_t from = v.offsets[r];
-    hull_slots slots = view_slots(v, r);
-    hull_wide_chain(&slots, v.offsets[r + 1] - from);
-    for (int64_t e = v.offsets[r + 1] - from, b; e > 0; e = b) {
-      T z = (T)clip(hull_wide_block(&slots, e, &b), v.lo, v.hi);
-      for (int64_t i = from + b; i < from + e; i++) v.fit[i] = z;
-      if (v.edge_start)
-        for (int64_t i = from + b; i < from + e; i++) v.edge_start[i] = i == from + b;
-    }
-  }
-};
-
 #endif

@@ -4,13 +4,13 @@
  * where no merge starts. The fast path lists each level's merges on the host (merge_node: the
  * left node of each), so that a launch covers its live merges only: a thread per merge at levels
  * of at least WARP_MERGE_BELOW merges, else a warp per merge, whose lanes search 32 candidates a
- * step (warp_first_false) and move the right list's tail together. Wide rows (wide_row_step)
- * have no merges.
+ * step (warp_first_false) and move the right list's tail together. A wide row's merges are of
+ * its chains on the steps (wide_rows.cuh), a thread each.
  */
 #ifndef GPUISO_CUDA_MERGE_LEVEL_CUH
 #define GPUISO_CUDA_MERGE_LEVEL_CUH
 
-#include "view.cuh"
+#include "wide_rows.cuh"
 
 #define WARP_MERGE_BELOW 256
 #define MERGE_WARPS 4 /* merges a block of merge_warp_kernel runs */
@@ -25,7 +25,11 @@ struct merge_step {
   SIMT_DEVICE void operator()(int64_t m) const {
     int64_t g = node ? node[m] : m;
     int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], count = v.chunk_base[r + 1] - v.chunk_base[r];
-    if (j % (2 * span) != 0 || j + span >= count || v.rows[r].wide) return;
+    if (j % (2 * span) != 0 || j + span >= count) return;
+    if (v.rows[r].wide) {
+      wide_merge(v, r, j, span);
+      return;
+    }
     hull_slots slots = view_slots(v, r);
     v.nseg[g] = hull_merge(&slots, v.seg + g, v.nseg[g], v.seg + g + span, v.nseg[g + span], v.cap);
   }
@@ -102,7 +106,10 @@ SIMT_KERNEL void merge_warp_kernel(solver_view<T> v, int64_t span, const int64_t
   int64_t m = (int64_t)simt::block_idx().x * MERGE_WARPS + simt::warp();
   if (m >= count) return; /* the whole warp */
   int64_t g = node[m], r = v.chunk_row[g];
-  if (v.rows[r].wide) return; /* the whole warp: a wide row has no merges (wide_row_step) */
+  if (v.rows[r].wide) { /* the whole warp */
+    if (simt::lane() == 0) wide_merge(v, r, g - v.chunk_base[r], span);
+    return;
+  }
   hull_slots slots = view_slots(v, r);
   int64_t n = warp_hull_merge(&slots, v.seg + g, v.nseg[g], v.seg + g + span, v.nseg[g + span], v.cap);
   if (simt::lane() == 0) v.nseg[g] = n;

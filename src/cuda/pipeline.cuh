@@ -367,7 +367,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                   dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, wide_row_step<T>{v}, R);
+  if (s == GPUISO_OK) s = each(ex, wide_chain_step<T>{v}, M);
   for (int64_t span = 1, l = 0; s == GPUISO_OK && span < p->max_chunks; span *= 2, l++) {
     const int64_t *node = p->merge_node + p->level_start[l];
     int64_t count = p->level_start[l + 1] - p->level_start[l];
@@ -380,6 +380,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                     dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
   }
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
+  if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = fast ? scan_row_unstep(ex, v) : each(ex, unstep_step<T>{v}, R);

@@ -17,7 +17,7 @@ struct fit_step {
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t i, end;
     int64_t r = piece_range(v, g, piece, &i, &end);
-    if (i == end || v.rows[r].wide) return; /* a wide row's levels are wide_row_step's */
+    if (i == end || v.rows[r].wide) return; /* a wide row's levels are wide_level_step's */
     const hull_segment *root = v.seg + v.chunk_base[r];
     hull_slots slots = view_slots(v, r);
     hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);

@@ -76,12 +76,37 @@ test_that("the PAV engine is within 1e-10 of the exact fit outside the cancellat
 
 test_that("the hull engine keeps 1e-10 across chunks, on every family", {
   # chunks of 4 points put several merge levels into rows of 20 (and of 128); a row whose chunks'
-  # points cannot hold their steps (the wide families) is one chain on the steps, the rest merge
+  # points cannot hold their steps (the wide families) merges its chunks' chains on the steps
   old <- options(gpuiso.hull_chunk = 4, gpuiso.hull_walk_cap = 1)
   on.exit(options(old), add = TRUE)
   set.seed(73)
   worst <- check_families(list(hull = cpu("hull")), 1e-10)
   expect_lt(worst[["hull"]], 1e-10)
+})
+
+test_that("the hull engine's wide rows keep zero weights in the block on their left, across chunks", {
+  # zero weights lead the row, lead chunks of 4 and fill one: merging the chunks' chains on the
+  # steps puts them in the block on their left (the first block, leading the row), where the
+  # exact fit of the positive weights has them
+  old <- options(gpuiso.hull_chunk = 4)
+  on.exit(options(old), add = TRUE)
+  set.seed(74)
+  zero <- c(1, 2, 5, 9:12, 13, 14, 21, 29:31)
+  for (f in c("wide_weights", "wide_both")) {
+    for (span in c(15, 30)) {
+      for (r in 1:6) {
+        d <- gen_precision(f, 40L, span)
+        d$w[zero] <- 0
+        increasing <- r %% 2 == 1
+        positive <- d$w > 0
+        exact <- ref_pav_exact(d$y[positive], d$w[positive], increasing)[pmax(cumsum(positive), 1L)]
+        z <- isoreg_gpu(d$y, w = d$w, increasing = increasing, method = "hull")$fitted
+        what <- sprintf("%s (span 1e%d), row %d", f, span, r)
+        expect_lt(deviation(z, exact), 1e-10, label = what)
+        expect_false(steps_back(z, increasing), label = what)
+      }
+    }
+  }
 })
 
 test_that("the GPU's simple path is within 1e-10 (float64) and 2e-7 (float32) of the exact fit", {

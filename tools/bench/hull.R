@@ -1,7 +1,8 @@
 # The hull-merge engine beside PAV on one long row of 1e7 elements (GPUISO_BENCH_SIZES="1e7 1e8"
 # for more sizes), four families, unweighted, uniform weights (0.5 to 2) and extreme weights
-# (e^-8 to e^8, where more turns fall to the exact predicates), on 1 and 2 threads, in the same
-# run.
+# (e^-8 to e^8, where more turns fall to the exact predicates) and wide weights (e^-50 to e^50: the
+# row is wide, hull_is_wide, and its chunks' chains on the steps merge), on 1 and 2 threads, in
+# the same run.
 # Run: Rscript tools/bench/hull.R
 suppressMessages(library(gpuiso))
 source(file.path("tools", "bench", "common.R"))
@@ -12,7 +13,8 @@ old <- gpuiso_threads()
 rows <- list()
 for (n in sizes) {
   set.seed(1)
-  weights <- list(none = NULL, uniform = stats::runif(n, 0.5, 2), extreme = exp(stats::runif(n, -8, 8)))
+  weights <- list(none = NULL, uniform = stats::runif(n, 0.5, 2), extreme = exp(stats::runif(n, -8, 8)),
+                  wide = exp(stats::runif(n, -50, 50)))
   for (f in families) {
     y <- make_family(f, n)
     for (weighted in names(weights)) {

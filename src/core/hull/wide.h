@@ -1,24 +1,43 @@
-/* The hull of a wide row (hull_is_wide), shared by the CPU hull engine and the CUDA kernels: one
- * monotone chain over the row that decides on the steps between vertices, not on the points,
- * so that it keeps their precision where the points' own sums dwarf them (as PAV's block sums).
+/* The hull of a wide row (hull_is_wide), shared by the CPU hull engine and the CUDA kernels: a
+ * monotone chain on the steps between vertices, not on the points, so that it keeps their
+ * precision where the points' own sums dwarf them (as PAV's block sums). Built as the solver
+ * builds hulls: a chain per chunk, in parallel; then neighbouring chains merged in levels (span
+ * 1, 2, 4, ... chunks), a merge pooling the blocks about its middle as the one chain over both
+ * would; then the levels, a chunk at a time.
  *
- * The chain is a stack of blocks, an edge each, kept in place in the row's slot entries (every
- * chunk's slot of the row in turn: at least n + 1 entries, entry i for element i): a block
- * [b, e) of one element keeps nothing, its step (w, w y) is formed again from the element; a
- * block of two or more keeps its step, a pair of pairs, at entries b and b + 1 (W and S; W is
- * the count where unweighted). Entry e - 1 links the block to its start: vi is its length, 1 or
- * 2, or 0 for longer blocks, whose start is then its S (a double holds it exactly), an entry
- * no step of the block uses.
+ * The chain is a row of blocks, an edge each, kept in place in the row's slot entries (every
+ * chunk's slot of the row in turn: at least n + 1 entries, entry i for element i, so that the
+ * chunks' entries are disjoint): a block [b, e) of one element keeps nothing, its step (w, w y)
+ * is formed again from the element; a block of two or more keeps its step, a pair of pairs, at
+ * entries b and b + 1 (W and S; W is the count where unweighted). Both ends link the block to
+ * its other end: vi of entries b and e - 1 is its length, 1 to 3, or 0 for longer blocks, whose
+ * end is then the S of entry b + 2 and start the S of entry e - 1 (a double holds either
+ * exactly), entries no step of the block uses.
+ *
+ * A merge records the block that it leaves across its middle (hull_wide_cross), so that the
+ * block that holds a chunk's first element is found from the records of the merges above it.
  */
 #ifndef GPUISO_HULL_WIDE_H
 #define GPUISO_HULL_WIDE_H
 
 #include "chunk.h"
 
+/* The block [start, end) that a merge left across its middle; empty (start = end = the middle)
+ * where none does. */
+typedef struct {
+  int64_t start, end;
+} hull_wide_cross;
+
 /* The first element (row-relative) of the block that ends before element e. */
 static inline GPUISO_HD int64_t hull_wide_start(const hull_slots *v, int64_t e) {
   int64_t at = v->chunk0 * v->slot + e - 1, len = v->vi[at];
   return len > 0 ? e - len : (int64_t)*hull_slot_s(v, at);
+}
+
+/* The end of the block that starts at element b. */
+static inline GPUISO_HD int64_t hull_wide_end(const hull_slots *v, int64_t b) {
+  int64_t at = v->chunk0 * v->slot + b, len = v->vi[at];
+  return len > 0 ? b + len : (int64_t)*hull_slot_s(v, at + 2);
 }
 
 static inline GPUISO_HD hull_point hull_wide_step(const hull_slots *v, int64_t b, int64_t e) {
@@ -35,38 +54,89 @@ static inline GPUISO_HD void hull_wide_put(const hull_slots *v, int64_t b, int64
     if (v->weighted) *hull_slot_w(v, at + b) = step.w.hi, *hull_slot_w(v, at + b + 1) = step.w.lo;
     *hull_slot_s(v, at + b) = step.s.hi, *hull_slot_s(v, at + b + 1) = step.s.lo;
   }
-  v->vi[at + e - 1] = (int32_t)(len <= 2 ? len : 0);
-  if (len > 2) *hull_slot_s(v, at + e - 1) = (double)b;
+  int32_t link = (int32_t)(len <= 3 ? len : 0);
+  v->vi[at + b] = link, v->vi[at + e - 1] = link;
+  if (len > 3) *hull_slot_s(v, at + b + 2) = (double)e, *hull_slot_s(v, at + e - 1) = (double)b;
 }
 
-/* The chain over the row's n elements: a step turning right of (or along) the top block's joins
- * it, and the merged step is tested against the block under, until one turns left. An element
- * of zero weight has step zero and so joins the block on its left, as in the PAV engine (the
- * first block, when it leads). Returns the number of blocks. */
-static inline GPUISO_HD int64_t hull_wide_chain(const hull_slots *v, int64_t n) {
-  int64_t blocks = 0;
-  for (int64_t i = 0; i < n; i++) {
-    hull_point step = hull_step(hull_y(v, v->first + i), hull_w(v, v->first + i), v->sign);
-    int64_t b = i;
-    while (b > 0) {
-      int64_t under = hull_wide_start(v, b);
-      hull_point top = hull_wide_step(v, under, b);
-      if (hull_turn(top, step) > 0) break;
-      step = hull_point_add(top, step);
-      b = under;
-      blocks--;
-    }
-    hull_wide_put(v, b, i + 1, step);
-    blocks++;
+/* Whether `step` pools into the block [under, b) of step top, in the chain over [from, ...): where
+ * top's step turns right of it (or along it). An element of zero weight has step zero and so
+ * joins the block on its left, as in the PAV engine (the first block, when it leads). The block
+ * of zero weight that leads a chain not at the row's start takes no step of positive weight: its
+ * elements join the block on their left when the chains merge. */
+static inline GPUISO_HD int hull_wide_joins(int64_t from, int64_t under, hull_point top, hull_point step) {
+  if (under == from && from > 0 && top.w.hi == 0 && step.w.hi != 0) return 0;
+  return hull_turn(top, step) <= 0;
+}
+
+/* Pools `step`, of the block about to end where the blocks of the chain over [from, b) end, into
+ * those on its left while it joins them (hull_wide_joins); returns the pooled block's start. */
+static inline GPUISO_HD int64_t hull_wide_pool(const hull_slots *v, int64_t from, int64_t b, hull_point *step) {
+  while (b > from) {
+    int64_t under = hull_wide_start(v, b);
+    hull_point top = hull_wide_step(v, under, b);
+    if (!hull_wide_joins(from, under, top, *step)) break;
+    *step = hull_point_add(top, *step);
+    b = under;
   }
-  return blocks;
+  return b;
 }
 
-/* The block of the chain that ends before element e: *b gets its start; returns its level, sign
- * times its step's slope. */
-static inline GPUISO_HD double hull_wide_block(const hull_slots *v, int64_t e, int64_t *b) {
-  *b = hull_wide_start(v, e);
-  hull_point d = hull_wide_step(v, *b, e);
+/* The chain over the row's elements [from, to) (a chunk's). The top block [top, i) is held, not
+ * put, until a block is pushed on it: most elements join it and write nothing. */
+static inline GPUISO_HD void hull_wide_chain(const hull_slots *v, int64_t from, int64_t to) {
+  if (from >= to) return;
+  int64_t top = from;
+  hull_point held = hull_step(hull_y(v, v->first + from), hull_w(v, v->first + from), v->sign);
+  for (int64_t i = from + 1; i < to; i++) {
+    hull_point step = hull_step(hull_y(v, v->first + i), hull_w(v, v->first + i), v->sign);
+    if (hull_wide_joins(from, top, held, step)) {
+      step = hull_point_add(held, step);
+      top = hull_wide_pool(v, from, top, &step);
+    } else {
+      hull_wide_put(v, top, i, held);
+      top = i;
+    }
+    held = step;
+  }
+  hull_wide_put(v, top, to, held);
+}
+
+/* Merges the chains over [from, mid) and [mid, to) into the chain over [from, to), in place: the
+ * right chain's blocks in turn pool into the blocks on their left, as in the chain, until one
+ * pools none (the blocks after it are the right chain's). Work in proportion to the blocks
+ * pooled, plus one. *cross gets the block then across mid. */
+static inline GPUISO_HD void hull_wide_merge(const hull_slots *v, int64_t from, int64_t mid, int64_t to,
+                                             hull_wide_cross *cross) {
+  hull_wide_cross c = {mid, mid};
+  for (int64_t b = mid; b < to;) {
+    int64_t e = hull_wide_end(v, b);
+    hull_point step = hull_wide_step(v, b, e);
+    int64_t start = hull_wide_pool(v, from, b, &step);
+    if (start == b) break;
+    hull_wide_put(v, start, e, step);
+    c.start = start, c.end = e;
+    b = e;
+  }
+  *cross = c;
+}
+
+/* The start of the merged chain's block that holds the first element of chunk j of m (chunk
+ * elements each), from the merges' records (cross[k]: the merge whose middle is chunk k's first
+ * element): before the merge at chunk j's start, no block crosses it; at that merge and each
+ * above it, the block left across the merge's middle holds the element or leaves its block be. */
+static inline GPUISO_HD int64_t hull_wide_first(const hull_wide_cross *cross, int64_t j, int64_t m, int64_t chunk) {
+  int64_t i = j * chunk, b = i;
+  for (int64_t span = j & -j; j > 0 && span < m; span *= 2) {
+    int64_t mid = (j & ~(2 * span - 1)) + span; /* the middle of the merge at span over chunk j */
+    if (mid < m && cross[mid].start <= i && i < cross[mid].end) b = cross[mid].start;
+  }
+  return b;
+}
+
+/* The level of the block [b, e): sign times its step's slope. */
+static inline GPUISO_HD double hull_wide_level(const hull_slots *v, int64_t b, int64_t e) {
+  hull_point d = hull_wide_step(v, b, e);
   return v->sign * hull_quotient(d.s, d.w);
 }
 
