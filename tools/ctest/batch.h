@@ -18,14 +18,10 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 static gpuiso_opts options(int increasing, int64_t chunk, int64_t cap) {
-  gpuiso_opts o;
-  memset(&o, 0, sizeof o);
-  o.increasing = increasing;
-  o.lo = -INFINITY;
-  o.hi = INFINITY;
-  o.nthreads = 1;
+  gpuiso_opts o = test_options(increasing, 1);
   o.hull_chunk = chunk;
   o.hull_walk_cap = cap;
   return o;

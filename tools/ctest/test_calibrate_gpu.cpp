@@ -23,14 +23,10 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
-  gpuiso_opts o;
-  memset(&o, 0, sizeof o);
-  o.increasing = 1;
-  o.lo = -INFINITY;
-  o.hi = INFINITY;
-  o.nthreads = 2; /* the CPU path's threaded pooling too */
+  gpuiso_opts o = test_options(1, 2); /* the CPU path's threaded pooling too */
   o.gpu_kernel = kernel;
   o.hull_chunk = chunk;
   return o;

@@ -20,6 +20,7 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 /* The bounds of exact = FALSE that isoreg_gpu()'s help states, relative to the row's largest
  * |y|: weights within a factor of 100 of each other (none, uniform; measured up to 6e-5), and
@@ -47,12 +48,7 @@ static void fit_case(const char *layout, int64_t R, const int64_t *o, family_kin
   gen_rows(f, wk, R, o, seed, 1, y, w);
   const double *wp = wk == W_NONE ? NULL : w;
   for (int64_t i = 0; i < N; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
-  gpuiso_opts opt;
-  memset(&opt, 0, sizeof opt);
-  opt.increasing = increasing;
-  opt.lo = -INFINITY;
-  opt.hi = INFINITY;
-  opt.nthreads = 1;
+  gpuiso_opts opt = test_options(increasing, 1);
   opt.gpu_kernel = GPUISO_GPU_FAST;
   for (int64_t r = 0; r < R; r++) {
     gpuiso_error e;

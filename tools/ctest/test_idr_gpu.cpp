@@ -16,14 +16,10 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
-  gpuiso_opts o;
-  memset(&o, 0, sizeof o);
-  o.increasing = 1; /* IDR's own direction is antitonic whatever is asked */
-  o.lo = -INFINITY;
-  o.hi = INFINITY;
-  o.nthreads = 1;
+  gpuiso_opts o = test_options(1, 1); /* IDR's own direction is antitonic whatever is asked */
   o.gpu_kernel = kernel;
   o.hull_chunk = chunk;
   return o;

@@ -17,6 +17,7 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 /* The SIMT executor, counting the bytes it allocates. */
 struct counting_exec : sim_exec {
@@ -63,12 +64,7 @@ static void test_weighted_or_not(void) {
   double *z = (double *)malloc(n * sizeof *z), *zw = (double *)malloc(n * sizeof *zw);
   gen_rows(FAM_SAWTOOTH, W_EXTREME, nrows, off, 11, 0, y, w);
   for (int kernel = 0; kernel <= 2; kernel++) {
-    gpuiso_opts opt;
-    memset(&opt, 0, sizeof opt);
-    opt.increasing = 1;
-    opt.lo = -INFINITY;
-    opt.hi = INFINITY;
-    opt.nthreads = 1;
+    gpuiso_opts opt = test_options(1, 1);
     opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
     for (int64_t r = 0; r < nrows; r++) {
       gpuiso_error e;

@@ -23,14 +23,10 @@ extern "C" {
 }
 
 #include "check.h"
+#include "options.h"
 
 static gpuiso_opts options(int increasing, gpuiso_gpu_kernel kernel, int single) {
-  gpuiso_opts o;
-  memset(&o, 0, sizeof o);
-  o.increasing = increasing;
-  o.lo = -INFINITY;
-  o.hi = INFINITY;
-  o.nthreads = 2;
+  gpuiso_opts o = test_options(increasing, 2);
   o.hull_chunk = 64; /* several chunks, and merge levels, on rows of a few thousand knots */
   o.gpu_kernel = kernel;
   o.gpu_precision = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
