@@ -457,16 +457,19 @@ static gpuiso_status plan_available(Exec &ex, const gpuiso_opts *opt, size_t *av
   return s;
 }
 
-/* Device bytes of a row of len elements alone in a plan, its data and flags included. */
-static double plan_lone_row_bytes(const gpuiso_opts *opt, int64_t len, gpuiso_precision type, int weighted) {
-  return plan_row_bytes(opt, len, len, weighted) + plan_row_data_bytes(len, type, weighted, 1);
+/* Device bytes of a row of len elements in a plan whose longest row has `longest`: its scratch and
+ * its data, the block flags where `starts`. */
+static inline double plan_slice_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len,
+                                          gpuiso_precision type, int weighted, int starts) {
+  return plan_row_bytes(opt, longest, len, weighted) + plan_row_data_bytes(len, type, weighted, starts);
 }
 
-/* The longest segment of a row of n elements whose plan takes at most budget bytes (at least 1). */
-static int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_precision type, int weighted,
-                              double budget) {
-  int64_t len = (int64_t)(budget / (plan_lone_row_bytes(opt, n, type, weighted) / (double)n));
-  while (len > 1 && plan_lone_row_bytes(opt, len, type, weighted) > budget) len -= len / 16 + 1;
+/* The longest segment of a row of n elements whose plan (the segment alone, with its flags) takes
+ * at most budget bytes (at least 1). */
+static inline int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_precision type, int weighted,
+                                     double budget) {
+  int64_t len = (int64_t)(budget / (plan_slice_row_bytes(opt, n, n, type, weighted, 1) / (double)n));
+  while (len > 1 && plan_slice_row_bytes(opt, len, len, type, weighted, 1) > budget) len -= len / 16 + 1;
   return len > 1 ? len : 1;
 }
 
@@ -513,10 +516,12 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
     if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
   }
   if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
-  if (s == GPUISO_OK && (opt->lo > -INFINITY || opt->hi < INFINITY))
-    for (int64_t i = 0; i < n; i++) fit[i] = (T)clip((double)fit[i], opt->lo, opt->hi);
-  if (s == GPUISO_OK && start && !opt->solver_blocks)
-    for (int64_t i = 0; i < n; i++) start[i] = i == 0 || fit[i] != fit[i - 1];
+  int bounded = opt->lo > -INFINITY || opt->hi < INFINITY, level_starts = start && !opt->solver_blocks;
+  if (s == GPUISO_OK && (bounded || level_starts))
+    for (int64_t i = 0; i < n; i++) {
+      if (bounded) fit[i] = (T)clip((double)fit[i], opt->lo, opt->hi);
+      if (level_starts) start[i] = i == 0 || fit[i] != fit[i - 1]; /* of the clipped fit */
+    }
   free(cut);
   if (flags != start) free(flags);
   return s;
@@ -541,7 +546,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
     double need = 0;
     for (r1 = r0; r1 < nrows; r1++) {
       int64_t len = offsets[r1 + 1] - offsets[r1];
-      double b = plan_row_bytes(opt, longest, len, w != NULL) + plan_row_data_bytes(len, type, w != NULL, start != NULL);
+      double b = plan_slice_row_bytes(opt, longest, len, type, w != NULL, start != NULL);
       if (need + b > SLICE_SHARE * (double)avail) break;
       need += b;
     }

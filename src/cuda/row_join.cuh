@@ -40,7 +40,9 @@ struct row_join {
 };
 
 /* The power of two that brings the row's largest weight near 1, as the hull engine scales its
- * rows (hull.c), so that the steps neither overflow nor lose digits to underflow. */
+ * rows (hull.c), so that the steps neither overflow nor lose digits to underflow. Read from w: the
+ * segments' row states hold their scales (the row's is the smallest), but the row PAV kernel keeps
+ * no row states. */
 template <typename T>
 static double join_scale(int64_t n, const T *w) {
   double max_w = 0;

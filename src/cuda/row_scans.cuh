@@ -43,6 +43,25 @@ static SIMT_DEVICE hull_point point_sum(hull_point a, hull_point b) {
   return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)};
 }
 
+/* The steps of the passes' reductions and scans. */
+struct sum_of {
+  SIMT_DEVICE double operator()(double a, double b) const { return a + b; }
+};
+
+struct larger_of {
+  SIMT_DEVICE double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+struct smaller_of {
+  SIMT_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
+};
+
+/* The step of the running maximum (minimum where sign < 0): b, unless it is below (above) a. */
+struct level_keep {
+  double sign;
+  SIMT_DEVICE double operator()(double a, double b) const { return (sign > 0 ? b < a : b > a) ? a : b; }
+};
+
 /* Checks, per tile: the largest weight and the first invalid element of its chunks' totals. */
 template <typename T>
 SIMT_KERNEL void tile_checks_kernel(solver_view<T> v) {
@@ -50,8 +69,8 @@ SIMT_KERNEL void tile_checks_kernel(solver_view<T> v) {
   int64_t t = simt::block_idx().x, first, end;
   tile_chunks(v, t, &first, &end);
   int64_t c = first + simt::thread_rank();
-  auto larger = [](double a, double b) { return a > b ? a : b; };
-  auto smaller = [](int64_t a, int64_t b) { return a < b ? a : b; };
+  larger_of larger;
+  smaller_of smaller;
   double max_w = team.reduce(c < end ? v.tot[c].max_w : 0.0, larger);
   int64_t bad = team.reduce(c < end && v.tot[c].bad >= 0 ? v.tot[c].bad : INT64_MAX, smaller);
   if (simt::thread_rank() == 0) v.tiles[t].max_w = max_w, v.tiles[t].bad = bad;
@@ -62,8 +81,8 @@ template <typename T>
 SIMT_KERNEL void row_checks_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t r = simt::block_idx().x, rank = simt::thread_rank();
-  auto larger = [](double a, double b) { return a > b ? a : b; };
-  auto smaller = [](int64_t a, int64_t b) { return a < b ? a : b; };
+  larger_of larger;
+  smaller_of smaller;
   double max_w = 0;
   int64_t bad = INT64_MAX;
   for (int64_t t = v.tile_base[r] + rank; t < v.tile_base[r + 1]; t += ROW_SCAN_THREADS)
@@ -83,7 +102,7 @@ SIMT_KERNEL void tile_sums_kernel(solver_view<T> v) {
   int64_t c = first + simt::thread_rank();
   hull_point zero = {{0, 0}, {0, 0}}, total;
   team.exclusive_scan(c < end ? hull_point{v.tot[c].w, v.tot[c].s} : zero, point_sum, zero, &total);
-  double sum_abs = team.reduce(c < end ? v.tot[c].sum_abs : 0.0, [](double a, double b) { return a + b; });
+  double sum_abs = team.reduce(c < end ? v.tot[c].sum_abs : 0.0, sum_of());
   if (simt::thread_rank() == 0) v.tiles[t].total = total, v.tiles[t].sum_abs = sum_abs;
 }
 
@@ -103,7 +122,7 @@ SIMT_KERNEL void row_starts_kernel(solver_view<T> v) {
     hull_point before = team.exclusive_scan(in ? v.tiles[t].total : zero, point_sum, zero, &tile);
     if (in) v.tiles[t].before = point_sum(run, before);
     run = point_sum(run, tile);
-    sum_abs += team.reduce(in ? v.tiles[t].sum_abs : 0.0, [](double a, double b) { return a + b; });
+    sum_abs += team.reduce(in ? v.tiles[t].sum_abs : 0.0, sum_of());
   }
   if (rank == 0) check_row_sums(v, r, sum_abs, run.w.hi);
 }
@@ -127,8 +146,8 @@ SIMT_KERNEL void tile_levels_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t t = simt::block_idx().x, from, to, r = tile_elements(v, t, &from, &to);
   if (!v.rows[r].stepped) return; /* the whole block */
-  double sign = v.sign, top = -sign * INFINITY;
-  auto keep = [sign](double a, double b) { return (sign > 0 ? b < a : b > a) ? a : b; };
+  double top = -v.sign * INFINITY;
+  level_keep keep = {v.sign};
   for (int64_t i = from + simt::thread_rank(); i < to; i += ROW_SCAN_THREADS) top = keep(top, (double)v.fit[i]);
   top = team.reduce(top, keep);
   if (simt::thread_rank() == 0) v.tiles[t].level = top;
@@ -140,8 +159,8 @@ SIMT_KERNEL void row_levels_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t r = simt::block_idx().x, rank = simt::thread_rank();
   if (!v.rows[r].stepped) return; /* the whole block */
-  double sign = v.sign, run = -sign * INFINITY;
-  auto keep = [sign](double a, double b) { return (sign > 0 ? b < a : b > a) ? a : b; };
+  double run = -v.sign * INFINITY;
+  level_keep keep = {v.sign};
   for (int64_t base = v.tile_base[r]; base < v.tile_base[r + 1]; base += ROW_SCAN_THREADS) {
     int64_t t = base + rank;
     double tile, x = t < v.tile_base[r + 1] ? v.tiles[t].level : run;
@@ -157,8 +176,8 @@ SIMT_KERNEL void tile_unstep_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t t = simt::block_idx().x, from, to, r = tile_elements(v, t, &from, &to);
   if (!v.rows[r].stepped) return; /* the whole block */
-  double sign = v.sign, run = v.tiles[t].level_before;
-  auto keep = [sign](double a, double b) { return (sign > 0 ? b < a : b > a) ? a : b; };
+  double run = v.tiles[t].level_before;
+  level_keep keep = {v.sign};
   for (int64_t base = from; base < to; base += ROW_SCAN_THREADS) {
     int64_t i = base + simt::thread_rank();
     double x = i < to ? (double)v.fit[i] : run, tile;

@@ -44,7 +44,7 @@ static void reference(const int64_t *off, int64_t nrows, const double *y, const 
 
 /* Memory for the long row's plan divided by `parts`: segments of about LONG_ROW / parts. */
 static size_t memory_for(const gpuiso_opts *o, gpuiso_precision type, int weighted, double parts) {
-  return (size_t)(plan_lone_row_bytes(o, LONG_ROW, type, weighted) / parts);
+  return (size_t)(plan_slice_row_bytes(o, LONG_ROW, LONG_ROW, type, weighted, 1) / parts);
 }
 
 static void test_families(void) {
