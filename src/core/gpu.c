@@ -137,6 +137,6 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
                                   const gpuiso_opts *opt_in) {
   gpuiso_opts opt = plan_options(opt_in, row_length);
-  double row = plan_row_bytes(&opt, row_length, row_length, weighted) + plan_row_data_bytes(row_length, type, weighted, 1);
-  return (double)nrows * row + sizeof(int64_t) + sizeof(unsigned long long);
+  return (double)nrows * plan_slice_row_bytes(&opt, row_length, row_length, type, weighted, 1) + sizeof(int64_t) +
+         sizeof(unsigned long long);
 }

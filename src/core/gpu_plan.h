@@ -86,4 +86,11 @@ static inline double plan_row_data_bytes(int64_t len, gpuiso_precision type, int
   return (double)len * ((weighted ? 3 : 2) * value + (starts ? 1 : 0));
 }
 
+/* Device bytes of a row of len elements in a plan whose longest row has `longest`: its scratch and
+ * its data, the block flags where `starts`. */
+static inline double plan_slice_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len,
+                                          gpuiso_precision type, int weighted, int starts) {
+  return plan_row_bytes(opt, longest, len, weighted) + plan_row_data_bytes(len, type, weighted, starts);
+}
+
 #endif

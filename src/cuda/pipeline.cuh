@@ -457,13 +457,6 @@ static gpuiso_status plan_available(Exec &ex, const gpuiso_opts *opt, size_t *av
   return s;
 }
 
-/* Device bytes of a row of len elements in a plan whose longest row has `longest`: its scratch and
- * its data, the block flags where `starts`. */
-static inline double plan_slice_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len,
-                                          gpuiso_precision type, int weighted, int starts) {
-  return plan_row_bytes(opt, longest, len, weighted) + plan_row_data_bytes(len, type, weighted, starts);
-}
-
 /* The longest segment of a row of n elements whose plan (the segment alone, with its flags) takes
  * at most budget bytes (at least 1). */
 static inline int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_precision type, int weighted,

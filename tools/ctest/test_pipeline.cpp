@@ -103,7 +103,7 @@ static void test_slices(void) {
     /* room for about a tenth of the batch */
     double need = 0;
     for (int64_t r = 0; r < nrows; r++)
-      need += plan_row_bytes(&opt, 600, off[r + 1] - off[r], 1) + plan_row_data_bytes(off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
+      need += plan_slice_row_bytes(&opt, 600, off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
     size_t memory = (size_t)(need / 10);
     sim_exec sliced = {&e, 0, 0, 0, memory, sim_seed};
     gpuiso_status s2 = fit_rows_host(sliced, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
