@@ -46,12 +46,14 @@ static SIMT_DEVICE int same_point(hull_point a, hull_point b) {
   return a.w.hi == b.w.hi && a.w.lo == b.w.lo && a.s.hi == b.s.hi && a.s.lo == b.s.lo;
 }
 
+/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, its end point, the masks
+ * (16 KB unweighted, 32 KB weighted). */
+static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, 1, weighted, 0); }
+
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
-  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
-  SIMT_SHARED(hull_point, ends, 1);
-  SIMT_SHARED(unsigned, masks, SIMT_WARP);
-  short_shared sh = {pts, ends, masks};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, 1, v.w != NULL, 0, &scratch);
   int64_t g = simt::block_idx().x, from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int64_t n = to - from;
@@ -83,10 +85,10 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
     int k = simt::ffs(m) - 1;
     int64_t last = me.first + k;
     while (v.w && last < to && v.w[last] == 0) last++;
-    hull_slot_put(&slots, e0 + at, sh.pts[q * SIMT_WARP + k], last - from);
+    hull_slot_put(&slots, e0 + at, short_point(sh, me, (int64_t)q * SIMT_WARP + k), last - from);
   }
   if (ok && q == me.used - 1) {
-    hull_slot_put(&slots, e0 + at, sh.ends[0], to - from);
+    hull_slot_put(&slots, e0 + at, short_point(sh, me, n), to - from);
     chunk_node(v, g, at + 1);
   }
 }

@@ -17,8 +17,8 @@
  * A wide row (hull_is_wide: its points may not hold its steps) is instead one chain on the
  * steps by its first lane, as the CPU engine's (short_wide_chain), between steps 1 and 5.
  * Every collective is reached by all threads of the warp or block, whatever their row's state, so
- * that idle and failed lanes keep step. Points take 32 bytes each in shared memory: 33 KB for a
- * warp, 129 KB for a block of four.
+ * that idle and failed lanes keep step. Points take 16 bytes each in shared memory unweighted
+ * (their W is their index), 32 weighted: 17 or 33 KB for a warp, 65 or 129 KB for a block of four.
  */
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
@@ -94,22 +94,64 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
   return t < lanes ? lane_in_row(r, v.offsets[r], n, 0, lanes, t) : idle_lane();
 }
 
-/* The warp's shared memory: points by lane (point k of lane j at j * 32 + k, its row's point
- * 32 q + k), each row's end point by its first lane, the lanes' hull masks. */
+/* The lanes' shared memory: the points' S and, for a weighted batch, W by slot (point k of lane j
+ * at slot j * 32 + k, its row's point 32 q + k; each row's end point at slot ends + its first
+ * lane), the lanes' hull masks. Unweighted, a point's W is its index, exact as a double, and is
+ * not kept: 16 bytes a point, 32 weighted. */
 struct short_shared {
-  hull_point *pts, *ends;
+  dd *s, *w; /* w NULL: an unweighted batch */
+  int ends;
   unsigned *masks;
 };
 
+/* The bytes of a short_shared for `threads` lanes and `ends` end points, with `scratch` bytes
+ * (a multiple of 16) between the points and the masks. */
+static inline GPUISO_HD size_t lane_shared_bytes(int threads, int ends, int weighted, size_t scratch) {
+  return ((size_t)threads * SIMT_WARP + ends) * sizeof(dd) * (weighted ? 2 : 1) + scratch +
+         (size_t)threads * sizeof(unsigned);
+}
 
-/* Where point p (0..n) of the lane's row is kept. */
-static SIMT_DEVICE hull_point *short_slot(const short_shared &sh, const short_lane &me, int64_t p) {
+/* The short_shared laid out from `base` as lane_shared_bytes sizes it; *scratch its scratch. */
+static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads, int ends, int weighted,
+                                               size_t scratch_bytes, unsigned char **scratch) {
+  int slots = threads * SIMT_WARP + ends;
+  dd *s = reinterpret_cast<dd *>(base);
+  short_shared sh = {s, weighted ? s + slots : NULL, threads * SIMT_WARP, NULL};
+  *scratch = reinterpret_cast<unsigned char *>(s + slots * (weighted ? 2 : 1));
+  sh.masks = reinterpret_cast<unsigned *>(*scratch + scratch_bytes);
+  return sh;
+}
+
+/* W where the batch is unweighted: a count, exact. */
+static SIMT_DEVICE dd short_count(int64_t k) {
+  dd c = {(double)k, 0};
+  return c;
+}
+
+/* The slot of point p (0..n) of the lane's row. */
+static SIMT_DEVICE int short_slot(const short_shared &sh, const short_lane &me, int64_t p) {
   if (p == me.n) return sh.ends + me.lane0;
-  return sh.pts + (me.lane0 + (int)(p / SIMT_WARP)) * SIMT_WARP + (int)(p % SIMT_WARP);
+  return (me.lane0 + (int)(p / SIMT_WARP)) * SIMT_WARP + (int)(p % SIMT_WARP);
 }
 
 static SIMT_DEVICE hull_point short_point(const short_shared &sh, const short_lane &me, int64_t p) {
-  return *short_slot(sh, me, p);
+  int i = short_slot(sh, me, p);
+  hull_point pt = {sh.w ? sh.w[i] : short_count(p), sh.s[i]};
+  return pt;
+}
+
+static SIMT_DEVICE void short_put(const short_shared &sh, const short_lane &me, int64_t p, hull_point pt) {
+  int i = short_slot(sh, me, p);
+  sh.s[i] = pt.s;
+  if (sh.w) sh.w[i] = pt.w;
+}
+
+/* The step a wide row's chain keeps at vertex k (short_wide_chain), from the vertex `before` it:
+ * unweighted, its W is the count k - before. */
+static SIMT_DEVICE hull_point short_step(const short_shared &sh, const short_lane &me, int64_t k, int64_t before) {
+  int i = short_slot(sh, me, k);
+  hull_point st = {sh.w ? sh.w[i] : short_count(k - before), sh.s[i]};
+  return st;
 }
 
 /* Marks point p (below n, whose end point the masks leave implicit) a vertex or not. */
@@ -212,7 +254,7 @@ static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_l
 
 /* The hull of a wide row (hull_is_wide), by one thread: the monotone chain on the steps,
  * as the CPU engine's chain (hull/wide.h) with the stack in the masks, cleared before,
- * and the step that ends at each vertex kept where its point would be (short_slot). */
+ * and the step that ends at each vertex kept where its point would be (short_put). */
 template <typename T>
 static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
                                          double scale) {
@@ -220,16 +262,16 @@ static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_sh
   int64_t top = -1, under = -1;
   for (int64_t k = 0;; k++) {
     if (k > 0 && v.w && v.w[me.from + k - 1] == 0) { /* the top vertex takes the later index */
-      *short_slot(sh, me, k) = *short_slot(sh, me, top);
+      short_put(sh, me, k, short_step(sh, me, top, under));
       short_mark(sh, me, top, 0);
     } else {
-      while (under >= 0 && hull_turn(*short_slot(sh, me, top), step) <= 0) {
-        step = hull_point_add(*short_slot(sh, me, top), step);
+      while (under >= 0 && hull_turn(short_step(sh, me, top, under), step) <= 0) {
+        step = hull_point_add(short_step(sh, me, top, under), step);
         short_mark(sh, me, top, 0);
         top = under;
         under = short_prev_vertex(sh, me, top, 0);
       }
-      *short_slot(sh, me, k) = step;
+      short_put(sh, me, k, step);
       under = top;
     }
     short_mark(sh, me, k, 1);
@@ -242,7 +284,7 @@ static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_sh
 /* The signed level of element i (0-based) of a wide row: of the step that ends at the vertex
  * after it (short_wide_chain), as hull_edge gives it. */
 static SIMT_DEVICE double short_wide_level(const short_shared &sh, const short_lane &me, int64_t i) {
-  hull_point e = short_point(sh, me, short_next_vertex(sh, me, i, me.used, me.n));
+  hull_point e = short_step(sh, me, short_next_vertex(sh, me, i, me.used, me.n), short_prev_vertex(sh, me, i + 1, 0));
   return hull_quotient(e.s, e.w);
 }
 
@@ -263,10 +305,10 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   at.begin(p);
   for (int64_t k = 0; ok && k < me.count; k++) {
     int64_t i = me.first + k;
-    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = at.point();
+    short_put(sh, me, (int64_t)me.q * SIMT_WARP + k, at.point());
     at.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
   }
-  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = at.point();
+  if (ok && me.q == me.used - 1) short_put(sh, me, me.n, at.point());
   team.sync();
 }
 
@@ -356,14 +398,17 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   }
 }
 
-/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in 33 KB of
- * static shared memory. */
+/* The dynamic shared memory of short_rows_kernel: a warp's points, its rows' end points, masks. */
+static inline GPUISO_HD size_t short_rows_shared(int weighted) {
+  return lane_shared_bytes(SIMT_WARP, SIMT_WARP, weighted, 0);
+}
+
+/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
+ * short_rows_shared(weighted) bytes (17 KB unweighted, 33 KB weighted). */
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
-  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
-  SIMT_SHARED(hull_point, ends, SIMT_WARP);
-  SIMT_SHARED(unsigned, masks, SIMT_WARP);
-  short_shared sh = {pts, ends, masks};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, SIMT_WARP, v.w != NULL, 0, &scratch);
   short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
   warp_team team = {me.lane0, me.lanes};
   fit_lane_row<T, warp_team, Sums>(v, sh, team, me);
@@ -371,9 +416,8 @@ SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) 
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the end
  * point, the team's scratch, the masks. */
-static inline GPUISO_HD size_t block_rows_shared(int threads) {
-  return ((size_t)threads * SIMT_WARP + 1) * sizeof(hull_point) +
-         (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD + (size_t)threads * sizeof(unsigned);
+static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
+  return lane_shared_bytes(threads, 1, weighted, (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD);
 }
 
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
@@ -381,9 +425,9 @@ static inline GPUISO_HD size_t block_rows_shared(int threads) {
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   int threads = (int)simt::block_dim().x;
-  hull_point *pts = simt::dynamic_shared<hull_point>();
-  unsigned char *scratch = (unsigned char *)(pts + threads * SIMT_WARP + 1);
-  short_shared sh = {pts, pts + threads * SIMT_WARP, (unsigned *)(scratch + threads / SIMT_WARP * BLOCK_TEAM_WORD)};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, 1, v.w != NULL,
+                                   (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
   short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
   block_team team = {short_row_lanes(me.n), scratch, threads};
   fit_lane_row<T, block_team, Sums>(v, sh, team, me);

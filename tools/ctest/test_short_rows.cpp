@@ -2,6 +2,20 @@
  * run on the CPU by the SIMT executor under three schedule seeds, against the CPU hull engine. */
 #include "batch.h"
 
+/* The executor, keeping the dynamic shared bytes and threads of the lane kernels' launches. */
+#define LANE_KERNELS 3
+static const char *const lane_kernels[LANE_KERNELS] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
+
+struct shared_log : sim_exec {
+  size_t bytes[LANE_KERNELS], threads[LANE_KERNELS];
+  template <class... P, class... A>
+  gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
+    for (int k = 0; k < LANE_KERNELS; k++)
+      if (!strcmp(name, lane_kernels[k])) bytes[k] = shared, threads[k] = block.x;
+    return sim_exec::launch(name, kernel, grid, block, shared, args...);
+  }
+};
+
 /* The fast path's lane kernels at the lengths around a lane, a warp, two and four warps, in one
  * batch (short rows of 1 to 32 lanes side by side in warps, longer ones a block each, between
  * them), against the CPU hull engine; a row over the limit sends the batch to the simple path. */
@@ -19,6 +33,7 @@ static void test_short_rows(void) {
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
+  size_t bytes[W_COUNT][LANE_KERNELS] = {{0}}, threads[LANE_KERNELS] = {0};
   for (int f = 0; f < FAM_COUNT; f++) {
     for (int wk = 0; wk < W_COUNT; wk++) {
       for (int over = 0; over <= 1; over++) {
@@ -32,8 +47,10 @@ static void test_short_rows(void) {
         reference(rows, o, y, wp, &opt, ref);
         opt.gpu_kernel = GPUISO_GPU_FAST;
         gpuiso_error e;
-        sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+        shared_log ex = {{&e, 0, 0, 0, 0, sim_seed}, {0}, {0}};
         gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+        for (int k = 0; k < LANE_KERNELS; k++)
+          if (ex.bytes[k]) bytes[wk][k] = ex.bytes[k], threads[k] = ex.threads[k];
         comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, f == FAM_CANCELLATION);
         int flags_ok = 1;
         for (int64_t r = 0; r < rows; r++)
@@ -57,6 +74,12 @@ static void test_short_rows(void) {
       }
     }
   }
+  /* unweighted, the points keep no W: the launch takes at least 8 bytes a point (32 a thread) less
+   * shared memory than the weighted one (and the executor holds each kernel to its bytes) */
+  for (int k = 0; k < LANE_KERNELS; k++)
+    CHECK(bytes[W_NONE][k] > 0 && bytes[W_NONE][k] + 8 * SIMT_WARP * threads[k] <= bytes[W_UNIFORM][k],
+          "%s: %zu bytes of shared memory unweighted, %zu weighted, %zu threads", lane_kernels[k],
+          bytes[W_NONE][k], bytes[W_UNIFORM][k], threads[k]);
   free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
