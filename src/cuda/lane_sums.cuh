@@ -1,9 +1,6 @@
 /* How a lane of the fast path sums its elements into its points of the cumulative sum diagram
- * (lane_points in short_rows.cuh), and takes the levels of the hull's edges from them, a
- * compile-time policy of the lane kernels:
+ * (lane_points in short_rows.cuh), a compile-time policy of the lane kernels:
  *   exact_sums  double-double sums from the lane's first point (the default, every precision);
- *               the levels as the slots' (hull_vertex_slope, hull/slots.h): of short edges from
- *               their elements' sums, of longer ones from the points;
  *   plain_sums  float32 sums within the lane, from its first point (a double-double pair, as the
  *               lanes' first points stay pairs from a scan of their totals): the paper's
  *               exact = FALSE for float32. A lane's running sums of up to 32 terms are rounded to
@@ -16,7 +13,6 @@
 #ifndef GPUISO_CUDA_LANE_SUMS_CUH
 #define GPUISO_CUDA_LANE_SUMS_CUH
 
-#include "hull/slots.h"
 #include "view.cuh"
 
 struct exact_sums {
@@ -24,10 +20,6 @@ struct exact_sums {
   SIMT_DEVICE void begin() { at = hull_point{{0, 0}, {0, 0}}; }
   SIMT_DEVICE hull_point point() const { return at; }
   SIMT_DEVICE void add(double yi, double wi, double sign) { at = hull_advance(at, yi, wi, sign); }
-  /* The level of the elements [ia, ib) under the edge from vertex a to vertex b. */
-  static SIMT_DEVICE double level(const hull_slots *hs, hull_vertex a, hull_vertex b, int64_t ia, int64_t ib) {
-    return hull_vertex_slope(hs, a, b, ia, ib);
-  }
 };
 
 /* float32 a + b and a * b rounded on their own (no multiply-add, as the executor computes them). */
@@ -55,11 +47,6 @@ struct plain_sums {
     float wf = (float)wi; /* the float data's weight times a power of two */
     w = f32_add(w, wf);
     s = f32_add(s, f32_mul(wf, (float)(sign * yi)));
-  }
-  /* The level from the points, whose float sums the slots hold exactly. */
-  static SIMT_DEVICE double level(const hull_slots *hs, hull_vertex a, hull_vertex b, int64_t, int64_t) {
-    int relative = a.chunk == b.chunk;
-    return hull_slope(hull_vertex_point(hs, a, relative), hull_vertex_point(hs, b, relative));
   }
 };
 

@@ -27,6 +27,7 @@
 #define GPUISO_CUDA_SHORT_ROWS_CUH
 
 #include "chunks.cuh"
+#include "hull/slots.h"
 #include "lane_sums.cuh"
 #include "team.cuh"
 
@@ -278,6 +279,17 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   }
 }
 
+/* The signed level of the elements under the hull edge from point a to point b: the slope of
+ * their exact points, formed again from their lanes' elements where rounded (the error bound of
+ * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
+ * within a rounding). */
+static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
+                                           int64_t a, int64_t b) {
+  hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
+  int relative = va.chunk == vb.chunk;
+  return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
+}
+
 /* The hull of a wide row (hull_is_wide), by one thread: the monotone chain on the steps,
  * as the CPU engine's chain (hull/wide.h) with the stack in the masks, cleared before,
  * and the steps of its blocks kept by wide_put. */
@@ -413,7 +425,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     } else {
       int64_t u2 = short_prev_vertex(sh, me, j + 1, 0), w2 = short_next_vertex(sh, me, j, me.used, me.n);
       if (k == 0 || u2 != u || w2 != w)
-        level[k] = Sums::level(&hs, short_vertex(sh, me, u2), short_vertex(sh, me, w2), me.from + u2, me.from + w2);
+        level[k] = short_edge_level(sh, hs, me, u2, w2);
       else
         level[k] = level[k - 1];
       u = u2, w = w2;
