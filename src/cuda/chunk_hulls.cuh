@@ -42,16 +42,22 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
   if (g < v.nchunks && lane == 0) v.tot[g] = c; /* the lanes' sums differ in their last bits */
 }
 
-static SIMT_DEVICE int same_point(hull_point a, hull_point b) {
-  return a.w.hi == b.w.hi && a.w.lo == b.w.lo && a.s.hi == b.s.hi && a.s.lo == b.s.lo;
+/* The last point that coincides with point k of the chunk [from, to): past the zero weights
+ * after it. */
+template <typename T>
+static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from, int64_t to, int64_t k) {
+  while (v.w && from + k < to && v.w[from + k] == 0) k++;
+  return k;
 }
+
+/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (9 KB unweighted,
+ * 17 KB weighted). */
+static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
-  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
-  SIMT_SHARED(hull_point, ends, 1);
-  SIMT_SHARED(unsigned, masks, SIMT_WARP);
-  short_shared sh = {pts, ends, masks};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   int64_t g = simt::block_idx().x, from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int64_t n = to - from;
@@ -63,30 +69,30 @@ SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
-  hull_point zero = {{0, 0}, {0, 0}}; /* the chunk-relative points, as the slots keep them */
-  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale, zero);
-  lane_hulls(sh, team, me, ok);
+  hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
+  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale);
+  lane_hulls(sh, hs, team, me, ok);
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
-   * merges in rounds may have kept another of them. */
+   * merges in rounds may have kept another of them. Each point chunk-relative, formed again from
+   * its lane's elements where its rounding was not exact. */
   unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = 0;
   for (unsigned m = mask; m; m &= m - 1) {
     int64_t k = (int64_t)q * SIMT_WARP + simt::ffs(m) - 1;
-    if (!same_point(short_point(sh, me, k), short_point(sh, me, short_next_vertex(sh, me, k, me.used, n))))
-      keep |= m & -m;
+    if (short_next_vertex(sh, me, k, me.used, n) > coinciding_end(v, from, to, k)) keep |= m & -m;
   }
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
   hull_slots slots = view_slots(v, r);
   int64_t e0 = g * slots.slot;
   for (unsigned m = keep; m; m &= m - 1, at++) {
-    int k = simt::ffs(m) - 1;
-    int64_t last = me.first + k;
-    while (v.w && last < to && v.w[last] == 0) last++;
-    hull_slot_put(&slots, e0 + at, sh.pts[q * SIMT_WARP + k], last - from);
+    int64_t k = (int64_t)q * SIMT_WARP + simt::ffs(m) - 1;
+    hull_vertex p = hull_vertex_exact(&hs, short_vertex(sh, me, k));
+    hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), coinciding_end(v, from, to, k));
   }
   if (ok && q == me.used - 1) {
-    hull_slot_put(&slots, e0 + at, sh.ends[0], to - from);
+    hull_vertex p = hull_vertex_exact(&hs, short_vertex(sh, me, n));
+    hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), n);
     chunk_node(v, g, at + 1);
   }
 }

@@ -1,13 +1,12 @@
 /* How a lane of the fast path sums its elements into its points of the cumulative sum diagram
  * (lane_points in short_rows.cuh), a compile-time policy of the lane kernels:
- *   exact_sums  double-double sums from the lane's start (the default, every precision);
- *   plain_sums  float32 sums within the lane, from its start (a double-double pair, as the
- *               lanes' starts stay pairs from a scan of their totals): the paper's exact = FALSE
- *               for float32. A lane's running sums of up to 32 terms are rounded to float32, so
- *               a point is within about 2^-24 times them of the exact one, and the turns of the
- *               lane hulls are taken on those points. The points stay pairs of doubles in
- *               shared memory (start plus the float sums, one pair addition), as the lane hulls
- *               and merges read them: the mode changes the sums, not the layout.
+ *   exact_sums  double-double sums from the lane's first point (the default, every precision);
+ *   plain_sums  float32 sums within the lane, from its first point (a double-double pair, as the
+ *               lanes' first points stay pairs from a scan of their totals): the paper's
+ *               exact = FALSE for float32. A lane's running sums of up to 32 terms are rounded to
+ *               float32, so a point is within about 2^-24 times them of the exact one, and the
+ *               turns of the lane hulls and the levels are taken on those points (as doubles, never
+ *               rounded again in shared memory): the mode changes the sums, not the layout.
  * plain_sums is used for float32 data only (lane_sums_of): float64 has no pairs to drop in the
  * paper. The fit still never steps against its direction (fit_lane_row's running maximum).
  */
@@ -18,7 +17,7 @@
 
 struct exact_sums {
   hull_point at;
-  SIMT_DEVICE void begin(hull_point start) { at = start; }
+  SIMT_DEVICE void begin() { at = hull_point{{0, 0}, {0, 0}}; }
   SIMT_DEVICE hull_point point() const { return at; }
   SIMT_DEVICE void add(double yi, double wi, double sign) { at = hull_advance(at, yi, wi, sign); }
 };
@@ -41,12 +40,9 @@ static inline GPUISO_HD float f32_mul(float a, float b) {
 }
 
 struct plain_sums {
-  hull_point start;
   float w, s;
-  SIMT_DEVICE void begin(hull_point from) { start = from, w = 0, s = 0; }
-  SIMT_DEVICE hull_point point() const {
-    return hull_point{dd_add_d(start.w, (double)w), dd_add_d(start.s, (double)s)};
-  }
+  SIMT_DEVICE void begin() { w = 0, s = 0; }
+  SIMT_DEVICE hull_point point() const { return hull_point{{(double)w, 0}, {(double)s, 0}}; }
   SIMT_DEVICE void add(double yi, double wi, double sign) {
     float wf = (float)wi; /* the float data's weight times a power of two */
     w = f32_add(w, wf);

@@ -316,9 +316,9 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
   auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
   if (s == GPUISO_OK && p->npacks > 0)
-    s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP), 0,
-                  v, (const int64_t *)p->pack_first);
-  size_t shared = block_rows_shared(p->block_threads);
+    s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP),
+                  short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_first);
+  size_t shared = block_rows_shared(p->block_threads, v.w != NULL);
   if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, shared);
   if (s == GPUISO_OK && p->nblock_rows > 0)
     s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->nblock_rows),
@@ -364,7 +364,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = ex.launch("chunk_hulls_kernel",
                   p->opt.gpu_plain_sums ? chunk_hulls_kernel<T, typename lane_sums_of<T>::type> : chunk_hulls_kernel<T>,
-                  dim3((unsigned)M), dim3(SIMT_WARP), 0, v);
+                  dim3((unsigned)M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, wide_chain_step<T>{v}, M);

@@ -4,8 +4,8 @@
  * its L within the warp (short_row_place), in order; longer ones take a block of L threads (two or
  * four warps) each. The row's lanes form a team (team.cuh), and every lane:
  *   1. checks its 32 elements and the row's totals (reductions over the team);
- *   2. forms its points of the cumulative sum diagram in shared memory, from the scan of the
- *      lanes' totals;
+ *   2. forms its points of the cumulative sum diagram in shared memory: its sums from its first
+ *      point rounded to doubles (short_shared), its first point from the scan of the lanes' totals;
  *   3. builds its lane hull by monotone chain with the stack in a 32-bit mask (bit k: point k of
  *      the lane), the entry under the top found by count-leading-zeros;
  *   4. in rounds, the first lane of each pair of neighbouring groups of lanes finds their bridge
@@ -17,13 +17,17 @@
  * A wide row (hull_is_wide: its points may not hold its steps) is instead one chain on the
  * steps by its first lane, as the CPU engine's (short_wide_chain), between steps 1 and 5.
  * Every collective is reached by all threads of the warp or block, whatever their row's state, so
- * that idle and failed lanes keep step. Points take 32 bytes each in shared memory: 33 KB for a
- * warp, 129 KB for a block of four.
+ * that idle and failed lanes keep step. The turns and levels are those of the chunk vertex slots
+ * (hull/slots.h, a lane for a chunk): filtered under an error bound on the rounded sums, decided
+ * on the exact ones, formed again from the lane's elements, where it cannot. A point takes 8
+ * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 40 more: 9 or
+ * 17 KB for a warp, 37 or 69 KB for a block of four.
  */
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
 
 #include "chunks.cuh"
+#include "hull/slots.h"
 #include "lane_sums.cuh"
 #include "team.cuh"
 
@@ -94,22 +98,93 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
   return t < lanes ? lane_in_row(r, v.offsets[r], n, 0, lanes, t) : idle_lane();
 }
 
-/* The warp's shared memory: points by lane (point k of lane j at j * 32 + k, its row's point
- * 32 q + k), each row's end point by its first lane, the lanes' hull masks. */
+/* The lanes' shared memory (paper, section 6): each lane's first point, a pair of pairs from the
+ * scan of the lanes' totals; its points 1..32 (point k of the row's lane j: the row's point
+ * 32 j + k) as their sums from that first point, each coordinate rounded to a double, at slot
+ * lane0 * 32 + p - 1 for the row's point p >= 1 (W only for a weighted batch: unweighted, it is
+ * the point's index within its lane, exact); a bit per point where the rounding was not exact;
+ * the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 40 a lane. The predicates
+ * and levels take the points as hull/slots.h takes a chunk's vertices, the lane its chunk. */
 struct short_shared {
-  hull_point *pts, *ends;
-  unsigned *masks;
+  hull_point *starts;        /* by lane */
+  double *s, *w;             /* by slot; w NULL: an unweighted batch */
+  unsigned *rounded, *masks; /* by lane */
 };
 
-
-/* Where point p (0..n) of the lane's row is kept. */
-static SIMT_DEVICE hull_point *short_slot(const short_shared &sh, const short_lane &me, int64_t p) {
-  if (p == me.n) return sh.ends + me.lane0;
-  return sh.pts + (me.lane0 + (int)(p / SIMT_WARP)) * SIMT_WARP + (int)(p % SIMT_WARP);
+/* The bytes of a short_shared for `threads` lanes, with `scratch` bytes (a multiple of 8)
+ * between the points and the bit masks. */
+static inline GPUISO_HD size_t lane_shared_bytes(int threads, int weighted, size_t scratch) {
+  size_t lane = sizeof(hull_point) + SIMT_WARP * sizeof(double) * (weighted ? 2 : 1) + 2 * sizeof(unsigned);
+  return (size_t)threads * lane + scratch;
 }
 
-static SIMT_DEVICE hull_point short_point(const short_shared &sh, const short_lane &me, int64_t p) {
-  return *short_slot(sh, me, p);
+/* The short_shared laid out from `base` as lane_shared_bytes sizes it; *scratch its scratch. */
+static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads, int weighted, size_t scratch_bytes,
+                                               unsigned char **scratch) {
+  int slots = threads * SIMT_WARP;
+  short_shared sh;
+  sh.starts = reinterpret_cast<hull_point *>(base);
+  sh.s = reinterpret_cast<double *>(sh.starts + threads);
+  sh.w = weighted ? sh.s + slots : NULL;
+  *scratch = reinterpret_cast<unsigned char *>(sh.s + (weighted ? 2 : 1) * slots);
+  sh.rounded = reinterpret_cast<unsigned *>(*scratch + scratch_bytes);
+  sh.masks = sh.rounded + threads;
+  return sh;
+}
+
+/* The slot of the row's point p >= 1. */
+static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) { return me.lane0 * SIMT_WARP + (int)p - 1; }
+
+/* Point k (0..32) of the row's lane j, as a vertex of the slots' predicates. */
+static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
+  hull_vertex q = {j, k, {{0, 0}, {0, 0}}, 0};
+  if (k == 0) return q;
+  int i = short_slot(me, (int64_t)j * SIMT_WARP + k);
+  q.rel.w.hi = sh.w ? sh.w[i] : (double)k;
+  q.rel.s.hi = sh.s[i];
+  q.rounded = (int)(sh.rounded[me.lane0 + j] >> (k - 1) & 1u);
+  return q;
+}
+
+/* Point p (0..n) of the lane's row: point 0 of its lane, the row's end the last lane's last. */
+static SIMT_DEVICE hull_vertex short_vertex(const short_shared &sh, const short_lane &me, int64_t p) {
+  int j = (int)(p / SIMT_WARP) < me.used ? (int)(p / SIMT_WARP) : me.used - 1;
+  return lane_vertex(sh, me, j, (int)(p - (int64_t)j * SIMT_WARP));
+}
+
+/* The lane's row as the slots' predicates take it: its lanes the chunks, their first points
+ * the starts, the elements to form a point again from. */
+template <typename T>
+static SIMT_DEVICE hull_slots lane_slots(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
+                                         double scale) {
+  hull_slots hs = {sh.starts + me.lane0, NULL, v.w != NULL, NULL, SIMT_WARP, SIMT_WARP, 0, me.from,
+                   v.y, v.w, sizeof(T) == sizeof(float), scale, v.sign};
+  return hs;
+}
+
+/* The step of a wide row's block of elements (before, k] (short_wide_chain): of one element
+ * formed again from it, of more kept as pairs in the slots of points k - 1 and k, which are no
+ * vertices (hull/wide.h's scheme; W the count where unweighted). */
+template <typename T>
+static SIMT_DEVICE hull_point wide_step(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
+                                        int64_t before, int64_t k, double scale) {
+  if (k - before == 1)
+    return hull_step((double)v.y[me.from + k - 1], v.w ? (double)v.w[me.from + k - 1] * scale : 1.0, v.sign);
+  int i = short_slot(me, k - 1);
+  hull_point st;
+  st.w.hi = sh.w ? sh.w[i] : (double)(k - before);
+  st.w.lo = sh.w ? sh.w[i + 1] : 0.0;
+  st.s.hi = sh.s[i];
+  st.s.lo = sh.s[i + 1];
+  return st;
+}
+
+static SIMT_DEVICE void wide_put(const short_shared &sh, const short_lane &me, int64_t before, int64_t k,
+                                 hull_point st) {
+  if (k - before == 1) return;
+  int i = short_slot(me, k - 1);
+  sh.s[i] = st.s.hi, sh.s[i + 1] = st.s.lo;
+  if (sh.w) sh.w[i] = st.w.hi, sh.w[i + 1] = st.w.lo;
 }
 
 /* Marks point p (below n, whose end point the masks leave implicit) a vertex or not. */
@@ -150,20 +225,20 @@ static SIMT_DEVICE int64_t short_next_vertex(const short_shared &sh, const short
 }
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
- * which the mask leaves implicit), as a mask of point bits. */
-static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const short_lane &me) {
-  int64_t base = (int64_t)me.q * SIMT_WARP;
+ * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
+ * relative to its first. */
+static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   unsigned mask = 1;
   int top = 0, under = -1;
-  hull_point pt = short_point(sh, me, base), pu = pt;
+  hull_vertex pt = lane_vertex(sh, me, me.q, 0), pu = pt;
   for (int k = 1; k <= (int)me.count; k++) {
-    hull_point pk = short_point(sh, me, base + k);
-    while (under >= 0 && hull_orient(pu, pt, pk) <= 0) { /* pop: the top is no vertex */
+    hull_vertex pk = lane_vertex(sh, me, me.q, k);
+    while (under >= 0 && hull_orient_vertices(&hs, pu, pt, pk) <= 0) { /* pop: the top is no vertex */
       mask &= ~(1u << top);
       top = under, pt = pu;
       unsigned below = mask & ((1u << top) - 1u);
       under = below ? 31 - simt::clz(below) : -1;
-      if (under >= 0) pu = short_point(sh, me, base + under);
+      if (under >= 0) pu = lane_vertex(sh, me, me.q, under);
     }
     if (k < (int)me.count) mask |= 1u << k;
     under = top, pu = pt;
@@ -174,25 +249,25 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const short_
 
 /* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
  * walking from their shared point, the bits strictly between its ends cleared. */
-static SIMT_DEVICE void short_merge(const short_shared &sh, const short_lane &me, int size) {
+static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size) {
   int q = me.q, hi = q + 2 * size < me.used ? q + 2 * size : me.used;
   int64_t lo = (int64_t)q * SIMT_WARP, s = lo + (int64_t)size * SIMT_WARP;
   int64_t end = lo + 2 * (int64_t)size * SIMT_WARP < me.n ? lo + 2 * (int64_t)size * SIMT_WARP : me.n;
   int64_t a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
-  hull_point pa = short_point(sh, me, a), pb = short_point(sh, me, b);
-  if (hull_orient(pa, short_point(sh, me, s), pb) > 0) return; /* convex at s: s stays */
+  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b);
+  if (hull_orient_vertices(&hs, pa, short_vertex(sh, me, s), pb) > 0) return; /* convex at s: s stays */
   for (int moved = 1; moved;) {
     moved = 0;
     while (a > lo) {
       int64_t a2 = short_prev_vertex(sh, me, a, q);
-      hull_point p2 = short_point(sh, me, a2);
-      if (hull_orient(p2, pa, pb) > 0) break;
+      hull_vertex p2 = short_vertex(sh, me, a2);
+      if (hull_orient_vertices(&hs, p2, pa, pb) > 0) break;
       a = a2, pa = p2, moved = 1;
     }
     while (b < end) {
       int64_t b2 = short_next_vertex(sh, me, b, hi, end);
-      hull_point p2 = short_point(sh, me, b2);
-      if (hull_orient(pa, pb, p2) > 0) break;
+      hull_vertex p2 = short_vertex(sh, me, b2);
+      if (hull_orient_vertices(&hs, pa, pb, p2) > 0) break;
       b = b2, pb = p2, moved = 1;
     }
   }
@@ -204,15 +279,20 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const short_lane &me
   }
 }
 
-/* The signed level of element i of the row (0-based): the slope of the hull edge above it. */
-static SIMT_DEVICE double short_edge_level(const short_shared &sh, const short_lane &me, int64_t i) {
-  int64_t u = short_prev_vertex(sh, me, i + 1, 0), w = short_next_vertex(sh, me, i, me.used, me.n);
-  return hull_slope(short_point(sh, me, u), short_point(sh, me, w));
+/* The signed level of the elements under the hull edge from point a to point b: the slope of
+ * their exact points, formed again from their lanes' elements where rounded (the error bound of
+ * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
+ * within a rounding). */
+static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
+                                           int64_t a, int64_t b) {
+  hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
+  int relative = va.chunk == vb.chunk;
+  return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
 }
 
 /* The hull of a wide row (hull_is_wide), by one thread: the monotone chain on the steps,
  * as the CPU engine's chain (hull/wide.h) with the stack in the masks, cleared before,
- * and the step that ends at each vertex kept where its point would be (short_slot). */
+ * and the steps of its blocks kept by wide_put. */
 template <typename T>
 static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
                                          double scale) {
@@ -220,16 +300,18 @@ static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_sh
   int64_t top = -1, under = -1;
   for (int64_t k = 0;; k++) {
     if (k > 0 && v.w && v.w[me.from + k - 1] == 0) { /* the top vertex takes the later index */
-      *short_slot(sh, me, k) = *short_slot(sh, me, top);
+      if (under >= 0) wide_put(sh, me, under, k, wide_step(v, sh, me, under, top, scale));
       short_mark(sh, me, top, 0);
     } else {
-      while (under >= 0 && hull_turn(*short_slot(sh, me, top), step) <= 0) {
-        step = hull_point_add(*short_slot(sh, me, top), step);
+      while (under >= 0) {
+        hull_point t = wide_step(v, sh, me, under, top, scale);
+        if (hull_turn(t, step) > 0) break;
+        step = hull_point_add(t, step);
         short_mark(sh, me, top, 0);
         top = under;
         under = short_prev_vertex(sh, me, top, 0);
       }
-      *short_slot(sh, me, k) = step;
+      if (top >= 0) wide_put(sh, me, top, k, step);
       under = top;
     }
     short_mark(sh, me, k, 1);
@@ -239,44 +321,47 @@ static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_sh
   }
 }
 
-/* The signed level of element i (0-based) of a wide row: of the step that ends at the vertex
- * after it (short_wide_chain), as hull_edge gives it. */
-static SIMT_DEVICE double short_wide_level(const short_shared &sh, const short_lane &me, int64_t i) {
-  hull_point e = short_point(sh, me, short_next_vertex(sh, me, i, me.used, me.n));
+/* The signed level of element i (0-based) of a wide row: of the step of its block (short_wide_chain),
+ * as hull_edge gives it. */
+template <typename T>
+static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
+                                          int64_t i, double scale) {
+  int64_t before = short_prev_vertex(sh, me, i + 1, 0), k = short_next_vertex(sh, me, i, me.used, me.n);
+  hull_point e = wide_step(v, sh, me, before, k, scale);
   return hull_quotient(e.s, e.w);
 }
 
-/* The lanes' points of the cumulative sum diagram in shared memory, from `origin` (the row's or
- * chunk's first point), weights scaled by `scale`: the lanes' totals scanned, then each lane's
- * points from its start, summed as Sums sums (lane_sums.cuh). */
+/* The lanes' points of the cumulative sum diagram in shared memory, weights scaled by `scale`:
+ * each lane's sums from its first point (Sums, lane_sums.cuh), rounded as hull_slot_put rounds
+ * them, then the lanes' totals scanned for their first points. */
 template <typename T, class Team, class Sums = exact_sums>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
-                                    const short_lane &me, int ok, double scale, hull_point origin) {
+                                    const short_lane &me, int ok, double scale) {
   hull_point zero = {{0, 0}, {0, 0}};
   Sums run;
-  run.begin(zero);
-  for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-    run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
-  hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
-  p = hull_point{dd_add(origin.w, p.w), dd_add(origin.s, p.s)};
-  Sums at;
-  at.begin(p);
+  run.begin();
+  unsigned rounded = 0;
   for (int64_t k = 0; ok && k < me.count; k++) {
-    int64_t i = me.first + k;
-    sh.pts[(me.lane0 + me.q) * SIMT_WARP + k] = at.point();
-    at.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+    int64_t i = me.first + k, slot = short_slot(me, (int64_t)me.q * SIMT_WARP + k + 1);
+    run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+    hull_point r = run.point();
+    sh.s[slot] = r.s.hi + r.s.lo;
+    if (sh.w) sh.w[slot] = r.w.hi + r.w.lo;
+    rounded |= (unsigned)(r.s.lo != 0 || (sh.w && r.w.lo != 0)) << k;
   }
-  if (ok && me.q == me.used - 1) sh.ends[me.lane0] = at.point();
+  hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
+  if (ok && me.count > 0) sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
   team.sync();
 }
 
-/* The lane hulls, then their merges in rounds: the row's hull as mask bits (and its end point). */
+/* The lane hulls, then their merges in rounds: the row's hull as mask bits. */
 template <class Team>
-static SIMT_DEVICE void lane_hulls(const short_shared &sh, const Team &team, const short_lane &me, int ok) {
-  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull(sh, me);
+static SIMT_DEVICE void lane_hulls(const short_shared &sh, const hull_slots &hs, const Team &team, const short_lane &me,
+                                   int ok) {
+  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull(sh, hs, me);
   team.sync();
   for (int size = 1; size < team.span; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, me, size);
+    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, hs, me, size);
     team.sync();
   }
 }
@@ -309,10 +394,10 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
 
   /* 2. the points, 3. the lane hulls, 4. their merges; a wide row's hull by one thread on the
    * steps instead */
-  hull_point origin = {{0, 0}, {0, 0}};
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
-  lane_points<T, Team, Sums>(v, sh, team, me, ok && !wide, st.scale, origin);
-  lane_hulls(sh, team, me, ok && !wide);
+  hull_slots hs = lane_slots(v, sh, me, st.scale);
+  lane_points<T, Team, Sums>(v, sh, team, me, ok && !wide, st.scale);
+  lane_hulls(sh, hs, team, me, ok && !wide);
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
   if (wide && me.q == 0) short_wide_chain(v, sh, me, st.scale);
@@ -330,11 +415,21 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   int64_t positive_before = team.exclusive_scan(last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
   first = team.reduce(first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   double level[SIMT_WARP], top = -INFINITY;
+  int64_t u = -1, w = -1; /* the edge above the element before, whose level it took */
   for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
     int64_t i = me.first + k - me.from, j = i;
     if (v.w && v.w[me.first + k] == 0) j = left >= 0 ? left : first;
     else left = i;
-    level[k] = wide ? short_wide_level(sh, me, j) : short_edge_level(sh, me, j);
+    if (wide) {
+      level[k] = short_wide_level(v, sh, me, j, st.scale);
+    } else {
+      int64_t u2 = short_prev_vertex(sh, me, j + 1, 0), w2 = short_next_vertex(sh, me, j, me.used, me.n);
+      if (k == 0 || u2 != u || w2 != w)
+        level[k] = short_edge_level(sh, hs, me, u2, w2);
+      else
+        level[k] = level[k - 1];
+      u = u2, w = w2;
+    }
     top = level[k] > top ? level[k] : top;
   }
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
@@ -356,24 +451,24 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   }
 }
 
-/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in 33 KB of
- * static shared memory. */
+/* The dynamic shared memory of short_rows_kernel: a warp's points, its rows' end points, masks. */
+static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
+
+/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
+ * short_rows_shared(weighted) bytes (9 KB unweighted, 17 KB weighted). */
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
-  SIMT_SHARED(hull_point, pts, SIMT_WARP * SIMT_WARP);
-  SIMT_SHARED(hull_point, ends, SIMT_WARP);
-  SIMT_SHARED(unsigned, masks, SIMT_WARP);
-  short_shared sh = {pts, ends, masks};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
   warp_team team = {me.lane0, me.lanes};
   fit_lane_row<T, warp_team, Sums>(v, sh, team, me);
 }
 
-/* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the end
- * point, the team's scratch, the masks. */
-static inline GPUISO_HD size_t block_rows_shared(int threads) {
-  return ((size_t)threads * SIMT_WARP + 1) * sizeof(hull_point) +
-         (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD + (size_t)threads * sizeof(unsigned);
+/* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
+ * scratch, the masks (37 KB unweighted, 69 KB weighted, at four warps). */
+static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
+  return lane_shared_bytes(threads, weighted, (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD);
 }
 
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
@@ -381,9 +476,9 @@ static inline GPUISO_HD size_t block_rows_shared(int threads) {
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   int threads = (int)simt::block_dim().x;
-  hull_point *pts = simt::dynamic_shared<hull_point>();
-  unsigned char *scratch = (unsigned char *)(pts + threads * SIMT_WARP + 1);
-  short_shared sh = {pts, pts + threads * SIMT_WARP, (unsigned *)(scratch + threads / SIMT_WARP * BLOCK_TEAM_WORD)};
+  unsigned char *scratch;
+  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,
+                                   (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
   short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
   block_team team = {short_row_lanes(me.n), scratch, threads};
   fit_lane_row<T, block_team, Sums>(v, sh, team, me);

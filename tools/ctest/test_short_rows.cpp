@@ -1,6 +1,21 @@
 /* The fast path's lane kernels (src/cuda/short_rows.cuh) through the batch solver's host side,
- * run on the CPU by the SIMT executor under three schedule seeds, against the CPU hull engine. */
+ * run on the CPU by the SIMT executor under three schedule seeds, against the CPU hull engine;
+ * their shared memory unweighted and weighted; and a planted fault in their rounding flags. */
 #include "batch.h"
+
+/* The executor, keeping the dynamic shared bytes and threads of the lane kernels' launches. */
+#define LANE_KERNELS 3
+static const char *const lane_kernels[LANE_KERNELS] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
+
+struct shared_log : sim_exec {
+  size_t bytes[LANE_KERNELS], threads[LANE_KERNELS];
+  template <class... P, class... A>
+  gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
+    for (int k = 0; k < LANE_KERNELS; k++)
+      if (!strcmp(name, lane_kernels[k])) bytes[k] = shared, threads[k] = block.x;
+    return sim_exec::launch(name, kernel, grid, block, shared, args...);
+  }
+};
 
 /* The fast path's lane kernels at the lengths around a lane, a warp, two and four warps, in one
  * batch (short rows of 1 to 32 lanes side by side in warps, longer ones a block each, between
@@ -19,6 +34,7 @@ static void test_short_rows(void) {
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
+  size_t bytes[W_COUNT][LANE_KERNELS] = {{0}}, threads[LANE_KERNELS] = {0};
   for (int f = 0; f < FAM_COUNT; f++) {
     for (int wk = 0; wk < W_COUNT; wk++) {
       for (int over = 0; over <= 1; over++) {
@@ -32,8 +48,10 @@ static void test_short_rows(void) {
         reference(rows, o, y, wp, &opt, ref);
         opt.gpu_kernel = GPUISO_GPU_FAST;
         gpuiso_error e;
-        sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+        shared_log ex = {{&e, 0, 0, 0, 0, sim_seed}, {0}, {0}};
         gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+        for (int k = 0; k < LANE_KERNELS; k++)
+          if (ex.bytes[k]) bytes[wk][k] = ex.bytes[k], threads[k] = ex.threads[k];
         comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, f == FAM_CANCELLATION);
         int flags_ok = 1;
         for (int64_t r = 0; r < rows; r++)
@@ -57,10 +75,101 @@ static void test_short_rows(void) {
       }
     }
   }
+  /* unweighted, the points keep no W: the launch takes at least 8 bytes a point (32 a thread) less
+   * shared memory than the weighted one (and the executor holds each kernel to its bytes) */
+  for (int k = 0; k < LANE_KERNELS; k++)
+    CHECK(bytes[W_NONE][k] > 0 && bytes[W_NONE][k] + 8 * SIMT_WARP * threads[k] <= bytes[W_UNIFORM][k],
+          "%s: %zu bytes of shared memory unweighted, %zu weighted, %zu threads", lane_kernels[k],
+          bytes[W_NONE][k], bytes[W_UNIFORM][k], threads[k]);
   free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
+/* A planted fault: the lanes' sums with their pairs folded to doubles, so that no point is flagged
+ * rounded and the turns trust the rounded coordinates instead of falling back to the exact ones. */
+struct unflagged_sums : exact_sums {
+  SIMT_DEVICE hull_point point() const { return hull_point{{at.w.hi + at.w.lo, 0}, {at.s.hi + at.s.lo, 0}}; }
+};
+
+/* The solver blocks of short_rows_kernel with Sums, a row a warp, that differ from the CPU hull
+ * engine's (-1: the launch failed). */
+template <class Sums>
+static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, const double *w, int increasing,
+                                const uint8_t *ref_start) {
+  int64_t N = o[R];
+  gpuiso_error e;
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+  solver_view<double> v;
+  memset(&v, 0, sizeof v);
+  int64_t *offsets = NULL, *packs = NULL;
+  double *dy = NULL, *dw = NULL, *fit = NULL;
+  uint8_t *edge = NULL;
+  row_state *rows = NULL;
+  unsigned long long *failed = NULL, none = NO_FAILED_ROW;
+  std::vector<int64_t> pack_first((size_t)R + 1);
+  std::vector<uint8_t> start((size_t)N);
+  for (int64_t r = 0; r <= R; r++) pack_first[(size_t)r] = r;
+  gpuiso_status s = ex.alloc((void **)&offsets, (R + 1) * sizeof *offsets);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&packs, (R + 1) * sizeof *packs);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&dy, N * sizeof *dy);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&dw, N * sizeof *dw);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&fit, N * sizeof *fit);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&edge, N);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&rows, R * sizeof *rows);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&failed, sizeof *failed);
+  if (s == GPUISO_OK) s = ex.put(offsets, o, (R + 1) * sizeof *offsets);
+  if (s == GPUISO_OK) s = ex.put(packs, pack_first.data(), (R + 1) * sizeof *packs);
+  if (s == GPUISO_OK) s = ex.put(dy, y, N * sizeof *dy);
+  if (s == GPUISO_OK) s = ex.put(dw, w, N * sizeof *dw);
+  if (s == GPUISO_OK) s = ex.put(failed, &none, sizeof none);
+  v.nrows = R, v.offsets = offsets, v.y = dy, v.w = dw, v.fit = fit, v.edge_start = edge;
+  v.sign = increasing ? 1.0 : -1.0, v.lo = -INFINITY, v.hi = INFINITY, v.rows = rows, v.failed_row = failed;
+  if (s == GPUISO_OK)
+    s = ex.launch("short_rows_kernel", short_rows_kernel<double, Sums>, dim3((unsigned)R), dim3(SIMT_WARP),
+                  short_rows_shared(1), v, (const int64_t *)packs);
+  if (s == GPUISO_OK) s = ex.get(start.data(), edge, N);
+  if (s == GPUISO_OK) s = ex.get(&none, failed, sizeof none);
+  void *held[] = {offsets, packs, dy, dw, fit, edge, rows, failed};
+  for (void *p : held) ex.release(p);
+  if (s != GPUISO_OK || none != NO_FAILED_ROW) return -1;
+  int64_t differ = 0;
+  for (int64_t i = 0; i < N; i++) differ += start[(size_t)i] != ref_start[i];
+  return differ;
+}
+
+/* The exact fallback of the lanes' turns is reached and decides: on weighted cancellations, rows
+ * of up to a warp, the kernel's solver blocks are the CPU hull engine's, and those of the kernel
+ * with the planted fault (unflagged_sums) are not. */
+static void test_planted_fault(void) {
+  const int64_t lens[] = {1024, 1000, 777, 512, 300, 1024, 64, 999};
+  const int64_t R = (int64_t)(sizeof lens / sizeof lens[0]);
+  int64_t o[R + 1];
+  o[0] = 0;
+  for (int64_t r = 0; r < R; r++) o[r + 1] = o[r] + lens[r];
+  std::vector<double> y((size_t)o[R]), w((size_t)o[R]), ref((size_t)o[R]);
+  std::vector<uint8_t> ref_start((size_t)o[R]);
+  int64_t faithful = 0, planted = 0;
+  for (int wk = W_UNIFORM; wk <= W_EXTREME; wk++) {
+    gen_rows(FAM_CANCELLATION, (weight_kind)wk, R, o, 17 + wk, 0, y.data(), w.data());
+    gpuiso_opts opt = options(1, 0, 0);
+    opt.solver_blocks = 1;
+    for (int64_t r = 0; r < R; r++) {
+      gpuiso_error e;
+      gpuiso_hull(o[r + 1] - o[r], y.data() + o[r], w.data() + o[r], &opt, ref.data() + o[r], ref_start.data() + o[r],
+                  NULL, &e);
+    }
+    int64_t d = blocks_differing<exact_sums>(R, o, y.data(), w.data(), 1, ref_start.data());
+    int64_t f = blocks_differing<unflagged_sums>(R, o, y.data(), w.data(), 1, ref_start.data());
+    faithful = d < 0 || faithful < 0 ? -1 : faithful + d;
+    planted = f < 0 || planted < 0 ? -1 : planted + f;
+  }
+  printf("planted fault: %lld solver block flags differ from the CPU engine's with the rounding flags dropped\n",
+         (long long)planted);
+  CHECK(faithful == 0 && planted > 0,
+        "planted fault: %lld solver block flags differ from the CPU engine's (-1: failed), %lld with the "
+        "rounding flags dropped", (long long)faithful, (long long)planted);
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_short_rows};
+  static void (*const tests[])(void) = {test_short_rows, test_planted_fault};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]));
 }
