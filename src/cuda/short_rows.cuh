@@ -332,8 +332,8 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
 }
 
 /* The lanes' points of the cumulative sum diagram in shared memory, weights scaled by `scale`:
- * each lane's sums from its first point (Sums, lane_sums.cuh), rounded as hull_slot_put rounds
- * them, then the lanes' totals scanned for their first points. */
+ * each lane's sums from its first point (Sums, lane_sums.cuh), rounded as the slots round them
+ * (hull_round_rel), then the lanes' totals scanned for their first points. */
 template <typename T, class Team, class Sums = exact_sums>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me, int ok, double scale) {
@@ -344,10 +344,10 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   for (int64_t k = 0; ok && k < me.count; k++) {
     int64_t i = me.first + k, slot = short_slot(me, (int64_t)me.q * SIMT_WARP + k + 1);
     run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
-    hull_point r = run.point();
-    sh.s[slot] = r.s.hi + r.s.lo;
-    if (sh.w) sh.w[slot] = r.w.hi + r.w.lo;
-    rounded |= (unsigned)(r.s.lo != 0 || (sh.w && r.w.lo != 0)) << k;
+    double rw, rs;
+    rounded |= (unsigned)hull_round_rel(run.point(), sh.w != NULL, &rw, &rs) << k;
+    sh.s[slot] = rs;
+    if (sh.w) sh.w[slot] = rw;
   }
   hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
   if (ok && me.count > 0) sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;

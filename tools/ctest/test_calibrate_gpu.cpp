@@ -23,7 +23,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
   gpuiso_opts o = test_options(1, 2); /* the CPU path's threaded pooling too */
@@ -375,13 +375,6 @@ static void test_predict(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_against_cpu();
-    test_errors();
-    test_predict();
-  }
-  printf("ctest: %d passed, %d failed (calibration on the CUDA engine, on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_against_cpu, test_errors, test_predict};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "calibration on the CUDA engine, on the CPU");
 }

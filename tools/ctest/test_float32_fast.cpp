@@ -20,7 +20,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 /* The bounds of exact = FALSE that isoreg_gpu()'s help states, relative to the row's largest
  * |y|: weights within a factor of 100 of each other (none, uniform; measured up to 6e-5), and

@@ -17,7 +17,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 static gpuiso_opts options(int increasing, int64_t chunk) {
   gpuiso_opts o = test_options(increasing, 1);
@@ -207,13 +207,6 @@ static void test_soft(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_solver_blocks();
-    test_vjp();
-    test_soft();
-  }
-  printf("ctest: %d passed, %d failed (the gradients of the CUDA engine on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_solver_blocks, test_vjp, test_soft};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the gradients of the CUDA engine on the CPU");
 }

@@ -16,7 +16,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 static gpuiso_opts options(gpuiso_gpu_kernel kernel, int64_t chunk) {
   gpuiso_opts o = test_options(1, 1); /* IDR's own direction is antitonic whatever is asked */
@@ -143,12 +143,6 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_against_cpu();
-    test_errors();
-  }
-  printf("ctest: %d passed, %d failed (IDR on the CUDA engine, on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_against_cpu, test_errors};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "IDR on the CUDA engine, on the CPU");
 }

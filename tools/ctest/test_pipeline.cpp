@@ -325,5 +325,5 @@ static void test_compact_slots(void) {
 
 int main(void) {
   static void (*const tests[])(void) = {test_compact_slots, test_families, test_tiny_weights, test_slices, test_row_scans, test_errors};
-  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]));
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }

@@ -17,7 +17,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 /* The SIMT executor, counting the bytes it allocates. */
 struct counting_exec : sim_exec {
@@ -28,8 +28,6 @@ struct counting_exec : sim_exec {
     return s;
   }
 };
-
-static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 
 /* A fit on the device by a plan: y and w (NULL: none) put there, the fit (first filled with the
  * bytes 0xff) brought back into fit. */
@@ -143,11 +141,6 @@ static void test_weighted_or_not(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_weighted_or_not();
-  }
-  printf("ctest: %d passed, %d failed (the device plans on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_weighted_or_not};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the device plans on the CPU");
 }

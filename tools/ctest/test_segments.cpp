@@ -18,7 +18,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 static gpuiso_opts options(int increasing, int64_t chunk, gpuiso_gpu_kernel kernel) {
   gpuiso_opts o = test_options(increasing, 1);
@@ -26,8 +26,6 @@ static gpuiso_opts options(int increasing, int64_t chunk, gpuiso_gpu_kernel kern
   o.gpu_kernel = kernel;
   return o;
 }
-
-static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 
 /* The batch: a short row, the long one, a row of 5. */
 #define LONG_ROW 12000
@@ -187,14 +185,6 @@ static void test_memory_option(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_families();
-    test_zeros_bounds_blocks();
-    test_errors();
-    test_memory_option();
-  }
-  printf("ctest: %d passed, %d failed (rows in segments on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_families, test_zeros_bounds_blocks, test_errors, test_memory_option};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "rows in segments on the CPU");
 }

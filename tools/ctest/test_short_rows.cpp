@@ -171,5 +171,5 @@ static void test_planted_fault(void) {
 
 int main(void) {
   static void (*const tests[])(void) = {test_short_rows, test_planted_fault};
-  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]));
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }

@@ -23,7 +23,7 @@ extern "C" {
 }
 
 #include "check.h"
-#include "options.h"
+#include "sim_test.h"
 
 static gpuiso_opts options(int increasing, gpuiso_gpu_kernel kernel, int single) {
   gpuiso_opts o = test_options(increasing, 2);
@@ -86,8 +86,6 @@ static void free_data(xy_data *d) {
   free(d->y);
   free(d->w);
 }
-
-static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 
 /* The device path against the CPU path on d. exact: every sum of the pooling is exact, so the
  * knots' weights must be the CPU's bit for bit. */
@@ -296,13 +294,6 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  uint64_t seeds[3];
-  for (int k = 0, n = sim_seeds(seeds); k < n; k++) {
-    sim_seed = seeds[k];
-    test_fits();
-    test_staged_rows();
-    test_errors();
-  }
-  printf("ctest: %d passed, %d failed (the fit on unsorted x on the CPU)\n", passed, failed);
-  return failed != 0;
+  static void (*const tests[])(void) = {test_fits, test_staged_rows, test_errors};
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the fit on unsorted x on the CPU");
 }

@@ -183,5 +183,5 @@ static void test_wide_chunks(void) {
 
 int main(void) {
   static void (*const tests[])(void) = {test_wide, test_wide_chunks};
-  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]));
+  return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }

@@ -73,12 +73,19 @@ static inline GPUISO_HD int64_t hull_entry_index(const hull_slots *v, int64_t e)
   return hull_chunk_first(v, e / v->slot) + (v->vi[e] >> 1);
 }
 
+/* A point relative to its chunk's (or lane's) first point rounded to doubles *rw and *rs: a pair's
+ * high part is the nearest double where its low part is zero; otherwise its sum is. Returns
+ * whether either coordinate kept (W only where weighted) was rounded. */
+static inline GPUISO_HD int hull_round_rel(hull_point rel, int weighted, double *rw, double *rs) {
+  *rw = rel.w.hi + rel.w.lo, *rs = rel.s.hi + rel.s.lo;
+  return rel.s.lo != 0 || (weighted && rel.w.lo != 0);
+}
+
 /* Writes the vertex of point index k within chunk c, at rel from the chunk's first point, to
- * slot entry e, rounded to doubles. A pair's high part is the nearest double where its low part
- * is zero; otherwise its sum is, and the flag says so. */
+ * slot entry e, rounded to doubles (hull_round_rel), with the flag where it was rounded. */
 static inline GPUISO_HD void hull_slot_put(const hull_slots *v, int64_t e, hull_point rel, int64_t k) {
-  double rw = rel.w.hi + rel.w.lo, rs = rel.s.hi + rel.s.lo;
-  int rounded = rel.s.lo != 0 || (v->weighted && rel.w.lo != 0);
+  double rw, rs;
+  int rounded = hull_round_rel(rel, v->weighted, &rw, &rs);
   if (v->weighted) *hull_slot_w(v, e) = rw;
   *hull_slot_s(v, e) = rs;
   v->vi[e] = (int32_t)(2 * k + rounded);
