@@ -55,7 +55,7 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 template <typename T, class Sums = exact_sums>
-SIMT_KERNEL void chunk_hulls_kernel(solver_view<T> v) {
+SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   int64_t g = simt::block_idx().x, from, to;

@@ -34,6 +34,15 @@
 static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
+/* The lane kernels' registers: as the compiler chooses them (158 to 162 a thread: 12 warps an SM
+ * on an H200), or capped so that GPUISO_LANE_WARPS warps fit an SM (16: 128 registers, with
+ * small spills). Which is faster needs a device: tools/gpu-check builds and times both. */
+#if defined(GPUISO_LANE_WARPS) && GPUISO_LANE_WARPS > 0
+#define LANE_BOUNDS(threads) SIMT_BOUNDS(threads, GPUISO_LANE_WARPS * SIMT_WARP / (threads))
+#else
+#define LANE_BOUNDS(threads)
+#endif
+
 /* Lanes a row of n elements takes (0 for an empty row). */
 static inline GPUISO_HD int short_row_lanes(int64_t n) {
   int lanes = n > 0 ? 1 : 0;
@@ -457,7 +466,7 @@ static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_sha
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
  * short_rows_shared(weighted) bytes (9 KB unweighted, 17 KB weighted). */
 template <typename T, class Sums = exact_sums>
-SIMT_KERNEL void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
+SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
@@ -474,7 +483,7 @@ static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
  * a power of two of warps, up to four. */
 template <typename T, class Sums = exact_sums>
-SIMT_KERNEL void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
+SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   int threads = (int)simt::block_dim().x;
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,

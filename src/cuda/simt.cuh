@@ -8,6 +8,8 @@
  * the CPU before a device runs it.
  *
  *   SIMT_KERNEL                 marks a kernel (__global__)
+ *   SIMT_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks): registers capped so that
+ *                               `blocks` blocks of up to `threads` fit an SM (nothing on the CPU)
  *   simt::thread_idx(), block_idx(), block_dim(), grid_dim()   as threadIdx and friends
  *   simt::thread_rank()        the thread's index in its block (x fastest)
  *   simt::lane(), simt::warp() its lane (0..31) and its warp in the block
@@ -36,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #define SIMT_KERNEL __global__
+#define SIMT_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
 #define SIMT_DEVICE __device__ __forceinline__
 #define SIMT_SHARED(T, name, count) __shared__ T name[count]
 

@@ -5,14 +5,18 @@
  *     device        the device's name and memory
  *     small         a few small cases with many chunks, merges, searches and ragged rows, IDR,
  *                   calibration, soft ranks and a vjp: the run of compute-sanitizer
- *     accuracy-1e8  the row of 1e8: the simple kernel against the CPU hull engine, the four main
- *                   families, unweighted and uniformly weighted, float32 and float64
+ *     accuracy-1e8  the row of 1e8: the fast and simple kernels against the CPU hull engine, the
+ *                   four main families, unweighted and uniformly weighted, float32 and float64
  *     accuracy      a fit on unsorted x with ties, then every family and weighting in both
  *                   precisions and directions on the paper's other shapes and ragged rows, on the
- *                   simple kernel and (rows up to 1e5) the row-PAV control, breadth first
- *     timing        the table (per shape, family and precision: the simple path, the row-PAV
- *                   control and a device-to-device copy of the same bytes, CUDA events), then a
- *                   host array of 1e7 doubles end to end against the CPU PAV on every core
+ *                   fast and simple kernels and (rows up to 1e5) the row-PAV control, breadth first
+ *     timing        the table (per shape, family and precision: the fast path, the simple path,
+ *                   the row-PAV control and a device-to-device copy of the same bytes, CUDA
+ *                   events; issue 11's targets on the fast path), then a host array of 1e7
+ *                   doubles end to end on the fast path against the CPU PAV on every core
+ *     lanes         the fast path and its lane kernels' stages on the shapes that they fit (rows
+ *                   of 16, 1e3 and 4e3, chunks of a row of 1e7), float32 and float64: run once by
+ *                   each build of the lane kernels' registers (GPUISO_CHECK_VARIANT names it)
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
@@ -193,7 +197,8 @@ static void check_case(const char *shape_name, int64_t nrows, const int64_t *off
 }
 
 /* Families [f0, f1) and weightings [w0, w1) in both precisions on a shape (directions
- * alternate), on the simple kernel and, where rows are short enough for it, the row-PAV control.
+ * alternate), on the simple and fast kernels and, where rows are short enough for it, the row-PAV
+ * control.
  * Cases are skipped once less than reserve seconds, or than the slowest case took, are left. */
 static void check_shape(shape sh, int f0, int f1, int w0, int w1, int64_t chunk, int64_t cap,
                         double reserve) {
@@ -437,18 +442,20 @@ static void table_header(void) {
   printf("INFO timing: unweighted increasing fits, data on the device, ms, medians of CUDA events; fast: "
          "the fast path (rows of up to 4096 on the lane kernels, longer ones a warp per chunk hull, block "
          "row scans, listed merges, a warp per merge at small levels); "
-         "blocks/n: the fit's blocks per element (the density); stages: the simple path's ms per "
-         "stage (CUDA events between its launches; merge: all levels)\n");
-  printf("| shape | family | type | blocks/n | simple ms | fast ms | row-PAV ms | row-PAV / simple | "
-         "d2d copy ms | fast / copy | h2d ms | d2h ms | stages |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "simple: the simple path, the control of the ablations; blocks/n: the fit's blocks per "
+         "element (the density); stages: the fast path's ms per stage (CUDA events between its "
+         "launches, summed over the launches of a kernel: merge, all levels)\n");
+  printf("| shape | family | type | blocks/n | fast ms | simple ms | simple / fast | row-PAV ms | "
+         "row-PAV / fast | d2d copy ms | fast / copy | h2d ms | d2h ms | stages |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
-/* One table row on device data: the simple path, the row-PAV control (control_reps runs, 0: none,
- * with no_control in its cells) and the copies of the same bytes; the simple path's fit comes back
- * for its density. Returns the simple path's and the control's ms. */
+/* One table row on device data: the fast path (the paper's solver), the simple path, the row-PAV
+ * control (control_reps runs, 0: none, with no_control in its cells) and the copies of the same
+ * bytes; the fast path's fit comes back for its density. Returns the fast path's and the control's
+ * ms. */
 static void time_row(shape sh, family_kind f, gpuiso_precision type, int control_reps,
-                     const char *no_control, double *simple, double *control) {
+                     const char *no_control, double *fast, double *control) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   int single = type == GPUISO_SINGLE;
   size_t bytes = n * (single ? sizeof(float) : sizeof(double));
@@ -456,27 +463,26 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   gen_rows(f, W_NONE, nrows, off, 77, single, y, NULL);
   float *yf = single ? to_float(y, n) : NULL;
   void *back = xmalloc(bytes), *dy, *dfit;
-  char what[64], b[8][16], stages[320] = "-";
+  char what[64], b[10][16], stages[320] = "-";
   snprintf(what, sizeof what, "%s %s %s", sh.name, family_names[f], single ? "f32" : "f64");
   CUDA_OK(cudaMalloc(&dy, bytes));
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
-  *simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what, stages, sizeof stages);
-  double fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, NULL, 0);
+  double simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, 5, 1, what, NULL, 0);
+  *fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, stages, sizeof stages);
   double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
-  double density = isnan(*simple) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
+  double density = isnan(*fast) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
                                         control_reps, control_reps > 1, what, NULL, 0)
                           : NAN;
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
-  char fb[16];
-  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
+  printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
          family_names[f], single ? "f32" : "f64", cell(b[0], "%.3g", density, "fail"),
-         cell(b[1], "%.4f", *simple, "fail"), cell(fb, "%.4f", fast, "fail"),
-         cell(b[2], "%.4f", *control, no_control),
-         cell(b[3], "%.3g", *control / *simple, isnan(*control) ? no_control : "fail"),
-         cell(b[4], "%.4f", d2d, "fail"), cell(b[5], "%.3g", fast / d2d, "fail"),
-         cell(b[6], "%.4f", h2d, "fail"), cell(b[7], "%.4f", d2h, "fail"), stages);
+         cell(b[1], "%.4f", *fast, "fail"), cell(b[2], "%.4f", simple, "fail"),
+         cell(b[3], "%.3g", simple / *fast, "fail"), cell(b[4], "%.4f", *control, no_control),
+         cell(b[5], "%.3g", *control / *fast, isnan(*control) ? no_control : "fail"),
+         cell(b[6], "%.4f", d2d, "fail"), cell(b[7], "%.3g", *fast / d2d, "fail"),
+         cell(b[8], "%.4f", h2d, "fail"), cell(b[9], "%.4f", d2h, "fail"), stages);
   cudaFree(dy);
   cudaFree(dfit);
   free(off);
@@ -485,34 +491,153 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   free(back);
 }
 
-/* A host array of n doubles: copy in, fit, copy out (what an R call pays, less R's own work),
- * against the CPU PAV engine on every core; medians of 3 wall-clock runs. */
-static void time_end_to_end(int64_t n) {
-  int64_t off[2] = {0, n};
-  double *y = xmalloc(n * sizeof *y), *z = xmalloc(n * sizeof *z), t[3], c[3];
-  gen_rows(FAM_NOISE, W_NONE, 1, off, 78, 0, y, NULL);
-  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+/* The device ms of the lane kernels in one run of the plan: the sum of their stages. */
+static double lane_stage_ms(plan_work *p) {
+  static const char *const lane_kernels[] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
+  gpuiso_stage_times t;
+  gpuiso_error e;
+  if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return NAN;
+  double ms = 0;
+  for (int i = 0; i < t.count; i++)
+    for (int k = 0; k < 3; k++)
+      if (strncmp(t.name[i], lane_kernels[k], strlen(lane_kernels[k])) == 0) ms += t.ms[i];
+  return ms;
+}
+
+/* FNV-1a of the bytes: the builds' fits compared bit for bit. */
+static uint64_t fnv1a(const void *data, size_t bytes) {
+  const unsigned char *b = data;
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* One line for tools/gpu-check to set beside the other build's: the fast path's ms and its lane
+ * kernels' ms (medians of 5) on unweighted noise of the shape, in the precision, and the hash of
+ * the fit (the builds' fits must be the same bit for bit). */
+static void time_lanes(const char *variant, shape sh, gpuiso_precision type) {
+  int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
+  int single = type == GPUISO_SINGLE;
+  size_t bytes = n * (single ? sizeof(float) : sizeof(double));
+  double *y = xmalloc(n * sizeof *y), lane[5];
+  gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, single, y, NULL);
+  float *yf = single ? to_float(y, n) : NULL;
+  void *back = xmalloc(bytes);
+  char what[64];
+  snprintf(what, sizeof what, "lanes %s %s %s", variant, sh.name, single ? "f32" : "f64");
+  plan_work p = {NULL, NULL, NULL};
+  void *dy, *dfit;
+  CUDA_OK(cudaMalloc(&dy, bytes));
+  CUDA_OK(cudaMalloc(&dfit, bytes));
+  CUDA_OK(cudaMemcpy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice));
+  p.y = dy, p.fit = dfit;
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
+  gpuiso_error e;
+  gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, 0, &o, &p.plan, &e);
+  if (s != GPUISO_OK) {
+    report(0, "timing %s: plan: %s", what, error_text(s, &e));
+  } else {
+    double ms = time_ms(run_plan, &p, 5, 1, what);
+    for (int k = 0; k < 5; k++) lane[k] = lane_stage_ms(&p);
+    CUDA_OK(cudaMemcpy(back, dfit, bytes, cudaMemcpyDeviceToHost));
+    printf("INFO lanes %s %s %s %.4f %.4f %016llx\n", variant, sh.name, single ? "f32" : "f64", ms,
+           median(lane, 5), (unsigned long long)fnv1a(back, bytes));
+    gpuiso_cuda_plan_free(p.plan);
+  }
+  cudaFree(dy);
+  cudaFree(dfit);
+  free(off);
+  free(y);
+  free(yf);
+  free(back);
+}
+
+/* The lane kernels' shapes: packed short rows, a row a warp, a row a block, a row in chunks. */
+static void run_lanes(void) {
+  const char *variant = getenv("GPUISO_CHECK_VARIANT");
+  shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e4x4e3", 10000, 4000},
+                    {"1x1e7", 1, 10000000}};
+  for (int single = 1; single >= 0; single--)
+    for (int k = 0; k < 4; k++) {
+      if (late(2)) {
+        skip("lanes");
+        continue;
+      }
+      time_lanes(variant ? variant : "default", shapes[k], single ? GPUISO_SINGLE : GPUISO_DOUBLE);
+    }
+}
+
+/* Rows of host doubles on the fast path (R's default): copy in, fit, copy out (what an R call
+ * pays, less R's own work), against the CPU PAV engine on every core (over rows, or one row on
+ * every thread); medians of reps (at most 5) wall-clock ms after a warm-up. gpu is NAN, with a
+ * FAIL line, when the GPU fails. */
+static void host_to_host(int64_t nrows, const int64_t *off, const double *y, int reps, double *gpu, double *cpu) {
+  int64_t n = off[nrows];
+  double *z = xmalloc(n * sizeof *z), t[5], c[5];
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
   o.nthreads = omp_get_max_threads();
   gpuiso_error e;
-  gpuiso_status s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e); /* warm-up */
-  for (int k = 0; k < 3 && s == GPUISO_OK; k++) {
+  gpuiso_status s = gpuiso_cuda_fit_rows(nrows, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e); /* warm-up */
+  int k = 0;
+  for (; k < reps && s == GPUISO_OK; k++) {
     double t0 = now();
-    s = gpuiso_cuda_fit_rows(1, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e);
+    s = gpuiso_cuda_fit_rows(nrows, off, GPUISO_DOUBLE, y, NULL, &o, z, NULL, &e);
     t[k] = 1e3 * (now() - t0);
     t0 = now();
-    gpuiso_pav(n, y, NULL, &o, z, NULL, NULL, &e);
+    cpu_rows(GPUISO_PAV, nrows, off, y, NULL, o, z);
     c[k] = 1e3 * (now() - t0);
   }
-  if (s != GPUISO_OK) {
-    report(0, "timing end to end, 1 x %lld doubles: %s", (long long)n, error_text(s, &e));
-  } else {
-    double gpu = median(t, 3), cpu = median(c, 3);
+  if (s != GPUISO_OK)
+    report(0, "timing host to host, %lld rows, %lld doubles: %s", (long long)nrows, (long long)n, error_text(s, &e));
+  *gpu = s == GPUISO_OK ? median(t, k) : NAN;
+  *cpu = s == GPUISO_OK ? median(c, k) : NAN;
+  free(z);
+}
+
+/* A host array of n doubles end to end, and issue 11's host-to-host target. */
+static void time_end_to_end(int64_t n) {
+  int64_t off[2] = {0, n};
+  double *y = xmalloc(n * sizeof *y), gpu, cpu;
+  gen_rows(FAM_NOISE, W_NONE, 1, off, 78, 0, y, NULL);
+  host_to_host(1, off, y, 3, &gpu, &cpu);
+  if (!isnan(gpu)) {
     printf("INFO timing end to end, 1 x %lld doubles (noise): GPU host-to-host %.2f ms, CPU PAV on "
            "%d threads %.2f ms\n", (long long)n, gpu, omp_get_max_threads(), cpu);
     target(cpu / gpu >= 10, "end-to-end 1e7 doubles, CPU PAV / GPU", cpu / gpu, 10);
   }
   free(y);
-  free(z);
+}
+
+/* The size from which device = "auto" should take the GPU (options(gpuiso.gpu_min_n)): host to
+ * host against the CPU at n = 1e3 to 1e7 elements, as one row and as rows of 100, on noise; the
+ * crossover is the smallest n from which the GPU was faster at every n measured. */
+static void time_crossover(void) {
+  for (int len = 0; len <= 100; len += 100) {
+    int64_t from = -1;
+    char line[512];
+    size_t at = 0;
+    for (double n = 1000; n <= 1.0001e7; n *= sqrt(10.0)) {
+      if (late(3)) {
+        skip("crossover");
+        break;
+      }
+      shape sh = {"crossover", len ? (int64_t)n / len : 1, len ? len : (int64_t)n};
+      int64_t nrows, *off = layout(sh, &nrows), total = off[nrows];
+      double *y = xmalloc(total * sizeof *y), gpu, cpu;
+      gen_rows(FAM_NOISE, W_NONE, nrows, off, 80, 0, y, NULL);
+      host_to_host(nrows, off, y, 5, &gpu, &cpu);
+      if (gpu < cpu && from < 0) from = total;
+      if (!(gpu < cpu)) from = -1;
+      at += snprintf(line + at, at < sizeof line ? sizeof line - at : 0, " %lld: %.3g/%.3g",
+                     (long long)total, gpu, cpu);
+      free(off);
+      free(y);
+    }
+    char verdict[64] = "never";
+    if (from >= 0) snprintf(verdict, sizeof verdict, "n = %lld on", (long long)from);
+    printf("INFO timing crossover, %s, doubles, GPU/CPU ms host to host at n =%s; the GPU is faster "
+           "from %s\n", len ? "rows of 100" : "one row", line, verdict);
+  }
 }
 
 /* A weighted fit on n unsorted x with ties, host to host: on the device (gpuiso_cuda_fit_xy) against
@@ -583,20 +708,24 @@ static void run_timing(void) {
         }
         int control = !big && !(slow && late(20 + control_s));
         if (!big && !control) skipped++;
-        double simple, ctl;
+        double fast, ctl;
         time_row(sh, (family_kind)f, single ? GPUISO_SINGLE : GPUISO_DOUBLE,
-                 control ? (slow ? 1 : 3) : 0, big ? "-" : "late", &simple, &ctl);
+                 control ? (slow ? 1 : 3) : 0, big ? "-" : "late", &fast, &ctl);
         if (slow && ctl / 1e3 > control_s) control_s = ctl / 1e3;
+        /* issue 11's targets, on the paper's solver (the fast path), float32 on the device */
+        char what[64];
+        snprintf(what, sizeof what, "%s f32 %s, fast ms", sh.name, family_names[f]);
         if (single && sh.len == 10000000 && f == FAM_NOISE && control)
-          target(ctl / simple >= 1000, "1e7 row f32 noise, row-PAV control / simple", ctl / simple, 1000);
+          target(ctl / fast >= 1000, "1x1e7 f32 noise, row-PAV control / fast", ctl / fast, 1000);
+        if (single && sh.len == 1000)
+          target(fast <= 0.5, what, fast, 0.5);
         if (single && big)
-          target(simple <= (f == FAM_NOISE ? 2.7 : 7.3),
-                 f == FAM_NOISE ? "1e8 f32 noise, simple ms" : "1e8 f32 increasing, simple ms", simple,
-                 f == FAM_NOISE ? 2.7 : 7.3);
+          target(fast <= (f == FAM_NOISE ? 2.7 : 7.3), what, fast, f == FAM_NOISE ? 2.7 : 7.3);
       }
     }
   }
   time_end_to_end(10000000);
+  time_crossover();
   time_unsorted_x(10000000);
 }
 
@@ -653,17 +782,17 @@ static double check_idr(int64_t n, int ties, weight_kind wk, gpuiso_gpu_kernel k
  * host arrays in and runs out. */
 static void run_idr(void) {
   check_idr(1000, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 0, 1);
-  check_idr(10000, 0, W_EXTREME, GPUISO_GPU_SIMPLE, 0, 1);
-  check_idr(30000, 1, W_NONE, GPUISO_GPU_SIMPLE, 0, 1);
+  check_idr(10000, 0, W_EXTREME, GPUISO_GPU_FAST, 0, 1);
+  check_idr(30000, 1, W_NONE, GPUISO_GPU_FAST, 0, 1);
   check_idr(3000, 0, W_NONE, GPUISO_GPU_ROW_PAV, 0, 1);
   if (late(12)) {
     skip("idr n 1e5");
     return;
   }
-  double t = check_idr(100000, 0, W_NONE, GPUISO_GPU_SIMPLE, 0, 3);
-  target(t <= 1.0, "IDR n 1e5 continuous, simple, seconds", t, 1.0);
-  if (!(t < 10)) /* one thread per row of 1e5: only after a simple path that leaves time */
-    printf("INFO skip idr n 1e5 rowpav: the simple path took %.3g s\n", t);
+  double t = check_idr(100000, 0, W_NONE, GPUISO_GPU_FAST, 0, 3);
+  target(t <= 1.0, "IDR n 1e5 continuous, fast, seconds", t, 1.0);
+  if (!(t < 10)) /* one thread per row of 1e5: only after a fast path that leaves time */
+    printf("INFO skip idr n 1e5 rowpav: the fast path took %.3g s\n", t);
   else if (late(12))
     skip("idr n 1e5 rowpav");
   else
@@ -684,7 +813,7 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
   int64_t *ref_first = xmalloc((ngroups + 2) * sizeof *ref_first), *first = xmalloc((ngroups + 2) * sizeof *first);
   gen_calibration(n, ngroups, 95 + n, ties, wk, score, label, w, g);
   const double *wp = wk == W_NONE ? NULL : w;
-  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
   o.nthreads = omp_get_max_threads();
   for (int grouped = 1; grouped >= 0; grouped--) {
     const int *gp = grouped ? g : NULL;
@@ -778,7 +907,7 @@ static void check_soft_rank(int64_t nrow, int64_t ncol, double epsilon, int time
   double *got[2] = {xmalloc(n * sizeof(double)), xmalloc(n * sizeof(double))};
   gen_rows(FAM_NOISE, W_NONE, 1, off, 80 + nrow, 0, x, NULL);
   gen_rows(FAM_NOISE, W_NONE, 1, off, 81 + nrow, 0, g, NULL);
-  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
   o.nthreads = omp_get_max_threads();
   gpuiso_error e;
   double cpu[3], gpu[3];
@@ -821,7 +950,7 @@ static void check_vjp(int64_t n, int timed) {
   uint8_t *start = xmalloc(n);
   gen_rows(FAM_NOISE, W_UNIFORM, 1, off, 85, 0, y, w);
   gen_rows(FAM_SAWTOOTH, W_NONE, 1, off, 86, 0, g, NULL);
-  gpuiso_opts o = options(1, GPUISO_GPU_SIMPLE, 0, 0);
+  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
   o.nthreads = omp_get_max_threads();
   o.engine = GPUISO_HULL;
   o.solver_blocks = 1;
@@ -886,7 +1015,7 @@ static void run_small(void) {
   check_shape(ragged, 0, 2, 0, 2, 32, 1, 3);
   check_unsorted_x(20000);
   check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32, 1);
-  check_idr(1500, 0, W_NONE, GPUISO_GPU_SIMPLE, 64, 1);
+  check_idr(1500, 0, W_NONE, GPUISO_GPU_FAST, 64, 1);
   check_calibrate(5000, 50, 1, W_ZEROS, 0);
   check_soft_rank(7, 300, 0.01, 0);
   check_vjp(5000, 0);
@@ -917,7 +1046,8 @@ typedef struct {
 
 static const section sections[] = {{"device", run_device},           {"small", run_small},
                                    {"accuracy-1e8", run_accuracy_1e8}, {"accuracy", run_accuracy},
-                                   {"timing", run_timing},           {"idr", run_idr},
+                                   {"timing", run_timing},           {"lanes", run_lanes},
+                                   {"idr", run_idr},
                                    {"calibration", run_calibration}, {"grad", run_grad}};
 
 int main(int argc, char **argv) {

@@ -21,6 +21,7 @@ struct dim3 {
 };
 
 #define SIMT_KERNEL
+#define SIMT_BOUNDS(threads, blocks)
 #define SIMT_DEVICE inline
 #define SIMT_HERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
 #define SIMT_SHARED(T, name, count)                                                          \
