@@ -38,6 +38,7 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
  * on an H200), or capped so that GPUISO_LANE_WARPS warps fit an SM (16: 128 registers, with
  * small spills). Which is faster needs a device: tools/gpu-check builds and times both. */
 #if defined(GPUISO_LANE_WARPS) && GPUISO_LANE_WARPS > 0
+static_assert(GPUISO_LANE_WARPS % 4 == 0, "GPUISO_LANE_WARPS: whole blocks of four warps an SM");
 #define LANE_BOUNDS(threads) SIMT_BOUNDS(threads, GPUISO_LANE_WARPS * SIMT_WARP / (threads))
 #else
 #define LANE_BOUNDS(threads)
