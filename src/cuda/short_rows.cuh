@@ -34,9 +34,10 @@
 static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
-/* The lane kernels' registers: as the compiler chooses them (158 to 162 a thread: 12 warps an SM
- * on an H200), or capped so that GPUISO_LANE_WARPS warps fit an SM (16: 128 registers, with
- * small spills). Which is faster needs a device: tools/gpu-check builds and times both. */
+/* The lane kernels' registers: as the compiler chooses them (136 to 148 a thread under nvcc 13:
+ * 13 to 15 warps an SM on an H200, in whole blocks), or capped so that GPUISO_LANE_WARPS warps
+ * fit an SM (16: 128 registers, without spills). Which is faster needs a device:
+ * tools/gpu-check builds and times both. */
 #if defined(GPUISO_LANE_WARPS) && GPUISO_LANE_WARPS > 0
 static_assert(GPUISO_LANE_WARPS % 4 == 0, "GPUISO_LANE_WARPS: whole blocks of four warps an SM");
 #define LANE_BOUNDS(threads) SIMT_BOUNDS(threads, GPUISO_LANE_WARPS * SIMT_WARP / (threads))
@@ -234,6 +235,15 @@ static SIMT_DEVICE int64_t short_next_vertex(const short_shared &sh, const short
   return end;
 }
 
+/* hull_orient_vertices on the row's points, `relative` given (the compiler does not see that a
+ * lane's own points share its chunk), the exact points inlined: ptxas gives an out-of-line
+ * fallback registers apart from all those live at any of its call sites (158 to 162 a thread
+ * here so, with spills where capped at 128). */
+static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c, int relative) {
+  int turn = hull_orient_vertices_filter(&hs, a, b, c, relative);
+  return turn ? turn : hull_orient_exact_vertices(&hs, a, b, c, relative);
+}
+
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
  * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
  * relative to its first. */
@@ -243,7 +253,7 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
   hull_vertex pt = lane_vertex(sh, me, me.q, 0), pu = pt;
   for (int k = 1; k <= (int)me.count; k++) {
     hull_vertex pk = lane_vertex(sh, me, me.q, k);
-    while (under >= 0 && hull_orient_vertices(&hs, pu, pt, pk) <= 0) { /* pop: the top is no vertex */
+    while (under >= 0 && lane_orient(hs, pu, pt, pk, 1) <= 0) { /* pop: the top is no vertex */
       mask &= ~(1u << top);
       top = under, pt = pu;
       unsigned below = mask & ((1u << top) - 1u);
@@ -264,20 +274,20 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   int64_t lo = (int64_t)q * SIMT_WARP, s = lo + (int64_t)size * SIMT_WARP;
   int64_t end = lo + 2 * (int64_t)size * SIMT_WARP < me.n ? lo + 2 * (int64_t)size * SIMT_WARP : me.n;
   int64_t a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
-  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b);
-  if (hull_orient_vertices(&hs, pa, short_vertex(sh, me, s), pb) > 0) return; /* convex at s: s stays */
+  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), ps = short_vertex(sh, me, s);
+  if (lane_orient(hs, pa, ps, pb, hull_vertices_relative(pa, ps, pb)) > 0) return; /* convex at s: s stays */
   for (int moved = 1; moved;) {
     moved = 0;
     while (a > lo) {
       int64_t a2 = short_prev_vertex(sh, me, a, q);
       hull_vertex p2 = short_vertex(sh, me, a2);
-      if (hull_orient_vertices(&hs, p2, pa, pb) > 0) break;
+      if (lane_orient(hs, p2, pa, pb, hull_vertices_relative(p2, pa, pb)) > 0) break;
       a = a2, pa = p2, moved = 1;
     }
     while (b < end) {
       int64_t b2 = short_next_vertex(sh, me, b, hi, end);
       hull_vertex p2 = short_vertex(sh, me, b2);
-      if (hull_orient_vertices(&hs, pa, pb, p2) > 0) break;
+      if (lane_orient(hs, pa, pb, p2, hull_vertices_relative(pa, pb, p2)) > 0) break;
       b = b2, pb = p2, moved = 1;
     }
   }

@@ -123,19 +123,25 @@ static inline GPUISO_HD double hull_coord_error(double rel, double start, int ro
   return (rounded ? 0x1p-52 * fabs(rel) : 0.0) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
 }
 
-/* hull_orient on the exact points of three vertices. */
-static GPUISO_COLD GPUISO_HD int hull_orient_exact_vertices(const hull_slots *v, hull_vertex a, hull_vertex b,
-                                                            hull_vertex c, int relative) {
+/* hull_orient on the exact points of three vertices, `relative` where all three share a chunk. */
+static inline GPUISO_HD int hull_orient_exact_vertices(const hull_slots *v, hull_vertex a, hull_vertex b,
+                                                       hull_vertex c, int relative) {
   a = hull_vertex_exact(v, a), b = hull_vertex_exact(v, b), c = hull_vertex_exact(v, c);
   return hull_orient(hull_vertex_point(v, a, relative), hull_vertex_point(v, b, relative),
                      hull_vertex_point(v, c, relative));
 }
 
-/* hull_orient for vertices. Filter: hull_orient's, on the points from the rounded coordinates,
- * its bound widened by the coordinates' errors (e) carried through the two products; else the
- * exact points. */
-static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_vertex a, hull_vertex b, hull_vertex c) {
-  int relative = a.chunk == b.chunk && b.chunk == c.chunk;
+/* ... out of line, so that it leaves the filtered fast path lean. */
+static GPUISO_COLD GPUISO_HD int hull_orient_exact_vertices_cold(const hull_slots *v, hull_vertex a, hull_vertex b,
+                                                                 hull_vertex c, int relative) {
+  return hull_orient_exact_vertices(v, a, b, c, relative);
+}
+
+/* The filter of hull_orient_vertices: hull_orient's, on the points from the rounded coordinates,
+ * its bound widened by the coordinates' errors (e) carried through the two products. The sign,
+ * or 0 where it cannot decide. */
+static inline GPUISO_HD int hull_orient_vertices_filter(const hull_slots *v, hull_vertex a, hull_vertex b,
+                                                        hull_vertex c, int relative) {
   hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative),
              pc = hull_vertex_point(v, c, relative);
   const hull_point *s = v->starts;
@@ -152,7 +158,19 @@ static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_verte
   double det = (hx1 + lx1) * (hy2 + ly2) - (hy1 + ly1) * (hx2 + lx2), mag = A1 * B2 + B1 * A2;
   double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
   if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
-  return hull_orient_exact_vertices(v, a, b, c, relative);
+  return 0;
+}
+
+/* Whether three vertices share a chunk, so that the predicates take them relative to it. */
+static inline GPUISO_HD int hull_vertices_relative(hull_vertex a, hull_vertex b, hull_vertex c) {
+  return a.chunk == b.chunk && b.chunk == c.chunk;
+}
+
+/* hull_orient for vertices: the filter, else the exact points. */
+static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_vertex a, hull_vertex b, hull_vertex c) {
+  int relative = hull_vertices_relative(a, b, c);
+  int turn = hull_orient_vertices_filter(v, a, b, c, relative);
+  return turn ? turn : hull_orient_exact_vertices_cold(v, a, b, c, relative);
 }
 
 /* The level of the elements [ia, ib) under the edge from vertex a to vertex b (their point
