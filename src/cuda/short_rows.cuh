@@ -237,8 +237,8 @@ static SIMT_DEVICE int64_t short_next_vertex(const short_shared &sh, const short
 
 /* hull_orient_vertices on the row's points, `relative` given (the compiler does not see that a
  * lane's own points share its chunk), the exact points inlined: ptxas gives an out-of-line
- * fallback registers apart from all those live at any of its call sites (158 to 162 a thread
- * here so, with spills where capped at 128). */
+ * fallback registers apart from all those live at any of its call sites, which made the lane
+ * kernels 158 to 162 registers a thread, with spills where capped at 128. */
 static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c, int relative) {
   int turn = hull_orient_vertices_filter(&hs, a, b, c, relative);
   return turn ? turn : hull_orient_exact_vertices(&hs, a, b, c, relative);
