@@ -427,11 +427,25 @@ static void stage_text(plan_work *p, char *text, size_t size) {
   }
 }
 
+/* The device ms of the lane kernels in one run of the plan: the sum of their stages. */
+static double lane_stage_ms(plan_work *p) {
+  static const char *const lane_kernels[] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
+  gpuiso_stage_times t;
+  gpuiso_error e;
+  if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return NAN;
+  double ms = 0;
+  for (int i = 0; i < t.count; i++)
+    for (int k = 0; k < 3; k++)
+      if (strncmp(t.name[i], lane_kernels[k], strlen(lane_kernels[k])) == 0) ms += t.ms[i];
+  return ms;
+}
+
 /* A plan of the kernel over the rows of off, timed on device data; NAN when it cannot be made.
- * stages (when not NULL) gets the time of each stage of one more run. */
+ * stages (when not NULL) gets the time of each stage of one more run, lanes (when not NULL) the
+ * median of 5 more runs' lane-kernel ms. */
 static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision type,
                           gpuiso_gpu_kernel kernel, const void *dy, void *dfit, int reps, int warm,
-                          const char *what, char *stages, size_t stages_size) {
+                          const char *what, char *stages, size_t stages_size, double *lanes) {
   gpuiso_opts o = options(1, kernel, 0, 0);
   gpuiso_error e;
   plan_work p = {NULL, dy, dfit};
@@ -442,6 +456,11 @@ static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision ty
   }
   double ms = time_ms(run_plan, &p, reps, warm, what);
   if (stages && !isnan(ms)) stage_text(&p, stages, stages_size);
+  if (lanes) {
+    double lane[5];
+    for (int k = 0; k < 5 && !isnan(ms); k++) lane[k] = lane_stage_ms(&p);
+    *lanes = isnan(ms) ? NAN : median(lane, 5);
+  }
   gpuiso_cuda_plan_free(p.plan);
   return ms;
 }
@@ -484,12 +503,12 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
   int big = n >= 100000000; /* the simple path: seconds a run, so once */
-  double simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, big ? 1 : 5, !big, what, NULL, 0);
-  *fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, stages, sizeof stages);
+  double simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, big ? 1 : 5, !big, what, NULL, 0, NULL);
+  *fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, stages, sizeof stages, NULL);
   double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
   double density = isnan(*fast) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
   *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
-                                        control_reps, control_reps > 1, what, NULL, 0)
+                                        control_reps, control_reps > 1, what, NULL, 0, NULL)
                           : NAN;
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
   printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
@@ -507,19 +526,6 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   free(back);
 }
 
-/* The device ms of the lane kernels in one run of the plan: the sum of their stages. */
-static double lane_stage_ms(plan_work *p) {
-  static const char *const lane_kernels[] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
-  gpuiso_stage_times t;
-  gpuiso_error e;
-  if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return NAN;
-  double ms = 0;
-  for (int i = 0; i < t.count; i++)
-    for (int k = 0; k < 3; k++)
-      if (strncmp(t.name[i], lane_kernels[k], strlen(lane_kernels[k])) == 0) ms += t.ms[i];
-  return ms;
-}
-
 /* FNV-1a of the bytes: the builds' fits compared bit for bit. */
 static uint64_t fnv1a(const void *data, size_t bytes) {
   const unsigned char *b = data;
@@ -535,30 +541,20 @@ static void time_lanes(const char *variant, shape sh, gpuiso_precision type) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   int single = type == GPUISO_SINGLE;
   size_t bytes = n * (single ? sizeof(float) : sizeof(double));
-  double *y = xmalloc(n * sizeof *y), lane[5];
+  double *y = xmalloc(n * sizeof *y), lanes;
   gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, single, y, NULL);
   float *yf = single ? to_float(y, n) : NULL;
-  void *back = xmalloc(bytes);
+  void *back = xmalloc(bytes), *dy, *dfit;
   char what[64];
   snprintf(what, sizeof what, "lanes %s %s %s", variant, sh.name, single ? "f32" : "f64");
-  plan_work p = {NULL, NULL, NULL};
-  void *dy, *dfit;
   CUDA_OK(cudaMalloc(&dy, bytes));
   CUDA_OK(cudaMalloc(&dfit, bytes));
   CUDA_OK(cudaMemcpy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice));
-  p.y = dy, p.fit = dfit;
-  gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
-  gpuiso_error e;
-  gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, 0, &o, &p.plan, &e);
-  if (s != GPUISO_OK) {
-    report(0, "timing %s: plan: %s", what, error_text(s, &e));
-  } else {
-    double ms = time_ms(run_plan, &p, 5, 1, what);
-    for (int k = 0; k < 5; k++) lane[k] = lane_stage_ms(&p);
+  double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, NULL, 0, &lanes);
+  if (!isnan(ms)) {
     CUDA_OK(cudaMemcpy(back, dfit, bytes, cudaMemcpyDeviceToHost));
-    printf("INFO lanes %s %s %s %.4f %.4f %016llx\n", variant, sh.name, single ? "f32" : "f64", ms,
-           median(lane, 5), (unsigned long long)fnv1a(back, bytes));
-    gpuiso_cuda_plan_free(p.plan);
+    printf("INFO lanes %s %s %s %.4f %.4f %016llx\n", variant, sh.name, single ? "f32" : "f64", ms, lanes,
+           (unsigned long long)fnv1a(back, bytes));
   }
   cudaFree(dy);
   cudaFree(dfit);
