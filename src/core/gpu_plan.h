@@ -36,10 +36,13 @@ typedef struct {
   double level, level_before; /* the running maximum (minimum): of the tile, before it */
 } row_tile;
 
-/* Whether a plan whose longest row has `longest` elements runs on the lane kernels. */
-static inline GPUISO_HD int plan_short(const gpuiso_opts *opt, int64_t longest) {
-  return opt->gpu_kernel == GPUISO_GPU_FAST && longest <= BLOCK_ROW_MAX;
+/* Whether a row of len elements runs on the lane kernels (the others in chunks). */
+static inline GPUISO_HD int plan_on_lanes(const gpuiso_opts *opt, int64_t len) {
+  return opt->gpu_kernel == GPUISO_GPU_FAST && len <= BLOCK_ROW_MAX;
 }
+
+/* Whether a plan whose longest row has `longest` elements runs on the lane kernels alone. */
+static inline GPUISO_HD int plan_short(const gpuiso_opts *opt, int64_t longest) { return plan_on_lanes(opt, longest); }
 
 /* The chunk of a plan's options (hull_chunk, at most HULL_CHUNK_MAX). */
 static inline int64_t plan_chunk(const gpuiso_opts *opt) {
@@ -62,9 +65,13 @@ static inline double plan_vertex_bytes(int weighted) {
 }
 
 /* Device bytes of the scratch of a row of len elements in a plan whose longest row has `longest`
- * (a few more per plan), weighted or not: what plan_init allocates. */
+ * (a few more per plan), weighted or not: what plan_init allocates. A row of the lane kernels
+ * takes its offset and state, and its block_row entry, or its pack_row entry and at most one of
+ * pack_first; beside chunked rows also their per-row layout (chunk_base, tile_base). */
 static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len, int weighted) {
-  if (plan_short(opt, longest)) return (len > SHORT_ROW_MAX ? 3 : 2) * sizeof(int64_t) + sizeof(row_state);
+  if (plan_on_lanes(opt, len))
+    return (len > SHORT_ROW_MAX ? 2 : 3) * sizeof(int64_t) + sizeof(row_state) +
+           (plan_short(opt, longest) ? 0 : 2 * sizeof(int64_t));
   int64_t chunk = plan_chunk(opt);
   double chunks = (double)((len + chunk - 1) / chunk);
   double layout = 2 * sizeof(int64_t) + chunks * sizeof(int64_t); /* offsets, chunk_base, chunk_row */

@@ -46,7 +46,8 @@ struct gpuiso_cuda_plan {
   unsigned long long *failed_row;
   double *pav_sum, *pav_weight;
   int64_t *pav_start;
-  int64_t npacks, *pack_first; /* the short rows' warps: pack k holds rows pack_first[k].. */
+  int64_t npacks, *pack_row, *pack_first; /* the short rows' warps: pack k holds rows
+                                            pack_row[pack_first[k]..pack_first[k + 1]) */
   int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each */
   int block_threads;               /* ... of this many threads */
   int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
@@ -64,59 +65,82 @@ template <class Exec>
 static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
                  p->vd,      p->vi,         p->seg,       p->nseg,       p->rows,
-                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_first,
-                 p->block_row, p->merge_node, p->tile_base, p->tile_row, p->tiles};
+                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_row,
+                 p->pack_first, p->block_row, p->merge_node, p->tile_base, p->tile_row, p->tiles};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
 }
 
-/* The rows of the lane kernels (host): the short ones packed in order into warps (where each
- * warp's rows start, as short_rows_kernel finds their lanes: first, k + 1 entries for k warps),
- * the longer ones listed for a block each (blocks, *nblocks of them, needing *threads threads).
- * Returns the number of warps, or -1 out of memory. */
-static int64_t pack_rows(int64_t nrows, const int64_t *offsets, int64_t **first, int64_t **blocks,
-                         int64_t *nblocks, int *threads) {
-  int64_t *f = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *f), k = 0;
-  int64_t *b = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *b), nb = 0;
-  *first = f, *blocks = b, *threads = SIMT_WARP;
-  if (!f || !b) return -1;
+/* The rows of the lane kernels (host): those of up to SHORT_ROW_MAX listed in order (rows) and
+ * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
+ * warps, as short_rows_kernel finds their lanes), the longer ones listed for a block each
+ * (blocks, needing `threads` threads); rows over BLOCK_ROW_MAX are the chunks'. */
+typedef struct {
+  int64_t *rows, *first, *blocks;
+  int64_t nrows, npacks, nblocks;
+  int threads;
+} lane_layout;
+
+/* Returns 0 out of memory (what it holds is released by lane_layout_free). */
+static int pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l) {
+  l->rows = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->rows);
+  l->first = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *l->first);
+  l->blocks = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->blocks);
+  l->nrows = l->npacks = l->nblocks = 0;
+  l->threads = SIMT_WARP;
+  if (!l->rows || !l->first || !l->blocks) return 0;
   int used = SIMT_WARP; /* the first short row opens a warp */
   for (int64_t r = 0; r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
+    if (len > BLOCK_ROW_MAX) continue;
     int lanes = short_row_lanes(len);
     if (len > SHORT_ROW_MAX) {
-      b[nb++] = r;
-      *threads = lanes > *threads ? lanes : *threads;
+      l->blocks[l->nblocks++] = r;
+      l->threads = lanes > l->threads ? lanes : l->threads;
       continue;
     }
     int at = short_row_place(used, lanes);
-    if (at < 0) f[k++] = r, at = 0;
+    if (at < 0) l->first[l->npacks++] = l->nrows, at = 0;
     used = at + lanes;
+    l->rows[l->nrows++] = r;
   }
-  f[k] = nrows;
-  *nblocks = nb;
-  return k;
+  l->first[l->npacks] = l->nrows;
+  return 1;
 }
 
-/* The lane kernels' memory: the row layout, the warps' first rows, the block rows, the rows'
- * states. */
+static void lane_layout_free(lane_layout *l) {
+  free(l->rows);
+  free(l->first);
+  free(l->blocks);
+}
+
+/* The lane kernels' rows, warps and block rows (pack_rows) on the device. */
+template <class Exec>
+static gpuiso_status plan_lanes(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+                                gpuiso_error *err) {
+  lane_layout l;
+  gpuiso_status s = pack_rows(nrows, offsets, &l) ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, -1);
+  p->npacks = l.npacks, p->nblock_rows = l.nblocks, p->block_threads = l.threads;
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_row, l.nrows, sizeof(int64_t));
+  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, l.npacks + 1, sizeof(int64_t));
+  if (s == GPUISO_OK && l.nblocks > 0) s = plan_alloc(ex, &p->block_row, l.nblocks, sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->pack_row, l.rows, (size_t)l.nrows * sizeof(int64_t));
+  if (s == GPUISO_OK) s = ex.put(p->pack_first, l.first, ((size_t)l.npacks + 1) * sizeof(int64_t));
+  if (s == GPUISO_OK && l.nblocks > 0) s = ex.put(p->block_row, l.blocks, (size_t)l.nblocks * sizeof(int64_t));
+  lane_layout_free(&l);
+  return s;
+}
+
+/* A plan of the lane kernels alone: the row layout, the lanes, the rows' states. */
 template <class Exec>
 static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                      const int64_t *offsets, gpuiso_error *err) {
-  int64_t *first = NULL, *blocks = NULL;
-  p->npacks = pack_rows(nrows, offsets, &first, &blocks, &p->nblock_rows, &p->block_threads);
   p->nchunks = p->max_chunks = 0;
-  gpuiso_status s = p->npacks >= 0 ? GPUISO_OK : GPUISO_E_NOMEM;
-  if (s != GPUISO_OK) set_error(err, s, -1, -1);
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, p->npacks + 1, sizeof(int64_t));
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = plan_alloc(ex, &p->block_row, p->nblock_rows, sizeof(int64_t));
+  gpuiso_status s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
   if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->pack_first, first, (p->npacks + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.put(p->block_row, blocks, p->nblock_rows * sizeof(int64_t));
-  free(first);
-  free(blocks);
+  if (s == GPUISO_OK) s = plan_lanes(ex, p, nrows, offsets, err);
   if (s != GPUISO_OK) plan_release(ex, p);
   return s;
 }
@@ -178,8 +202,9 @@ static gpuiso_status plan_tiles(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, co
 }
 
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
- * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On failure what was
- * allocated is released. */
+ * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On the fast path the
+ * rows of up to BLOCK_ROW_MAX take no chunks: they are the lane kernels' (plan_lanes), in a plan
+ * of their own where no row is longer. On failure what was allocated is released. */
 template <class Exec>
 static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                const int64_t *offsets, gpuiso_precision type, int weighted,
@@ -197,12 +222,15 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
     return GPUISO_E_NOMEM;
   }
   base[0] = 0;
-  int64_t longest = 0;
+  int64_t longest = 0, lane_rows = 0;
   for (int64_t r = 0; r < nrows; r++) {
-    int64_t len = offsets[r + 1] - offsets[r], m = (len + p->chunk - 1) / p->chunk;
+    int64_t len = offsets[r + 1] - offsets[r];
+    int on_lanes = plan_on_lanes(opt, len);
+    int64_t m = on_lanes ? 0 : (len + p->chunk - 1) / p->chunk;
     base[r + 1] = base[r] + m;
     p->max_chunks = m > p->max_chunks ? m : p->max_chunks;
     longest = len > longest ? len : longest;
+    lane_rows += on_lanes && len > 0;
   }
   if (plan_short(opt, longest)) {
     free(base);
@@ -238,6 +266,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
     if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
   }
+  if (s == GPUISO_OK && lane_rows > 0) s = plan_lanes(ex, p, nrows, offsets, err);
   free(base);
   free(row);
   if (s != GPUISO_OK) plan_release(ex, p);
@@ -307,23 +336,22 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
 }
 
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
- * row. */
+ * row. Their failures lower v.failed_row. */
 template <class Exec, typename T>
-static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
-  unsigned long long failed = NO_FAILED_ROW;
-  gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
+static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
+  gpuiso_status s = GPUISO_OK;
   typedef typename lane_sums_of<T>::type plain; /* exact = FALSE */
   auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
   auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
   if (s == GPUISO_OK && p->npacks > 0)
     s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP),
-                  short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_first);
+                  short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
   size_t shared = block_rows_shared(p->block_threads, v.w != NULL);
   if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, shared);
   if (s == GPUISO_OK && p->nblock_rows > 0)
     s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->nblock_rows),
                   dim3((unsigned)p->block_threads), shared, v, (const int64_t *)p->block_row);
-  return s == GPUISO_OK ? row_failure(ex, v, err) : s;
+  return s;
 }
 
 /* The elements a thread of the reconstruction takes: a chunk on the simple path, a lane's 32 on
@@ -340,15 +368,15 @@ static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
  * chunks for the passes over a row (row_scans.cuh), and a thread per 32 elements in the
- * reconstruction. */
+ * reconstruction. The first failing row is reported after the checks, the lane kernels' rows
+ * that ran before included. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
   int64_t M = p->nchunks, R = p->nrows;
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
-  unsigned long long failed = NO_FAILED_ROW;
-  gpuiso_status s = ex.put(v.failed_row, &failed, sizeof failed);
-  if (s == GPUISO_OK && fast && M > 0)
+  gpuiso_status s = GPUISO_OK;
+  if (fast && M > 0)
     s = ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>, dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
                   dim3(TOTALS_WARPS * SIMT_WARP), 0, v);
   else if (s == GPUISO_OK)
@@ -393,10 +421,16 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                               T *fit, uint8_t *start, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
   solver_view<T> v = plan_view(p, y, w, fit, start);
-  gpuiso_status s = p->pack_first                             ? fit_short(ex, p, v, err)
-                    : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
-                                                             : fit_simple(ex, p, v, err);
-  if (s == GPUISO_OK && start && !p->pack_first && !p->opt.solver_blocks)
+  gpuiso_status s = GPUISO_OK;
+  if (p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
+    s = each(ex, row_pav_step<T>{v}, p->nrows);
+  } else {
+    unsigned long long failed = NO_FAILED_ROW;
+    s = ex.put(v.failed_row, &failed, sizeof failed);
+    if (s == GPUISO_OK && p->pack_first) s = fit_short(ex, p, v);
+    if (s == GPUISO_OK) s = p->nchunks > 0 ? fit_simple(ex, p, v, err) : row_failure(ex, v, err);
+  }
+  if (s == GPUISO_OK && start && p->nchunks > 0 && !p->opt.solver_blocks)
     s = each(ex, block_start_step<T>{v, plan_piece(p)}, plan_pieces(p));
   if (s == GPUISO_OK) s = ex.sync();
   return s;

@@ -43,6 +43,12 @@ static SIMT_DEVICE hull_point point_sum(hull_point a, hull_point b) {
   return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)};
 }
 
+/* Whether row r is the lane kernels' (no chunks, some elements): the passes leave its state. */
+template <typename T>
+static SIMT_DEVICE int row_on_lanes(const solver_view<T> &v, int64_t r) {
+  return v.chunk_base[r + 1] == v.chunk_base[r] && v.offsets[r + 1] > v.offsets[r];
+}
+
 /* The steps of the passes' reductions and scans. */
 struct sum_of {
   SIMT_DEVICE double operator()(double a, double b) const { return a + b; }
@@ -81,6 +87,7 @@ template <typename T>
 SIMT_KERNEL void row_checks_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t r = simt::block_idx().x, rank = simt::thread_rank();
+  if (row_on_lanes(v, r)) return; /* the whole block */
   larger_of larger;
   smaller_of smaller;
   double max_w = 0;
@@ -112,7 +119,8 @@ template <typename T>
 SIMT_KERNEL void row_starts_kernel(solver_view<T> v) {
   ROW_SCAN_TEAM;
   int64_t r = simt::block_idx().x, rank = simt::thread_rank();
-  if (v.rows[r].status != GPUISO_OK || v.offsets[r + 1] == v.offsets[r]) return; /* the whole block */
+  if (v.offsets[r + 1] == v.offsets[r] || row_on_lanes(v, r) || v.rows[r].status != GPUISO_OK)
+    return; /* the whole block */
   hull_point run = {{0, 0}, {0, 0}}, zero = run;
   double sum_abs = 0;
   for (int64_t base = v.tile_base[r]; base < v.tile_base[r + 1]; base += ROW_SCAN_THREADS) {

@@ -86,14 +86,13 @@ static SIMT_DEVICE short_lane idle_lane() {
   return me;
 }
 
-/* The lane's row among the warp's pack; rows over SHORT_ROW_MAX run on block_rows_kernel. */
+/* The lane's row among the warp's pack: rows pack_row[pack_first[pack]..pack_first[pack + 1]). */
 template <typename T>
-static SIMT_DEVICE short_lane short_lane_of(const solver_view<T> &v, const int64_t *pack_first,
-                                            int64_t pack, unsigned lane) {
+static SIMT_DEVICE short_lane short_lane_of(const solver_view<T> &v, const int64_t *pack_row,
+                                            const int64_t *pack_first, int64_t pack, unsigned lane) {
   int used = 0;
-  for (int64_t r = pack_first[pack]; r < pack_first[pack + 1]; r++) {
-    int64_t n = v.offsets[r + 1] - v.offsets[r];
-    if (n > SHORT_ROW_MAX) continue;
+  for (int64_t k = pack_first[pack]; k < pack_first[pack + 1]; k++) {
+    int64_t r = pack_row[k], n = v.offsets[r + 1] - v.offsets[r];
     int lanes = short_row_lanes(n), at = short_row_place(used, lanes);
     used = at + lanes;
     if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(r, v.offsets[r], n, at, lanes, (int)lane - at);
@@ -477,10 +476,11 @@ static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_sha
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
  * short_rows_shared(weighted) bytes (9 KB unweighted, 17 KB weighted). */
 template <typename T, class Sums = exact_sums>
-SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_first) {
+SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
+                                                           const int64_t *pack_first) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
-  short_lane me = short_lane_of(v, pack_first, simt::block_idx().x, simt::lane());
+  short_lane me = short_lane_of(v, pack_row, pack_first, simt::block_idx().x, simt::lane());
   warp_team team = {me.lane0, me.lanes};
   fit_lane_row<T, warp_team, Sums>(v, sh, team, me);
 }

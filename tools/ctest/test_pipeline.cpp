@@ -131,9 +131,9 @@ static void test_slices(void) {
 /* The fast path's block-per-row passes against the simple path's thread-per-row steps: the
  * running maximum (minimum) of flagged rows to the bit, and the checks of long rows. */
 static void test_row_scans(void) {
-  int64_t off[4] = {0, 700, 700, 6000}; /* chunks of 3: the long row in 7 tiles */
-  static double fit[6000], a[6000], b[6000];
-  for (int i = 0; i < 6000; i++) fit[i] = sin(0.01 * i) + 0.001 * i + (i % 7 == 3 ? -0.5 : 0);
+  int64_t off[4] = {0, 4200, 4200, 9000}; /* over BLOCK_ROW_MAX, chunks of 3: rows of 6 and 7 tiles */
+  static double fit[9000], a[9000], b[9000];
+  for (int i = 0; i < 9000; i++) fit[i] = sin(0.01 * i) + 0.001 * i + (i % 7 == 3 ? -0.5 : 0);
   row_state rows[3] = {{1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 1}, {1, 0, GPUISO_OK, -1, 0}};
   for (int sign = -1; sign <= 1; sign += 2) {
     gpuiso_error e;
@@ -143,7 +143,7 @@ static void test_row_scans(void) {
     gpuiso_cuda_plan p;
     double *dfit = NULL;
     gpuiso_status s = plan_init(ex, &p, 3, off, GPUISO_DOUBLE, 0, &opt, &e);
-    if (s == GPUISO_OK) s = make(ex, &dfit, 6000);
+    if (s == GPUISO_OK) s = make(ex, &dfit, 9000);
     solver_view<double> v = plan_view(&p, (const double *)NULL, (const double *)NULL, dfit, NULL);
     if (s == GPUISO_OK) s = ex.put(v.rows, rows, sizeof rows);
     if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
@@ -153,8 +153,8 @@ static void test_row_scans(void) {
     if (s == GPUISO_OK) s = scan_row_unstep(ex, v);
     if (s == GPUISO_OK) s = ex.get(b, v.fit, sizeof b);
     int64_t differ = 0, changed = 0;
-    for (int i = 0; i < 6000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
-    CHECK(s == GPUISO_OK && p.ntiles == 8 && differ == 0 && changed > 100,
+    for (int i = 0; i < 9000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
+    CHECK(s == GPUISO_OK && p.ntiles == 13 && differ == 0 && changed > 100,
           "running %s in tiles: status %d (%s), %lld tiles, %lld differ of %lld changed",
           sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)p.ntiles, (long long)differ,
           (long long)changed);
@@ -192,6 +192,87 @@ static void test_row_scans(void) {
     if (c == 2) for (int64_t i = lo[1]; i < lo[2]; i++) w[i] = 1;
   }
   free(y); free(w); free(z);
+}
+
+/* The executor, noting which of the lane and chunk kernels a fit launched. */
+struct route_log : sim_exec {
+  int lanes, chunks;
+  template <class... P, class... A>
+  gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
+    lanes += !strcmp(name, "short_rows_kernel") || !strcmp(name, "block_rows_kernel");
+    chunks += !strcmp(name, "chunk_hulls_kernel");
+    return sim_exec::launch(name, kernel, grid, block, shared, args...);
+  }
+};
+
+/* A batch mixing the lane kernels' rows (up to BLOCK_ROW_MAX, empty ones too) with longer ones in
+ * chunks, in one plan, on the fast path: every family, weighted or not, both directions, both
+ * precisions, against the CPU hull engine; and the first failing row named across the two. */
+static void test_mixed_rows(void) {
+  const int64_t lens[] = {3, 5000, 0, 700, 1, 4096, 9000, 33, 2000, 4097, 512};
+  const int nrows = (int)(sizeof lens / sizeof lens[0]);
+  int64_t o[nrows + 1];
+  o[0] = 0;
+  for (int r = 0; r < nrows; r++) o[r + 1] = o[r] + lens[r];
+  int64_t n = o[nrows];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);
+  uint8_t *start = (uint8_t *)malloc(n);
+  for (int f = 0; f < FAM_COUNT; f++) {
+    for (int wk = 0; wk < W_COUNT; wk++) {
+      for (int single = 0; single <= 1; single++) {
+        int increasing = (f + wk + single) % 2;
+        gen_rows((family_kind)f, (weight_kind)wk, nrows, o, 17 + f, single, y, w);
+        const double *wp = wk == W_NONE ? NULL : w;
+        gpuiso_opts opt = options(increasing, 0, 0);
+        opt.hull_chunk = 1024;
+        reference(nrows, o, y, wp, &opt, ref);
+        for (int64_t i = 0; i < n; i++) yf[i] = (float)y[i], wf[i] = (float)w[i];
+        opt.gpu_kernel = GPUISO_GPU_FAST;
+        gpuiso_error e;
+        route_log ex = {{&e, 0, 0, 0, 0, sim_seed}, 0, 0};
+        gpuiso_status s = single ? fit_rows_host(ex, nrows, o, GPUISO_SINGLE, yf, wp ? wf : NULL, &opt, zf, start, &e)
+                                 : fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, wp, &opt, z, start, &e);
+        comparison c = compare_rows(nrows, o, y, ref, single ? GPUISO_SINGLE : GPUISO_DOUBLE,
+                                    single ? (void *)zf : (void *)z, increasing, f == FAM_CANCELLATION);
+        int flags_ok = 1;
+        for (int64_t r = 0; r < nrows; r++)
+          for (int64_t i = o[r]; i < o[r + 1]; i++)
+            flags_ok = flags_ok && start[i] == (i == o[r] || (single ? zf[i] != zf[i - 1] : z[i] != z[i - 1]));
+        CHECK(s == GPUISO_OK && c.max_dev <= (single ? 0x1p-24 : 0) + 1e-12 && c.step_downs == 0 && flags_ok &&
+                  ex.lanes == 2 && ex.chunks == 1 && ex.held == 0,
+              "mixed rows, %s, %s weights, %s: status %d (%s), deviation %g at %lld, %lld step downs, flags %s, "
+              "%d lane and %d chunk kernel launches, %lld buffers held",
+              family_names[f], weight_names[wk], single ? "single" : "double", (int)s, e.message, c.max_dev,
+              (long long)c.worst, (long long)c.step_downs, flags_ok ? "right" : "wrong", ex.lanes, ex.chunks,
+              (long long)ex.held);
+      }
+    }
+  }
+
+  /* two bad rows, one of each kind, in either order: the first is named, as the simple path names it */
+  for (int64_t i = 0; i < n; i++) y[i] = sin(0.3 * i), w[i] = 1;
+  const int bad[2][2] = {{3, 6}, {1, 8}}; /* rows: a lane row before a chunked one, and after */
+  for (int k = 0; k < 2; k++) {
+    int64_t first = o[bad[k][0]] + 17, second = o[bad[k][1]] + 20;
+    y[first] = NAN, w[second] = -1;
+    gpuiso_error e[2];
+    gpuiso_status st[2];
+    for (int fast = 0; fast <= 1; fast++) {
+      gpuiso_opts opt = options(1, 0, 0);
+      opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+      sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
+      st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
+    }
+    CHECK(st[1] == GPUISO_E_Y_NONFINITE && st[0] == st[1] && e[1].row == bad[k][0] && e[1].index == first &&
+              e[0].row == e[1].row && e[0].index == e[1].index,
+          "mixed rows, bad rows %d and %d: fast status %d row %lld index %lld, simple status %d row %lld index %lld",
+          bad[k][0], bad[k][1], (int)st[1], (long long)e[1].row, (long long)e[1].index, (int)st[0],
+          (long long)e[0].row, (long long)e[0].index);
+    y[first] = 0, w[second] = 1;
+  }
+  free(y); free(w); free(ref); free(z); free(yf); free(wf); free(zf); free(start);
 }
 
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
@@ -324,6 +405,6 @@ static void test_compact_slots(void) {
 }
 
 int main(void) {
-  static void (*const tests[])(void) = {test_compact_slots, test_families, test_tiny_weights, test_slices, test_row_scans, test_errors};
+  static void (*const tests[])(void) = {test_compact_slots, test_mixed_rows, test_families, test_tiny_weights, test_slices, test_row_scans, test_errors};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
