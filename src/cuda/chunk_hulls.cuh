@@ -50,8 +50,8 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
   return k;
 }
 
-/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (9 KB unweighted,
- * 17 KB weighted). */
+/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (9.5 KB unweighted,
+ * 18 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 template <typename T, class Sums = exact_sums>

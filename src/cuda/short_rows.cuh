@@ -20,8 +20,8 @@
  * that idle and failed lanes keep step. The turns and levels are those of the chunk vertex slots
  * (hull/slots.h, a lane for a chunk): filtered under an error bound on the rounded sums, decided
  * on the exact ones, formed again from the lane's elements, where it cannot. A point takes 8
- * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 40 more: 9 or
- * 17 KB for a warp, 37 or 69 KB for a block of four.
+ * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 48 or 56 more
+ * (a slot of padding, LANE_SLOTS): 9.5 or 18 KB for a warp, 38 or 71 KB for a block of four.
  */
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
@@ -110,11 +110,14 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
 
 /* The lanes' shared memory (paper, section 6): each lane's first point, a pair of pairs from the
  * scan of the lanes' totals; its points 1..32 (point k of the row's lane j: the row's point
- * 32 j + k) as their sums from that first point, each coordinate rounded to a double, at slot
- * lane0 * 32 + p - 1 for the row's point p >= 1 (W only for a weighted batch: unweighted, it is
- * the point's index within its lane, exact); a bit per point where the rounding was not exact;
- * the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 40 a lane. The predicates
- * and levels take the points as hull/slots.h takes a chunk's vertices, the lane its chunk. */
+ * 32 j + k) as their sums from that first point, each coordinate rounded to a double, in slots
+ * of LANE_SLOTS a lane (short_slot; W only for a weighted batch: unweighted, it is the point's
+ * index within its lane, exact); a bit per point where the rounding was not exact; the lanes'
+ * hull masks. 8 bytes a point unweighted, 16 weighted, and 48 (56) a lane. The predicates and
+ * levels take the points as hull/slots.h takes a chunk's vertices, the lane its chunk. */
+/* A lane's slots: one more than its points, so that the lanes of a warp, which reach their k-th
+ * points at once, find them in different banks of the shared memory (32 apart, all in one). */
+#define LANE_SLOTS (SIMT_WARP + 1)
 struct short_shared {
   hull_point *starts;        /* by lane */
   double *s, *w;             /* by slot; w NULL: an unweighted batch */
@@ -124,14 +127,14 @@ struct short_shared {
 /* The bytes of a short_shared for `threads` lanes, with `scratch` bytes (a multiple of 8)
  * between the points and the bit masks. */
 static inline GPUISO_HD size_t lane_shared_bytes(int threads, int weighted, size_t scratch) {
-  size_t lane = sizeof(hull_point) + SIMT_WARP * sizeof(double) * (weighted ? 2 : 1) + 2 * sizeof(unsigned);
+  size_t lane = sizeof(hull_point) + LANE_SLOTS * sizeof(double) * (weighted ? 2 : 1) + 2 * sizeof(unsigned);
   return (size_t)threads * lane + scratch;
 }
 
 /* The short_shared laid out from `base` as lane_shared_bytes sizes it; *scratch its scratch. */
 static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads, int weighted, size_t scratch_bytes,
                                                unsigned char **scratch) {
-  int slots = threads * SIMT_WARP;
+  int slots = threads * LANE_SLOTS;
   short_shared sh;
   sh.starts = reinterpret_cast<hull_point *>(base);
   sh.s = reinterpret_cast<double *>(sh.starts + threads);
@@ -142,8 +145,11 @@ static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads,
   return sh;
 }
 
-/* The slot of the row's point p >= 1. */
-static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) { return me.lane0 * SIMT_WARP + (int)p - 1; }
+/* The slot of the row's point p >= 1: point k of lane j at j LANE_SLOTS + k - 1. */
+static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) {
+  int j = (int)((p - 1) / SIMT_WARP);
+  return (me.lane0 + j) * LANE_SLOTS + (int)(p - 1 - (int64_t)j * SIMT_WARP);
+}
 
 /* Point k (0..32) of the row's lane j, as a vertex of the slots' predicates. */
 static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
@@ -180,21 +186,21 @@ static SIMT_DEVICE hull_point wide_step(const solver_view<T> &v, const short_sha
                                         int64_t before, int64_t k, double scale) {
   if (k - before == 1)
     return hull_step((double)v.y[me.from + k - 1], v.w ? (double)v.w[me.from + k - 1] * scale : 1.0, v.sign);
-  int i = short_slot(me, k - 1);
+  int i = short_slot(me, k - 1), j = short_slot(me, k);
   hull_point st;
   st.w.hi = sh.w ? sh.w[i] : (double)(k - before);
-  st.w.lo = sh.w ? sh.w[i + 1] : 0.0;
+  st.w.lo = sh.w ? sh.w[j] : 0.0;
   st.s.hi = sh.s[i];
-  st.s.lo = sh.s[i + 1];
+  st.s.lo = sh.s[j];
   return st;
 }
 
 static SIMT_DEVICE void wide_put(const short_shared &sh, const short_lane &me, int64_t before, int64_t k,
                                  hull_point st) {
   if (k - before == 1) return;
-  int i = short_slot(me, k - 1);
-  sh.s[i] = st.s.hi, sh.s[i + 1] = st.s.lo;
-  if (sh.w) sh.w[i] = st.w.hi, sh.w[i + 1] = st.w.lo;
+  int i = short_slot(me, k - 1), j = short_slot(me, k);
+  sh.s[i] = st.s.hi, sh.s[j] = st.s.lo;
+  if (sh.w) sh.w[i] = st.w.hi, sh.w[j] = st.w.lo;
 }
 
 /* Marks point p (below n, whose end point the masks leave implicit) a vertex or not. */
@@ -474,7 +480,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
 static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
- * short_rows_shared(weighted) bytes (9 KB unweighted, 17 KB weighted). */
+ * short_rows_shared(weighted) bytes (9.5 KB unweighted, 18 KB weighted). */
 template <typename T, class Sums = exact_sums>
 SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
                                                            const int64_t *pack_first) {
@@ -486,7 +492,7 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, cons
 }
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
- * scratch, the masks (37 KB unweighted, 69 KB weighted, at four warps). */
+ * scratch, the masks (38 KB unweighted, 71 KB weighted, at four warps). */
 static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
   return lane_shared_bytes(threads, weighted, (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD);
 }
