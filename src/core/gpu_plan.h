@@ -51,11 +51,16 @@ static inline int64_t plan_chunk(const gpuiso_opts *opt) {
 }
 
 /* The options of a plan whose longest row has `longest` elements: a chunk's slot holds
- * hull_chunk + 1 vertices, so no more chunk than that row needs. */
+ * hull_chunk + 1 vertices, so the row's chunks are made as even as their number allows (a row of
+ * 4097 in chunks of 1024 would have a fifth slot of 1025 vertices for one element). */
 static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t longest) {
   gpuiso_opts o = *opt;
   int64_t chunk = plan_chunk(opt);
-  o.hull_chunk = chunk > longest && longest > 0 ? longest : chunk;
+  if (longest > 0) {
+    int64_t chunks = (longest + chunk - 1) / chunk;
+    chunk = (longest + chunks - 1) / chunks;
+  }
+  o.hull_chunk = chunk;
   return o;
 }
 

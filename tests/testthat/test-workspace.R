@@ -3,8 +3,10 @@
 bytes_per_element <- function(rows, len, ...) gpuiso:::gpu_workspace_bytes(rows, len, ...) / (rows * len)
 
 test_that("every shape from 1e7 rows of 16 to one row of 1e9 takes at most 48 bytes an element, weighted float64", {
+  # rows just over the lane kernels' 4096 (a last chunk of few elements), and just over chunks
   shapes <- list(c(1e7, 16), c(1e6, 16), c(1e5, 100), c(1e4, 1e3), c(1e3, 4096), c(1, 4096),
-                 c(1e3, 1e4), c(1e2, 1e5), c(1, 1e7), c(1, 1e8), c(1, 1e9))
+                 c(1e3, 4097), c(1e3, 5121), c(1e3, 6145), c(1e3, 7188), c(1e3, 8193),
+                 c(1e3, 1e4), c(1e2, 1e5), c(1e2, 1e5 + 1), c(1, 1e7), c(1, 1e8), c(1, 1e9))
   for (s in shapes) {
     label <- paste(s, collapse = " x ")
     expect_lte(bytes_per_element(s[1], s[2]), 48, label = label)
