@@ -9,7 +9,10 @@
 #include "launch.cuh"
 
 /* CUDA events after each launch, named by the launch: the device time of each stage of a run
- * (tools/gpu-check), without a synchronisation between the stages. */
+ * (tools/gpu-check), without a synchronisation between the stages; and after each copy and wait,
+ * so that the time the device waits on the host is a stage of its own (HOST_STAGE), not the next
+ * launch's. */
+#define HOST_STAGE "host waits"
 #define STAGE_EVENTS 512
 
 struct stage_clock {
@@ -49,15 +52,16 @@ struct cuda_exec {
   }
   gpuiso_status put(void *dev, const void *host, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+    return timed(check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device"), HOST_STAGE);
   }
   gpuiso_status get(void *host, const void *dev, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
+    return timed(check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device"),
+                 HOST_STAGE);
   }
   gpuiso_status fill(void *dev, int byte, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return check(cudaMemset(dev, byte, bytes), "cudaMemset");
+    return timed(check(cudaMemset(dev, byte, bytes), "cudaMemset"), HOST_STAGE);
   }
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
@@ -65,9 +69,10 @@ struct cuda_exec {
     kernel<<<grid, block, shared, stream>>>(args...);
     char what[128];
     snprintf(what, sizeof what, "the launch of %s", name);
-    gpuiso_status s = check(cudaGetLastError(), what);
-    return s == GPUISO_OK && clock ? mark(name) : s;
+    return timed(check(cudaGetLastError(), what), name);
   }
+  /* s, after the event ending the stage `name` where the run is timed. */
+  gpuiso_status timed(gpuiso_status s, const char *name) { return s == GPUISO_OK && clock ? mark(name) : s; }
   /* An event at this point of the stream, ending the stage `name` (NULL: the start). */
   gpuiso_status mark(const char *name) {
     if (clock->count == STAGE_EVENTS) return GPUISO_OK; /* later launches go uncounted */
@@ -87,7 +92,7 @@ struct cuda_exec {
                                       (int)bytes), "cudaFuncSetAttribute (shared memory)");
   }
   gpuiso_status sync() {
-    return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels");
+    return timed(check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels"), HOST_STAGE);
   }
 };
 

@@ -51,11 +51,11 @@ struct cuda_sort_exec : cuda_exec {
     void *temp = NULL;
     const char *what = "cub::DeviceRadixSort::SortPairs";
     gpuiso_status s = check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in,
-                                                            values_out, count, 0, end_bit), what);
+                                                            values_out, count, 0, end_bit, stream), what);
     if (s == GPUISO_OK) s = alloc(&temp, bytes > 0 ? bytes : 1);
     if (s == GPUISO_OK)
       s = check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out,
-                                                count, 0, end_bit), what);
+                                                count, 0, end_bit, stream), what);
     release(temp);
     return s;
   }
@@ -63,9 +63,9 @@ struct cuda_sort_exec : cuda_exec {
     size_t bytes = 0;
     void *temp = NULL;
     const char *what = "cub::DeviceScan::ExclusiveSum";
-    gpuiso_status s = check(cub::DeviceScan::ExclusiveSum(temp, bytes, data, count), what);
+    gpuiso_status s = check(cub::DeviceScan::ExclusiveSum(temp, bytes, data, count, stream), what);
     if (s == GPUISO_OK) s = alloc(&temp, bytes > 0 ? bytes : 1);
-    if (s == GPUISO_OK) s = check(cub::DeviceScan::ExclusiveSum(temp, bytes, data, count), what);
+    if (s == GPUISO_OK) s = check(cub::DeviceScan::ExclusiveSum(temp, bytes, data, count, stream), what);
     release(temp);
     return s;
   }
