@@ -48,8 +48,8 @@ struct gpuiso_cuda_plan {
   int64_t *pav_start;
   int64_t npacks, *pack_row, *pack_first; /* the short rows' warps: pack k holds rows
                                             pack_row[pack_first[k]..pack_first[k + 1]) */
-  int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each */
-  int block_threads;               /* ... of this many threads */
+  int64_t nblock_rows, *block_row; /* the longer rows of the lane kernels, a block each: */
+  int64_t block_rows_of[2];        /* first those of two warps, then those of four */
   int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
   int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
   int64_t ntiles, *tile_base, *tile_row; /* the fast path's tiles of chunks (row_scans.cuh) */
@@ -73,11 +73,11 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
 /* The rows of the lane kernels (host): those of up to SHORT_ROW_MAX listed in order (rows) and
  * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
  * warps, as short_rows_kernel finds their lanes), the longer ones listed for a block each
- * (blocks, needing `threads` threads); rows over BLOCK_ROW_MAX are the chunks'. */
+ * (blocks: those of two warps, then those of four, so that each launch has the threads of its
+ * rows); rows over BLOCK_ROW_MAX are the chunks'. */
 typedef struct {
   int64_t *rows, *first, *blocks;
-  int64_t nrows, npacks, nblocks;
-  int threads;
+  int64_t nrows, npacks, nblocks, blocks_of[2];
 } lane_layout;
 
 /* Returns 0 out of memory (what it holds is released by lane_layout_free). */
@@ -85,25 +85,26 @@ static int pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l) {
   l->rows = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->rows);
   l->first = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *l->first);
   l->blocks = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->blocks);
-  l->nrows = l->npacks = l->nblocks = 0;
-  l->threads = SIMT_WARP;
+  l->nrows = l->npacks = l->nblocks = l->blocks_of[0] = l->blocks_of[1] = 0;
   if (!l->rows || !l->first || !l->blocks) return 0;
   int used = SIMT_WARP; /* the first short row opens a warp */
   for (int64_t r = 0; r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
-    if (len > BLOCK_ROW_MAX) continue;
+    if (len > SHORT_ROW_MAX && len <= BLOCK_ROW_MAX) l->blocks_of[len > 2 * SHORT_ROW_MAX]++;
+    if (len > SHORT_ROW_MAX) continue;
     int lanes = short_row_lanes(len);
-    if (len > SHORT_ROW_MAX) {
-      l->blocks[l->nblocks++] = r;
-      l->threads = lanes > l->threads ? lanes : l->threads;
-      continue;
-    }
     int at = short_row_place(used, lanes);
     if (at < 0) l->first[l->npacks++] = l->nrows, at = 0;
     used = at + lanes;
     l->rows[l->nrows++] = r;
   }
   l->first[l->npacks] = l->nrows;
+  int64_t at[2] = {0, l->blocks_of[0]};
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t len = offsets[r + 1] - offsets[r];
+    if (len > SHORT_ROW_MAX && len <= BLOCK_ROW_MAX) l->blocks[at[len > 2 * SHORT_ROW_MAX]++] = r;
+  }
+  l->nblocks = l->blocks_of[0] + l->blocks_of[1];
   return 1;
 }
 
@@ -120,7 +121,8 @@ static gpuiso_status plan_lanes(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, co
   lane_layout l;
   gpuiso_status s = pack_rows(nrows, offsets, &l) ? GPUISO_OK : GPUISO_E_NOMEM;
   if (s != GPUISO_OK) set_error(err, s, -1, -1);
-  p->npacks = l.npacks, p->nblock_rows = l.nblocks, p->block_threads = l.threads;
+  p->npacks = l.npacks, p->nblock_rows = l.nblocks;
+  p->block_rows_of[0] = l.blocks_of[0], p->block_rows_of[1] = l.blocks_of[1];
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_row, l.nrows, sizeof(int64_t));
   if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, l.npacks + 1, sizeof(int64_t));
   if (s == GPUISO_OK && l.nblocks > 0) s = plan_alloc(ex, &p->block_row, l.nblocks, sizeof(int64_t));
@@ -336,21 +338,26 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
 }
 
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
- * row. Their failures lower v.failed_row. */
+ * row (a launch for those of two warps, one for those of four). Their failures lower
+ * v.failed_row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
   typedef typename lane_sums_of<T>::type plain; /* exact = FALSE */
   auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
   auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
-  if (s == GPUISO_OK && p->npacks > 0)
+  if (p->npacks > 0)
     s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP),
                   short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
-  size_t shared = block_rows_shared(p->block_threads, v.w != NULL);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, shared);
-  if (s == GPUISO_OK && p->nblock_rows > 0)
-    s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->nblock_rows),
-                  dim3((unsigned)p->block_threads), shared, v, (const int64_t *)p->block_row);
+  int64_t first = 0; /* the rows of two warps, then of four, a launch each */
+  for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
+    int threads = 2 * SIMT_WARP << k;
+    size_t shared = block_rows_shared(threads, v.w != NULL);
+    if (s == GPUISO_OK && p->block_rows_of[k] > 0) s = ex.allow_shared(block_rows, shared);
+    if (s == GPUISO_OK && p->block_rows_of[k] > 0)
+      s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->block_rows_of[k]), dim3((unsigned)threads),
+                    shared, v, (const int64_t *)p->block_row + first);
+  }
   return s;
 }
 
@@ -375,12 +382,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                                 gpuiso_error *err) {
   int64_t M = p->nchunks, R = p->nrows;
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
-  gpuiso_status s = GPUISO_OK;
-  if (fast && M > 0)
-    s = ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>, dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
-                  dim3(TOTALS_WARPS * SIMT_WARP), 0, v);
-  else if (s == GPUISO_OK)
-    s = each(ex, totals_step<T>{v}, M);
+  gpuiso_status s = fast && M > 0 ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
+                                               dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
+                                               dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
+                                   : each(ex, totals_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);

@@ -241,7 +241,7 @@ static void test_mixed_rows(void) {
           for (int64_t i = o[r]; i < o[r + 1]; i++)
             flags_ok = flags_ok && start[i] == (i == o[r] || (single ? zf[i] != zf[i - 1] : z[i] != z[i - 1]));
         CHECK(s == GPUISO_OK && c.max_dev <= (single ? 0x1p-24 : 0) + 1e-12 && c.step_downs == 0 && flags_ok &&
-                  ex.lanes == 2 && ex.chunks == 1 && ex.held == 0,
+                  ex.lanes == 3 && ex.chunks == 1 && ex.held == 0, /* packs, rows of two and of four warps */
               "mixed rows, %s, %s weights, %s: status %d (%s), deviation %g at %lld, %lld step downs, flags %s, "
               "%d lane and %d chunk kernel launches, %lld buffers held",
               family_names[f], weight_names[wk], single ? "single" : "double", (int)s, e.message, c.max_dev,
