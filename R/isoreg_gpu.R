@@ -53,11 +53,11 @@
 #'
 #' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: rows of
 #' up to 4096 elements in a warp or a block, several short rows to a warp, their lanes' hulls kept
-#' as bit masks and merged in rounds; longer rows in chunks of 1024 points, a warp per chunk's
-#' hull, merged level by level on segment lists by a thread or a warp per merge, and every
-#' element's fitted value computed in parallel); it is an error when the package was built without
-#' CUDA or no device is found (see [gpuiso_backend()]). A batch larger than the device memory free
-#' runs in slices of rows; a row larger than it in segments, fitted one after another on the
+#' as bit masks and merged in rounds; longer rows, in the same batch, in chunks of up to 1024
+#' points, a warp per chunk's hull, merged level by level on segment lists by a thread or a warp
+#' per merge, and every element's fitted value computed in parallel); it is an error when the
+#' package was built without CUDA or no device is found (see [gpuiso_backend()]). A batch larger
+#' than the device memory free runs in slices of rows; a row larger than it in segments, fitted one after another on the
 #' device and joined on the host, where only blocks next to the cuts are pooled again.
 #' `options(gpuiso.gpu_memory = bytes)` caps the device memory a fit takes, for a GPU shared with
 #' other work (default: what is free). `method` chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
