@@ -339,8 +339,8 @@ static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
- * chunks for the passes over a row (row_scans.cuh), and a thread per 32 elements in the
- * reconstruction. */
+ * chunks for the passes over a row (row_scans.cuh), and a warp per tile of a chunk in the
+ * reconstruction (reconstruct.cuh). */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -381,8 +381,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   }
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
-  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
+  if (s == GPUISO_OK)
+    s = fast ? tile_launch(ex, "fit_warp_kernel", fit_warp_kernel<T>, v) : each(ex, fit_step<T>{v, p->chunk}, M);
+  if (s == GPUISO_OK)
+    s = fast ? tile_launch(ex, "steps_warp_kernel", steps_warp_kernel<T>, v) : each(ex, steps_step<T>{v, p->chunk}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_unstep(ex, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
