@@ -326,16 +326,6 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s == GPUISO_OK ? row_failure(ex, v, err) : s;
 }
 
-/* The elements a thread of the reconstruction takes: a chunk on the simple path, a lane's 32 on
- * the fast path. */
-static inline int64_t plan_piece(const gpuiso_cuda_plan *p) {
-  return p->opt.gpu_kernel == GPUISO_GPU_FAST ? SIMT_WARP : p->chunk;
-}
-
-static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
-  return p->nchunks * ((p->chunk + plan_piece(p) - 1) / plan_piece(p));
-}
-
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
@@ -399,7 +389,8 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
                     : p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV ? each(ex, row_pav_step<T>{v}, p->nrows)
                                                              : fit_simple(ex, p, v, err);
   if (s == GPUISO_OK && start && !p->pack_first && !p->opt.solver_blocks)
-    s = each(ex, block_start_step<T>{v, plan_piece(p)}, plan_pieces(p));
+    s = p->opt.gpu_kernel == GPUISO_GPU_FAST ? tile_launch(ex, "block_start_warp_kernel", block_start_warp_kernel<T>, v)
+                                              : each(ex, block_start_step<T>{v, p->chunk}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

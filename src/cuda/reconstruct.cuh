@@ -145,6 +145,16 @@ SIMT_KERNEL void steps_warp_kernel(solver_view<T> v, int64_t count) {
   if (simt::any(SIMT_FULL_MASK, stepped) && simt::lane() == 0) raise_flag(&v.rows[r].stepped);
 }
 
+/* block_start_step's flags of tile t's elements. */
+template <typename T>
+SIMT_KERNEL void block_start_warp_kernel(solver_view<T> v, int64_t count) {
+  int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
+  if (t >= count) return;
+  int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
+    v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
+}
+
 /* One of the fast path's passes over the view's tiles (none without chunks). */
 template <class Exec, typename T>
 static gpuiso_status tile_launch(Exec &ex, const char *name, void (*kernel)(solver_view<T>, int64_t),
