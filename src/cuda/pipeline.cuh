@@ -361,22 +361,12 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s;
 }
 
-/* The elements a thread of the reconstruction takes: a chunk on the simple path, a lane's 32 on
- * the fast path. */
-static inline int64_t plan_piece(const gpuiso_cuda_plan *p) {
-  return p->opt.gpu_kernel == GPUISO_GPU_FAST ? SIMT_WARP : p->chunk;
-}
-
-static inline int64_t plan_pieces(const gpuiso_cuda_plan *p) {
-  return p->nchunks * ((p->chunk + plan_piece(p) - 1) / plan_piece(p));
-}
-
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
- * chunks for the passes over a row (row_scans.cuh), and a thread per 32 elements in the
- * reconstruction. The first failing row is reported after the checks, the lane kernels' rows
- * that ran before included. */
+ * chunks for the passes over a row (row_scans.cuh), and a warp per tile of a chunk in the
+ * reconstruction (reconstruct.cuh). The first failing row is reported after the checks, the lane
+ * kernels' rows that ran before included. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
                                 gpuiso_error *err) {
@@ -414,8 +404,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   }
   if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, fit_step<T>{v, plan_piece(p)}, plan_pieces(p));
-  if (s == GPUISO_OK) s = each(ex, steps_step<T>{v, plan_piece(p)}, plan_pieces(p));
+  if (s == GPUISO_OK)
+    s = fast ? tile_launch(ex, "fit_warp_kernel", fit_warp_kernel<T>, v) : each(ex, fit_step<T>{v, p->chunk}, M);
+  if (s == GPUISO_OK)
+    s = fast ? tile_launch(ex, "steps_warp_kernel", steps_warp_kernel<T>, v) : each(ex, steps_step<T>{v, p->chunk}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_unstep(ex, v) : each(ex, unstep_step<T>{v}, R);
   return s;
 }
@@ -436,7 +428,8 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
     if (s == GPUISO_OK) s = p->nchunks > 0 ? fit_simple(ex, p, v, err) : row_failure(ex, v, err);
   }
   if (s == GPUISO_OK && start && p->nchunks > 0 && !p->opt.solver_blocks)
-    s = each(ex, block_start_step<T>{v, plan_piece(p)}, plan_pieces(p));
+    s = p->opt.gpu_kernel == GPUISO_GPU_FAST ? tile_launch(ex, "block_start_warp_kernel", block_start_warp_kernel<T>, v)
+                                              : each(ex, block_start_step<T>{v, p->chunk}, p->nchunks);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

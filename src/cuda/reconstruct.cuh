@@ -1,14 +1,25 @@
-/* The reconstruction: a thread per piece of a chunk (the whole chunk on the simple path, 32
- * elements on the fast path, a warp's threads for a chunk of 1024) finds its row's root hull
- * vertex at or before its first element and gives every element the level of the edge above it
- * (as hull.c); the solver's blocks (solver_blocks) are those edges, flagged here. Then, as in the
- * CPU engine, a level that rounding put on the wrong side of the one before takes that one (rare:
- * for each flagged row), and otherwise block starts are where the level changes.
+/* The reconstruction: a thread per piece of a chunk (the simple path: a thread per chunk) finds
+ * its row's root hull vertex at or before its first element and gives every element the level of
+ * the edge above it (as hull.c); the solver's blocks (solver_blocks) are those edges, flagged
+ * here. Then, as in the CPU engine, a level that rounding put on the wrong side of the one before
+ * takes that one (rare: for each flagged row), and otherwise block starts are where the level
+ * changes.
+ *
+ * The fast path runs these passes a warp per tile of FIT_TILE elements of a chunk (a chunk of
+ * 1024 is one tile). In fit_warp_kernel a lane takes a piece of 32 consecutive elements, as a
+ * thread of the simple path takes its chunk; the lanes' stores of one step would then be 32
+ * elements apart, a cache line each. Instead each lane puts its levels in the warp's tile in
+ * shared memory, and the warp writes the tile out striped, lane L the elements L, L + 32, ...:
+ * each store of the warp is 32 consecutive elements (CUB's warp store through a transpose). The
+ * passes over the levels read and write striped outright.
  */
 #ifndef GPUISO_CUDA_RECONSTRUCT_CUH
 #define GPUISO_CUDA_RECONSTRUCT_CUH
 
 #include "view.cuh"
+
+#define FIT_TILE (SIMT_WARP * SIMT_WARP) /* the elements of a warp of the fast path's passes */
+#define FIT_WARPS 4                      /* tiles a block of them takes */
 
 template <typename T>
 struct fit_step {
@@ -73,5 +84,85 @@ struct block_start_step {
     for (int64_t i = from; i < to; i++) v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
   }
 };
+
+/* The fast path's passes: tile t (piece_range's piece t of FIT_TILE elements), the whole warp out
+ * where t is past the last tile. */
+
+/* The levels of tile t's elements and their solver block flags: lane L's piece of 32 from
+ * element 32 L, walked as fit_step walks it (the same calls on the same vertices, so the same
+ * bits), an element a step so that the lanes' stores to the tile go together. The tile holds
+ * lane L's element j at L * 32 + (j ^ L): the lanes' stores of a step, and the warp's loads of
+ * a row of 32, fall in different banks (doubles: a half warp's). */
+template <typename T>
+SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
+  SIMT_SHARED(T, tiles, FIT_WARPS * FIT_TILE);
+  SIMT_SHARED(unsigned, head_tiles, FIT_WARPS * SIMT_WARP); /* a lane's flags, a bit an element */
+  int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
+  if (t >= count) return;
+  int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  if (from == to || v.rows[r].wide) return; /* the whole warp; a wide row's levels are wide_level_step's */
+  T *tile = tiles + simt::warp() * FIT_TILE;
+  unsigned *heads = head_tiles + simt::warp() * SIMT_WARP;
+  int lane = (int)simt::lane();
+  unsigned mine = 0;
+  int64_t i = from + lane * SIMT_WARP, end = i + SIMT_WARP < to ? i + SIMT_WARP : to;
+  if (i < end) {
+    const hull_segment *root = v.seg + v.chunk_base[r];
+    hull_slots slots = view_slots(v, r);
+    hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
+    int64_t ri = i; /* where the edge from q ends: here, the first edge is yet to take */
+    T z = 0;
+    for (int j = 0; j < SIMT_WARP && i + j < end; j++) {
+      if (ri <= i + j) {
+        int head;
+        do { /* past any edge that ends at once, as fit_step's loop passes it */
+          head = hull_block_start(&slots, root, q, i + j, v.offsets[r]);
+          z = (T)clip(hull_edge(&slots, root, q, v.sign, &q, &ri), v.lo, v.hi);
+        } while (ri <= i + j);
+        mine |= (unsigned)head << j;
+      }
+      tile[lane * SIMT_WARP + (j ^ lane)] = z;
+    }
+  }
+  heads[lane] = mine;
+  simt::sync_warp();
+  for (int k = 0; k < SIMT_WARP && from + k * SIMT_WARP + lane < to; k++) {
+    int64_t e = from + k * SIMT_WARP + lane;
+    v.fit[e] = tile[k * SIMT_WARP + (lane ^ k)];
+    if (v.edge_start) v.edge_start[e] = heads[k] >> lane & 1;
+  }
+}
+
+/* steps_step's flags: the comparisons of tile t's elements with the ones before them. */
+template <typename T>
+SIMT_KERNEL void steps_warp_kernel(solver_view<T> v, int64_t count) {
+  int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
+  if (t >= count) return;
+  int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  int stepped = 0;
+  for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
+    stepped = stepped || (i > v.offsets[r] && steps_against(v, v.fit[i - 1], v.fit[i]));
+  if (simt::any(SIMT_FULL_MASK, stepped) && simt::lane() == 0) raise_flag(&v.rows[r].stepped);
+}
+
+/* block_start_step's flags of tile t's elements. */
+template <typename T>
+SIMT_KERNEL void block_start_warp_kernel(solver_view<T> v, int64_t count) {
+  int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
+  if (t >= count) return;
+  int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
+    v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
+}
+
+/* One of the fast path's passes over the view's tiles (none without chunks). */
+template <class Exec, typename T>
+static gpuiso_status tile_launch(Exec &ex, const char *name, void (*kernel)(solver_view<T>, int64_t),
+                                 solver_view<T> v) {
+  int64_t count = v.nchunks * ((v.chunk + FIT_TILE - 1) / FIT_TILE);
+  if (count == 0) return GPUISO_OK;
+  return ex.launch(name, kernel, dim3((unsigned)((count + FIT_WARPS - 1) / FIT_WARPS)), dim3(FIT_WARPS * SIMT_WARP),
+                   0, v, count);
+}
 
 #endif

@@ -404,7 +404,89 @@ static void test_compact_slots(void) {
   free(y); free(w); free(ref); free(pav); free(z); free(yf); free(wf); free(zf); free(start); free(ref_start);
 }
 
+/* The fast path's reconstruction, a warp per tile (fit_warp_kernel), against the simple path's
+ * thread per piece (fit_step) with pieces of 32, the lanes' pieces, on the same hulls: the same
+ * levels and solver block flags to the bit, and nothing written in a wide row (the last). Rows
+ * and chunks that end part way through a tile and a piece, chunks of several tiles and chunks
+ * not of whole pieces, both precisions, with zero weights and without weights. */
+template <typename T>
+static void check_fit_tiles(int64_t chunk, int weighted, int blocks) {
+  const int64_t off[7] = {0, 5000, 5001, 5001, 5033, 13000, 19000}, n = off[6];
+  const gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
+  double *yd = (double *)malloc(n * sizeof *yd), *wd = (double *)malloc(n * sizeof *wd);
+  T *y = (T *)malloc(n * sizeof *y), *w = (T *)malloc(n * sizeof *w), *fit[2];
+  uint8_t *start[2];
+  gen_rows(weighted ? FAM_SAWTOOTH : FAM_NOISE, weighted ? W_ZEROS : W_NONE, 6, off, 5, type == GPUISO_SINGLE, yd, wd);
+  srand(5);
+  for (int64_t i = off[5]; i < n; i++) yd[i] = (rand() % 2 ? 1 : -1) * pow(10, 60.0 * rand() / RAND_MAX - 30);
+  for (int64_t i = 0; i < n; i++) y[i] = (T)yd[i], w[i] = (T)wd[i];
+  gpuiso_opts opt = options(1, chunk, 0);
+  opt.gpu_kernel = GPUISO_GPU_FAST;
+  opt.solver_blocks = blocks;
+  gpuiso_error e;
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+  gpuiso_cuda_plan p;
+  const T *dy = NULL, *dw = NULL;
+  T *dfit[3] = {NULL, NULL, NULL};
+  uint8_t *dstart[3] = {NULL, NULL, NULL};
+  row_state rows[6];
+  gpuiso_status s = plan_init(ex, &p, 6, off, type, weighted, &opt, &e);
+  if (s == GPUISO_OK) s = upload(ex, &dy, y, n);
+  if (s == GPUISO_OK) s = upload(ex, &dw, weighted ? w : NULL, n);
+  for (int k = 0; k < 3; k++) {
+    if (s == GPUISO_OK) s = make(ex, &dfit[k], n);
+    if (s == GPUISO_OK) s = make(ex, &dstart[k], n);
+    if (s == GPUISO_OK && k > 0) s = ex.fill(dfit[k], 0x5a, n * sizeof(T));
+    if (s == GPUISO_OK && k > 0) s = ex.fill(dstart[k], 0x5a, n);
+  }
+  if (s == GPUISO_OK) s = plan_fit(ex, &p, dy, dw, dfit[0], dstart[0], &e); /* the hulls */
+  solver_view<T> simple = plan_view(&p, dy, dw, dfit[1], dstart[1]), fast = plan_view(&p, dy, dw, dfit[2], dstart[2]);
+  if (s == GPUISO_OK) s = each(ex, fit_step<T>{simple, SIMT_WARP}, p.nchunks * ((chunk + SIMT_WARP - 1) / SIMT_WARP));
+  if (s == GPUISO_OK) s = tile_launch(ex, "fit_warp_kernel", fit_warp_kernel<T>, fast);
+  for (int k = 0; k < 2; k++) {
+    fit[k] = (T *)malloc(n * sizeof(T)), start[k] = (uint8_t *)malloc(n);
+    if (s == GPUISO_OK) s = ex.get(fit[k], dfit[k + 1], n * sizeof(T));
+    if (s == GPUISO_OK) s = ex.get(start[k], dstart[k + 1], n);
+  }
+  if (s == GPUISO_OK) s = ex.get(rows, simple.rows, sizeof rows);
+  /* wrong: written where not due (a wide row, or a row of the lane kernels), or not where due */
+  int64_t differ = 0, wrong = 0, heads = 0, wide = 0;
+  const uint8_t fill[8] = {0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a};
+  for (int64_t r = 0; s == GPUISO_OK && r < 6; r++) {
+    wide += rows[r].wide != 0;
+    int due = !rows[r].wide && !plan_on_lanes(&opt, off[r + 1] - off[r]);
+    for (int64_t i = off[r]; i < off[r + 1]; i++) {
+      differ += memcmp(&fit[0][i], &fit[1][i], sizeof(T)) != 0 || start[0][i] != start[1][i];
+      wrong += (memcmp(&fit[1][i], fill, sizeof(T)) == 0) != !due;
+      wrong += (start[1][i] == 0x5a) != (!due || !blocks);
+      heads += start[1][i] == 1;
+    }
+  }
+  CHECK(s == GPUISO_OK && wide == 1 && rows[5].wide && differ == 0 && wrong == 0 && (blocks ? heads > 10 : heads == 0),
+        "fit_warp_kernel against fit_step, %s, chunk %lld, %s, %s: status %d (%s), %lld wide rows, %lld "
+        "elements differ, %lld written where not due or not where due, %lld block starts",
+        type == GPUISO_SINGLE ? "single" : "double", (long long)chunk, weighted ? "zero weights" : "unweighted",
+        blocks ? "solver blocks" : "no flags", (int)s, e.message, (long long)wide, (long long)differ, (long long)wrong,
+        (long long)heads);
+  ex.release((void *)dy);
+  ex.release((void *)dw);
+  for (int k = 0; k < 3; k++) ex.release(dfit[k]), ex.release(dstart[k]);
+  plan_release(ex, &p);
+  free(yd); free(wd); free(y); free(w);
+  for (int k = 0; k < 2; k++) free(fit[k]), free(start[k]);
+}
+
+static void test_fit_tiles(void) {
+  const int64_t chunks[3] = {100, 1024, 3000};
+  for (int c = 0; c < 3; c++)
+    for (int weighted = 0; weighted <= 1; weighted++) {
+      check_fit_tiles<float>(chunks[c], weighted, !weighted);
+      check_fit_tiles<double>(chunks[c], weighted, weighted);
+    }
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_compact_slots, test_mixed_rows, test_families, test_tiny_weights, test_slices, test_row_scans, test_errors};
+  static void (*const tests[])(void) = {test_compact_slots, test_mixed_rows, test_families, test_tiny_weights,
+                                        test_slices, test_row_scans, test_errors, test_fit_tiles};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
