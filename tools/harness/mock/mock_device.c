@@ -113,7 +113,7 @@ gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *p, const void *y, const 
   int64_t longest = 0;
   for (int64_t r = 0; r < p->nrows; r++) longest = p->off[r + 1] - p->off[r] > longest ? p->off[r + 1] - p->off[r] : longest;
   const char *names[] = {longest <= 1024 ? "short_rows_kernel<float>" : longest <= 4096 ? "block_rows_kernel<double>" : "chunk_hulls_kernel<double>",
-                         "merge_step<double>", "fit_step<double>"};
+                         "merge_step<double>", "fit_warp_kernel<double>"};
   t->count = longest <= 4096 ? 1 : 3;
   for (int i = 0; i < t->count; i++) {
     strcpy(t->name[i], names[i]);
