@@ -20,10 +20,11 @@ test_that("'auto' stays on the CPU unless gpuiso.gpu_min_n is set and reached", 
   expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
 })
 
-# Deviation of a fit from the reference, on the scale of the data for the cancellation family.
-gpu_dev <- function(z, ref, y, family) {
-  max(abs(z - ref) / (if (family == "cancellation") max(abs(y)) else 1 + abs(ref)))
-}
+# Deviation of a fit from a reference, relative to 1 + |ref| (issue 11) unless scale is given.
+gpu_dev <- function(z, ref, scale = 1 + abs(ref)) max(abs(z - ref) / scale)
+# The scale against the plain-double PAV reference (ref_pav): on the cancellation family its block
+# sums lose the small means' digits (test-precision.R), so there the data's.
+pav_scale <- function(ref, y, family) if (family == "cancellation") max(abs(y)) else 1 + abs(ref)
 
 test_that("the GPU fits every family, weighting and direction as the CPU engines do", {
   skip_without_gpu()
@@ -39,15 +40,18 @@ test_that("the GPU fits every family, weighting and direction as the CPU engines
         gpu <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu")
         label <- sprintf("%s, %s weights, n = %d, increasing = %s", family, wkind, n, increasing)
         expect_identical(gpu$backend, "gpu")
-        expect_lte(gpu_dev(gpu$fitted, hull$fitted, y, family), 1e-12, label = label)
+        expect_lte(gpu_dev(gpu$fitted, hull$fitted), 1e-12, label = label)
         expect_equal(length(gpu$block_start), length(hull$block_start), label = label)
         ref <- ref_pav(y, w, increasing)
-        expect_lte(gpu_dev(gpu$fitted, ref, y, family), 1e-10, label = label)
+        expect_lte(gpu_dev(gpu$fitted, ref, pav_scale(ref, y, family)), 1e-10, label = label)
         single <- isoreg_gpu(y, w = w, increasing = increasing, device = "gpu", precision = "single")
         yf <- as_float32(y)
         wf <- if (is.null(w)) NULL else as_float32(w)
+        hull32 <- isoreg_gpu(yf, w = wf, increasing = increasing, method = "hull")$fitted
+        expect_lte(gpu_dev(single$fitted, hull32), 2e-7, label = paste(label, "single"))
         ref32 <- ref_pav(yf, wf, increasing)
-        expect_lte(gpu_dev(single$fitted, ref32, yf, family), 2e-7, label = paste(label, "single"))
+        expect_lte(gpu_dev(single$fitted, ref32, pav_scale(ref32, yf, family)), 2e-7,
+                   label = paste(label, "single, PAV"))
         steps <- diff(single$fitted) * if (increasing) 1 else -1
         expect_true(all(steps >= 0), label = paste(label, "single, monotone"))
         expect_identical(single$precision, "single")
@@ -67,7 +71,7 @@ test_that("the GPU's chunks, merges and searches agree with the CPU hull engine"
       hull <- isoreg_gpu(y, w = w, method = "hull")
       gpu <- isoreg_gpu(y, w = w, device = "gpu")
       options(old)
-      expect_lte(gpu_dev(gpu$fitted, hull$fitted, y, "sawtooth"), 1e-12)
+      expect_lte(gpu_dev(gpu$fitted, hull$fitted), 1e-12)
     }
   }
 })

@@ -9,14 +9,15 @@ steps_back <- function(z, increasing) any(if (increasing) diff(z) < 0 else diff(
 
 # Rows of each family in families (the wide ones at spans 1e15 and 1e30) and both directions
 # through each of fits, function(y, w, increasing); each fit checked against the exact fit of
-# exact_input(y), exact_input(w) within tol. Returns the largest deviation of each fit.
+# exact_input(y), exact_input(w) within tol. Rows of n elements (default 20, 128 for the
+# cancellation family). Returns the largest deviation of each fit.
 check_families <- function(fits, tol, rows = 8, families = precision_families,
-                           exact_input = identity) {
+                           exact_input = identity, n = NULL) {
   worst <- stats::setNames(numeric(length(fits)), names(fits))
   for (f in families) {
     for (span in if (grepl("^wide", f)) c(15, 30) else 30) {
       for (r in seq_len(rows)) {
-        d <- gen_precision(f, if (f == "cancellation") 128L else 20L, span)
+        d <- gen_precision(f, if (!is.null(n)) n else if (f == "cancellation") 128L else 20L, span)
         increasing <- r %% 2 == 1
         exact <- ref_pav_exact(exact_input(d$y), if (!is.null(d$w)) exact_input(d$w), increasing)
         for (m in names(fits)) {
@@ -109,14 +110,27 @@ test_that("the hull engine's wide rows keep zero weights in the block on their l
   }
 })
 
-test_that("the GPU's simple path is within 1e-10 (float64) and 2e-7 (float32) of the exact fit", {
+gpu <- function(precision) {
+  function(y, w, inc) isoreg_gpu(y, w = w, increasing = inc, device = "gpu", precision = precision)$fitted
+}
+# float32 is the exact fit of the inputs rounded to float32
+to_float <- function(v) Rmpfr::asNumeric(Rmpfr::mpfr(v, 24))
+
+test_that("the GPU's fast path is within 1e-10 (float64) and 2e-7 (float32) of the exact fit", {
   skip_without_gpu()
   set.seed(73)
-  gpu <- function(precision) {
-    function(y, w, inc) isoreg_gpu(y, w = w, increasing = inc, device = "gpu", precision = precision)$fitted
-  }
-  # float32 is the exact fit of the inputs rounded to float32
-  to_float <- function(v) Rmpfr::asNumeric(Rmpfr::mpfr(v, 24))
+  # rows of 20 and 128: the lane kernels, several rows a warp
   expect_lt(check_families(list(gpu_float64 = gpu("double")), 1e-10)[[1]], 1e-10)
   expect_lt(check_families(list(gpu_float32 = gpu("single")), 2e-7, exact_input = to_float)[[1]], 2e-7)
+})
+
+test_that("the GPU's fast path keeps 1e-10 (float64) and 2e-7 (float32) on rows of chunks", {
+  skip_without_gpu()
+  set.seed(75)
+  # rows of 5000, over the 4096 of a block: chunks of 1024 merged in levels; the exact reference
+  # takes seconds a row (about 20 on a slow core), so two rows (both directions) of the families
+  # hardest on the sums
+  long <- c("cancellation", "wide_both")
+  expect_lt(check_families(list(gpu_float64 = gpu("double")), 1e-10, 2, long, n = 5000L)[[1]], 1e-10)
+  expect_lt(check_families(list(gpu_float32 = gpu("single")), 2e-7, 2, long, to_float, 5000L)[[1]], 2e-7)
 })

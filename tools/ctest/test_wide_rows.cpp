@@ -32,10 +32,11 @@ static int row_is_wide(int64_t n, const double *y, const double *w) {
 
 /* Wide ranges of values and weights, where the chunks' points cannot hold the steps between them
  * (hull_is_wide): the kernels build such a row's hull as one chain on the steps, as the CPU
- * engine does. Against the CPU engine, its wide rows to the bit, the others within 1e-12 (rows of
- * the lane kernels against it in one chunk, long rows with the same chunks), and within 1e-10
- * against the PAV engine, whose block
- * sums hold these ranges (within 1e-10 of the exact fit: test-precision.R). */
+ * engine does. Double and single (the data rounded to float, the references on it in double).
+ * Against the CPU engine, its wide rows to the bit (single: its fit rounded once), the others
+ * within 1e-12 of 1 + |z| (rows of the lane kernels against it in one chunk, long rows with the
+ * same chunks), and within 1e-10 against the PAV engine, whose block sums hold these ranges
+ * (within 1e-10 of the exact fit: test-precision.R); single, 2^-24 more. */
 static void test_wide(void) {
   const int64_t lens[] = {20, 1, 20, 33, 20, 700, 20, 1024, 20, 1500, 4096, 20};
   const int nl = (int)(sizeof lens / sizeof lens[0]);
@@ -48,14 +49,17 @@ static void test_wide(void) {
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *pav = (double *)malloc(n * sizeof *pav);
   double *z = (double *)malloc(n * sizeof *z);
+  float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);
   const char *const kinds[] = {"values", "weights", "values and weights"};
   for (int kind = 0; kind < 3; kind++) {
     for (int span = 15; span <= 30; span += 15) {
-      for (int layout = 0; layout < 3; layout++) {
-        int increasing = (kind + layout + span / 15) % 2;
+      for (int layout = 0; layout < 3; layout++) for (int single = 0; single <= 1; single++) {
+        int increasing = (kind + layout + span / 15 + single) % 2;
         int64_t rows = layout ? 3 : R, *o = layout ? longs : off, chunk = layout == 2 ? 16384 : 1024;
         srand((unsigned)(100 * kind + span + 7 * layout));
         gen_wide(kind, span, o[rows], y, w);
+        for (int64_t i = 0; single && i < o[rows]; i++) /* the float32 data, the references' too */
+          yf[i] = (float)y[i], wf[i] = (float)w[i], y[i] = yf[i], w[i] = wf[i];
         const double *wp = kind ? w : NULL;
         gpuiso_opts opt = options(increasing, layout ? chunk : BLOCK_ROW_MAX, 0);
         reference(rows, o, y, wp, &opt, ref);
@@ -69,25 +73,30 @@ static void test_wide(void) {
           opt.gpu_kernel = (gpuiso_gpu_kernel)kernel;
           gpuiso_error e;
           sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
-          gpuiso_status s = fit_rows_host(ex, rows, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
-          comparison c = compare_rows(rows, o, y, ref, GPUISO_DOUBLE, z, increasing, 0);
-          comparison p = compare_rows(rows, o, y, pav, GPUISO_DOUBLE, z, increasing, 0);
+          gpuiso_precision type = single ? GPUISO_SINGLE : GPUISO_DOUBLE;
+          gpuiso_status s = single ? fit_rows_host(ex, rows, o, type, yf, wp ? wf : NULL, &opt, zf, NULL, &e)
+                                   : fit_rows_host(ex, rows, o, type, y, wp, &opt, z, NULL, &e);
+          const void *got = single ? (const void *)zf : (const void *)z;
+          comparison c = compare_rows(rows, o, y, ref, type, got, increasing, 0);
+          comparison p = compare_rows(rows, o, y, pav, type, got, increasing, 0);
           int64_t wide_differ = 0; /* other rows: the lane kernels' levels of short edges are their
                                       points' slopes, the CPU engine's its elements' sums */
           for (int64_t r = 0; r < rows; r++)
             for (int64_t i = o[r]; i < o[r + 1] && row_is_wide(o[r + 1] - o[r], y + o[r], wp ? wp + o[r] : NULL); i++)
-              wide_differ += z[i] != ref[i];
-          CHECK(s == GPUISO_OK && wide_differ == 0 && c.max_dev <= 1e-12 && p.max_dev <= 1e-10 && c.step_downs == 0 &&
-                    ex.held == 0,
-                "wide %s 1e+-%d, %s, %s kernel: status %d (%s), deviation %g (%lld of wide rows differ), from PAV %g, "
-                "%lld step downs",
-                kinds[kind], span, layout ? "long rows" : "lane kernels", kernel_names[kernel], (int)s, e.message,
-                c.max_dev, (long long)wide_differ, p.max_dev, (long long)c.step_downs);
+              wide_differ += single ? zf[i] != (float)ref[i] : z[i] != ref[i];
+          double rounding = single ? 0x1p-24 : 0; /* float32: the fit rounded once */
+          CHECK(s == GPUISO_OK && wide_differ == 0 && c.max_dev <= rounding + 1e-12 && p.max_dev <= rounding + 1e-10 &&
+                    c.step_downs == 0 && ex.held == 0,
+                "wide %s 1e+-%d, %s, %s, %s kernel: status %d (%s), deviation %g (%lld of wide rows differ), from PAV "
+                "%g, %lld step downs",
+                kinds[kind], span, layout ? "long rows" : "lane kernels", single ? "single" : "double",
+                kernel_names[kernel], (int)s, e.message, c.max_dev, (long long)wide_differ, p.max_dev,
+                (long long)c.step_downs);
         }
       }
     }
   }
-  free(y); free(w); free(ref); free(pav); free(z);
+  free(y); free(w); free(ref); free(pav); free(z); free(yf); free(wf); free(zf);
 }
 
 /* Wide rows in chunks (hull/wide.h): rows of 4097, 5000 and 2500 (three chunks of 1024) beside

@@ -16,7 +16,9 @@ typedef struct {
 } comparison;
 
 /* z holds elements of type (double or float). by_max_y: the scale of the deviation is the row's
- * largest |y| (for the cancellation family, whose values cancel to near zero). */
+ * largest |y| (for the bounds of float32's exact = FALSE, which isoreg_gpu()'s help states so, and
+ * the row-PAV control's plain double sums on the cancellation family); else 1 + |ref|, issue 11's
+ * scale, on every family. */
 comparison compare_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *ref,
                         gpuiso_precision type, const void *z, int increasing, int by_max_y);
 
