@@ -151,14 +151,14 @@ static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) {
   return (me.lane0 + j) * LANE_SLOTS + (int)(p - 1 - (int64_t)j * SIMT_WARP);
 }
 
-/* Point k (0..32) of the row's lane j, as a vertex of the slots' predicates. */
+/* Point k (0..32) of the row's lane j, as a vertex of the slots' predicates. Point 0, the
+ * lane's origin, loads point 1's slot and drops it: every k issues the same loads, so the lane
+ * hull's loop has no branch around them (short_lane_hull). */
 static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
-  hull_vertex q = {j, k, {{0, 0}, {0, 0}}, 0};
-  if (k == 0) return q;
-  int i = short_slot(me, (int64_t)j * SIMT_WARP + k);
-  q.rel.w.hi = sh.w ? sh.w[i] : (double)k;
-  q.rel.s.hi = sh.s[i];
-  q.rounded = (int)(sh.rounded[me.lane0 + j] >> (k - 1) & 1u);
+  int at = k > 0 ? k : 1, i = short_slot(me, (int64_t)j * SIMT_WARP + at);
+  double w = sh.w ? sh.w[i] : (double)k, s = sh.s[i];
+  int rounded = (int)(sh.rounded[me.lane0 + j] >> (at - 1) & 1u);
+  hull_vertex q = {j, k, {{k > 0 ? w : 0, 0}, {k > 0 ? s : 0, 0}}, k > 0 ? rounded : 0};
   return q;
 }
 
@@ -251,23 +251,23 @@ static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_ver
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
  * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
- * relative to its first. */
+ * relative to its first. The monotone chain as one loop (paper, section 3.1): the stack is the
+ * mask, its top the highest set bit, the entry under the top the next one (clz). Each iteration
+ * loads the candidate k, the top and the entry under the top, whatever it then does, and
+ * selects: a pop where the top makes no left turn between the entry under it and k, else a push
+ * of k. So the lanes of a warp issue the same loads in step, with no inner pop loop and no load
+ * on a pop alone. The turns are a pop loop's, in the same order (the fits stay bit-identical):
+ * count pushes and at most count - 1 pops (point 0 stays), at most 2 count - 1 iterations. */
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   unsigned mask = 1;
-  int top = 0, under = -1;
-  hull_vertex pt = lane_vertex(sh, me, me.q, 0), pu = pt;
-  for (int k = 1; k <= (int)me.count; k++) {
-    hull_vertex pk = lane_vertex(sh, me, me.q, k);
-    while (under >= 0 && lane_orient(hs, pu, pt, pk, 1) <= 0) { /* pop: the top is no vertex */
-      mask &= ~(1u << top);
-      top = under, pt = pu;
-      unsigned below = mask & ((1u << top) - 1u);
-      under = below ? 31 - simt::clz(below) : -1;
-      if (under >= 0) pu = lane_vertex(sh, me, me.q, under);
-    }
-    if (k < (int)me.count) mask |= 1u << k;
-    under = top, pu = pt;
-    top = k, pt = pk;
+  for (int k = 1; k <= (int)me.count;) {
+    int top = 31 - simt::clz(mask), under = 31 - simt::clz(mask & ~(1u << top)); /* -1: top is point 0 */
+    hull_vertex pu = lane_vertex(sh, me, me.q, under < 0 ? 0 : under), pt = lane_vertex(sh, me, me.q, top),
+                pk = lane_vertex(sh, me, me.q, k);
+    int pop = under >= 0 && lane_orient(hs, pu, pt, pk, 1) <= 0; /* point 0 alone: a push */
+    unsigned bit = k < (int)me.count ? 1u << k : 0u;             /* point count stays implicit */
+    mask = pop ? mask & ~(1u << top) : mask | bit;
+    k += !pop;
   }
   return mask;
 }
