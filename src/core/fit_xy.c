@@ -144,15 +144,13 @@ static void first_in_input(const sorted_records *s, gpuiso_error *bad) {
   if (first >= 0) set_error(bad, why, first, -1);
 }
 
-gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
-                                gpuiso_knots *kn, gpuiso_error *err) {
+gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, gpuiso_error *err) {
   const sorted_records *s = &sorted->s;
   const sort_record *r = s->r;
   kn->n = s->knots[s->nbuckets];
   kn->nblocks = 0;
 
-  /* Knots' means go to kn->level, where the fit then replaces them. On bad input, the error of
-   * the first bucket that has one is reported. */
+  /* On bad input, the error of the first bucket that has one is reported. */
   int64_t first_bad = s->nbuckets;
   gpuiso_error bad = {GPUISO_OK, -1, -1, ""};
 #ifdef _OPENMP
@@ -173,12 +171,13 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   if (bad.status != GPUISO_OK) {
     first_in_input(s, &bad);
     if (err) *err = bad;
-    return bad.status;
   }
-  gpuiso_status st =
-      gpuiso_fit(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
-  if (st != GPUISO_OK || !fit) return st;
+  return bad.status;
+}
 
+void gpuiso_sorted_fitted(const gpuiso_sorted *sorted, const double *level, double *fit) {
+  const sorted_records *s = &sorted->s;
+  const sort_record *r = s->r;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
 #endif
@@ -186,10 +185,18 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
     int64_t d = s->knots[b] - 1;
     for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
       d += p == s->start[b] || r[p].key != r[p - 1].key;
-      fit[tag_index(r[p].tag, s->gbits)] = kn->level[d];
+      fit[tag_index(r[p].tag, s->gbits)] = level[d];
     }
   }
-  return GPUISO_OK;
+}
+
+/* Knots' means go to kn->level, where the fit then replaces them. */
+gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
+                                gpuiso_knots *kn, gpuiso_error *err) {
+  gpuiso_status st = gpuiso_pool_sorted(sorted, kn, err);
+  if (st == GPUISO_OK) st = gpuiso_fit(kn->n, kn->level, kn->weight, opt, kn->level, kn->start, &kn->nblocks, err);
+  if (st == GPUISO_OK && fit) gpuiso_sorted_fitted(sorted, kn->level, fit);
+  return st;
 }
 
 void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,

@@ -146,6 +146,11 @@ gpuiso_status gpuiso_sort_xy(int64_t n, const double *x, const double *y, const 
  * knots are wanted. */
 gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *opt, double *fit,
                                 gpuiso_knots *kn, gpuiso_error *err);
+/* Its two halves around the fit of the knots, for a caller that fits them elsewhere (the device):
+ * the knots pooled (kn->n, kn->x, their means in kn->level, kn->weight; the input checked), and
+ * each element's fitted value (fit, n, in input order) from the knots' levels. */
+gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, gpuiso_error *err);
+void gpuiso_sorted_fitted(const gpuiso_sorted *sorted, const double *level, double *fit);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
 /* The elements of the sorted records in x order, for the gradients of a fit on x: order (n) gets
  * their input indices, start (n) whether each begins a block of knot_start (the knot flags of

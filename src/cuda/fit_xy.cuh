@@ -16,7 +16,10 @@
  *   5. a thread per sorted element writes its knot's level at its input index, and the fit, the
  *      knots and (on request) the order and block flags come back in pinned slices.
  * Device memory: about 48 bytes per element at the sort (keys and indices twice, y and w), plus
- * the radix sort's scratch; buffers are released as soon as their stage is over.
+ * the radix sort's scratch; buffers are released as soon as their stage is over. Where that does
+ * not fit the memory free (XY_DEVICE_BYTES), steps 1 to 3 and 5 run on the host instead (the CPU
+ * engine's radix sort and pooling) and only the knots' row goes through the device, in slices
+ * or segments as any row (fit_rows_host): a fit is never refused for its size.
  */
 #ifndef GPUISO_CUDA_FIT_XY_CUH
 #define GPUISO_CUDA_FIT_XY_CUH
@@ -203,6 +206,70 @@ static gpuiso_status xy_fit_knots(Exec &ex, xy_view &v, int64_t nknots, const gp
   return s;
 }
 
+/* Device bytes an element at the device path's peak: step 3 with every x distinct (the sorted keys
+ * and input indices, y and w in x order, each element's knot, and the knots' sums, x, means and
+ * weights), above the sort's 64 (keys, indices, y, w, the sorted keys and indices, CUB's copies). */
+#define XY_DEVICE_BYTES 88
+
+/* The knots of kn (their means in kn->level, weights in kn->weight) through the device as one
+ * row of fit_rows_host, in opt->gpu_precision: their levels to kn->level, flags to kn->start. */
+template <class Exec>
+static gpuiso_status xy_fit_knots_host(Exec &ex, gpuiso_knots *kn, const gpuiso_opts *opt, gpuiso_error *err) {
+  int64_t nk = kn->n, offsets[2] = {0, nk};
+  gpuiso_opts capped = plan_options(opt, nk);
+  int single = opt->gpu_precision == GPUISO_SINGLE;
+  size_t value = single ? sizeof(float) : sizeof(double);
+  void *buf = malloc((size_t)(nk > 0 ? nk : 1) * value * (single ? 3 : 1)); /* the fit (float: means, weights) */
+  gpuiso_status s = buf ? GPUISO_OK : GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, -1);
+  if (s == GPUISO_OK && single) {
+    float *fy = (float *)buf, *fw = fy + nk, *ffit = fw + nk;
+    for (int64_t k = 0; k < nk; k++) fy[k] = (float)kn->level[k], fw[k] = (float)kn->weight[k];
+    s = fit_rows_host(ex, 1, offsets, GPUISO_SINGLE, fy, fw, &capped, ffit, kn->start, err);
+    for (int64_t k = 0; s == GPUISO_OK && k < nk; k++) kn->level[k] = (double)ffit[k];
+  } else if (s == GPUISO_OK) {
+    s = fit_rows_host(ex, 1, offsets, GPUISO_DOUBLE, kn->level, kn->weight, &capped, (double *)buf, kn->start, err);
+    if (s == GPUISO_OK) memcpy(kn->level, buf, (size_t)nk * sizeof(double));
+  }
+  if (s != GPUISO_OK && err) err->index = err->row = -1; /* a knot of the one row, not an element */
+  free(buf);
+  return s;
+}
+
+/* fit_xy_device where the device cannot hold the sort: sorted and pooled on the host, the knots
+ * fitted on the device (xy_fit_knots_host), the fit put back in input order on the host; the
+ * same outputs (kn in one allocation, held by kn->x). */
+template <class Exec>
+static gpuiso_status fit_xy_host_sorted(Exec &ex, int64_t n, const double *x, const double *y, const double *w,
+                                        const gpuiso_opts *opt, double *fit, gpuiso_knots *kn, int64_t *order,
+                                        uint8_t *start, gpuiso_error *err) {
+  gpuiso_sorted *sorted = NULL;
+  int64_t nk = 0;
+  gpuiso_status s = gpuiso_sort_xy(n, x, y, w, opt, &sorted, &nk, err);
+  if (s == GPUISO_OK) {
+    kn->x = (double *)malloc((size_t)nk * (3 * sizeof(double) + 1) + 1);
+    if (!kn->x) s = GPUISO_E_NOMEM, set_error(err, s, -1, -1);
+  }
+  if (s == GPUISO_OK) {
+    kn->level = kn->x + nk;
+    kn->weight = kn->level + nk;
+    kn->start = (uint8_t *)(kn->weight + nk);
+    s = gpuiso_pool_sorted(sorted, kn, err);
+  }
+  if (s == GPUISO_OK) s = xy_fit_knots_host(ex, kn, opt, err);
+  if (s == GPUISO_OK) {
+    gpuiso_sorted_fitted(sorted, kn->level, fit);
+    if (order) gpuiso_sorted_order(sorted, kn->start, order, start);
+    for (int64_t d = 0; d < nk; d++) kn->nblocks += kn->start[d];
+  }
+  gpuiso_sorted_free(sorted);
+  if (s != GPUISO_OK) {
+    free(kn->x);
+    memset(kn, 0, sizeof *kn);
+  }
+  return s;
+}
+
 /* gpuiso_cuda_fit_xy over an executor. */
 template <class Exec>
 static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const double *y, const double *w,
@@ -217,6 +284,11 @@ static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const d
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
+  size_t avail = 0;
+  s = plan_available(ex, opt, &avail);
+  if (s == GPUISO_OK && (double)n * XY_DEVICE_BYTES > SLICE_SHARE * (double)avail)
+    return fit_xy_host_sorted(ex, n, x, y, w, opt, fit, kn, order, start, err);
+  if (s != GPUISO_OK) return s;
   xy_view v;
   memset(&v, 0, sizeof v);
   staging<Exec> st;

@@ -19,6 +19,13 @@ extern "C" {
 #include "check.h"
 #include "sim_test.h"
 
+/* The offsets o (R + 1 entries) of rows of lens[r] elements one after another; returns o[R]. */
+static int64_t offsets_of(const int64_t *lens, int R, int64_t *o) {
+  o[0] = 0;
+  for (int r = 0; r < R; r++) o[r + 1] = o[r] + lens[r];
+  return o[R];
+}
+
 static gpuiso_opts options(int increasing, int64_t chunk, int64_t cap) {
   gpuiso_opts o = test_options(increasing, 1);
   o.hull_chunk = chunk;

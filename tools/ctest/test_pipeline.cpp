@@ -214,10 +214,7 @@ struct route_log : sim_exec {
 static void test_mixed_rows(void) {
   const int64_t lens[] = {3, 5000, 0, 700, 1, 4096, 9000, 33, 2000, 4097, 512};
   const int nrows = (int)(sizeof lens / sizeof lens[0]);
-  int64_t o[nrows + 1];
-  o[0] = 0;
-  for (int r = 0; r < nrows; r++) o[r + 1] = o[r] + lens[r];
-  int64_t n = o[nrows];
+  int64_t o[nrows + 1], n = offsets_of(lens, nrows, o);
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);

@@ -147,10 +147,9 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
  * with the planted fault (unflagged_sums) are not. */
 static void test_planted_fault(void) {
   const int64_t lens[] = {1024, 1000, 777, 512, 300, 1024, 64, 999};
-  const int64_t R = (int64_t)(sizeof lens / sizeof lens[0]);
+  const int R = (int)(sizeof lens / sizeof lens[0]);
   int64_t o[R + 1];
-  o[0] = 0;
-  for (int64_t r = 0; r < R; r++) o[r + 1] = o[r] + lens[r];
+  offsets_of(lens, R, o);
   std::vector<double> y((size_t)o[R]), w((size_t)o[R]), ref((size_t)o[R]);
   std::vector<uint8_t> ref_start((size_t)o[R]);
   int64_t faithful = 0, planted = 0;

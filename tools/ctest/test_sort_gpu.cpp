@@ -87,9 +87,21 @@ static void free_data(xy_data *d) {
   free(d->w);
 }
 
-/* The device path against the CPU path on d. exact: every sum of the pooling is exact, so the
- * knots' weights must be the CPU's bit for bit. */
-static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, int exact) {
+/* The executor, counting the device's sorts. */
+struct sort_log : sim_exec {
+  int sorts;
+  template <typename K>
+  gpuiso_status sort_pairs(const K *keys_in, K *keys_out, const int64_t *values_in, int64_t *values_out,
+                           int64_t count, int end_bit) {
+    sorts++;
+    return sim_exec::sort_pairs(keys_in, keys_out, values_in, values_out, count, end_bit);
+  }
+};
+
+/* The device path against the CPU path on d, with `memory` bytes of device memory free (0: room
+ * for all; too little for the device's sort: sorted on the host, only the knots on the device).
+ * exact: every sum of the pooling is exact, so the knots' weights must be the CPU's bit for bit. */
+static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, int exact, size_t memory = 0) {
   int64_t n = d.n;
   double *ref = (double *)malloc(n * sizeof(double)), *fit = (double *)malloc(n * sizeof(double));
   int64_t *ref_order = (int64_t *)malloc(n * sizeof(int64_t)), *order = (int64_t *)malloc(n * sizeof(int64_t));
@@ -99,8 +111,9 @@ static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, 
   gpuiso_error e;
   gpuiso_status s = cpu_fit_xy(n, d.x, d.y, d.w, &o, ref, &rk, grad ? ref_order : NULL, ref_start, &e);
   CHECK(s == GPUISO_OK, "%s: the CPU path failed (%d)", name, (int)s);
-  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+  sort_log ex = {{&e, 0, 0, 0, memory, sim_seed}, 0};
   gpuiso_status sg = fit_xy_device(ex, n, d.x, d.y, d.w, &o, fit, &kn, grad ? order : NULL, grad ? start : NULL, &e);
+  int on_host = (double)n * XY_DEVICE_BYTES > SLICE_SHARE * (double)(memory ? memory : SIM_DEFAULT_MEMORY);
   int single = o.gpu_precision == GPUISO_SINGLE;
   int64_t off[2] = {0, n};
   comparison c = {INFINITY, -1, -1, -1, -1};
@@ -129,14 +142,16 @@ static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, 
   /* the fit is the levels of its knots: c.step_downs is not used (input order) */
   double tol = single ? 1e-6 : 1e-12;
   CHECK(sg == GPUISO_OK && c.max_dev <= tol && knots_differ == 0 && (!exact || weight_differ == 0) &&
-            weight_dev <= 1e-14 && flags_wrong == 0 && order_differ == 0 && start_differ == 0 && ex.held == 0,
-        "%s (n %lld, %s, %s kernel, %s%s): status %d (%s), %lld knots (CPU %lld), deviation %g at %lld, "
+            weight_dev <= 1e-14 && flags_wrong == 0 && order_differ == 0 && start_differ == 0 && ex.held == 0 &&
+            (ex.sorts == 0) == on_host,
+        "%s (n %lld, %s, %s kernel, %s%s%s): status %d (%s), %lld knots (CPU %lld), deviation %g at %lld, "
         "%lld knots' x differ, %lld weights differ (by %g), %lld bad flags, %lld order, %lld gradient flags "
-        "differ, %lld buffers held",
+        "differ, %lld buffers held, %d device sorts",
         name, (long long)n, o.increasing ? "increasing" : "decreasing", kernel_names[o.gpu_kernel],
-        single ? "single" : "double", grad ? ", solver blocks" : "", (int)sg, e.message, (long long)kn.n,
-        (long long)rk.n, c.max_dev, (long long)c.worst, (long long)knots_differ, (long long)weight_differ,
-        weight_dev, (long long)flags_wrong, (long long)order_differ, (long long)start_differ, (long long)ex.held);
+        single ? "single" : "double", grad ? ", solver blocks" : "", on_host ? ", sorted on the host" : "", (int)sg,
+        e.message, (long long)kn.n, (long long)rk.n, c.max_dev, (long long)c.worst, (long long)knots_differ,
+        (long long)weight_differ, weight_dev, (long long)flags_wrong, (long long)order_differ,
+        (long long)start_differ, (long long)ex.held, ex.sorts);
   free(rk.x);
   free(kn.x);
   free(ref);
@@ -176,6 +191,16 @@ static void test_fits(void) {
     }
     gpuiso_opts o = options(variant % 2, variant == 2 ? GPUISO_GPU_SIMPLE : GPUISO_GPU_FAST, 0);
     check_fit(variant % 2 ? "long ties, exact sums" : "distinct x, exact sums", d, o, 1);
+    free_data(&d);
+  }
+  /* a device too small for the sort (XY_DEVICE_BYTES an element): sorted and pooled on the host,
+   * the knots' row through the device (in one plan here, 200 KB holding it), both precisions,
+   * both kernels, with and without the solver's blocks */
+  for (int variant = 0; variant < 4; variant++) {
+    xy_data d = make_data(6000, 4, (family_kind)variant, variant % 2 ? W_EXTREME : W_NONE, 60 + variant);
+    gpuiso_opts o = options(variant % 2, variant < 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, variant == 2);
+    o.solver_blocks = variant == 1;
+    check_fit("too little device memory for the sort", d, o, 0, 200000);
     free_data(&d);
   }
   /* weights near the subnormals: the knots' means brought up by a power of two, as the CPU */

@@ -111,10 +111,7 @@ static void test_wide(void) {
 static void test_wide_chunks(void) {
   const int64_t lens[] = {4097, 20, 5000, 2500, 1, 33};
   const int R = (int)(sizeof lens / sizeof lens[0]);
-  int64_t o[R + 1];
-  o[0] = 0;
-  for (int r = 0; r < R; r++) o[r + 1] = o[r] + lens[r];
-  int64_t n = o[R];
+  int64_t o[R + 1], n = offsets_of(lens, R, o);
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *one = (double *)malloc(n * sizeof *one);
   double *pav = (double *)malloc(n * sizeof *pav), *z = (double *)malloc(n * sizeof *z);
