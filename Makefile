@@ -95,7 +95,7 @@ check: deps build
 # prints "ctest: N passed, N failed"; all run. GPUISO_SIMT_SEED=S runs the executor's tests under
 # the one schedule seed S (default: seeds 1, 2 and 3).
 CTEST_DIR := tools/ctest/build
-CTEST_CFLAGS := -O2 -fopenmp -Wall -DGPUISO_DEBUG -Isrc/core
+CTEST_CFLAGS := -O2 -fopenmp -ffp-contract=off -Wall -DGPUISO_DEBUG -Isrc/core
 SIMT_CXXFLAGS := -std=c++17 -g $(CTEST_CFLAGS) -Isrc/cuda -Itools/simt -Itools/harness -Itools/ctest
 SIMT_INSTRUMENT := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fstack-clash-protection
 ctest:

@@ -211,8 +211,8 @@ void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start,
     for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
       int first = p == s->start[b] || r[p].key != r[p - 1].key;
       d += first;
-      order[p] = tag_index(r[p].tag, s->gbits);
-      start[p] = (uint8_t)(first && knot_start[d]);
+      if (order) order[p] = tag_index(r[p].tag, s->gbits);
+      if (start) start[p] = (uint8_t)(first && knot_start[d]);
     }
   }
 }

@@ -152,9 +152,9 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
 gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, gpuiso_error *err);
 void gpuiso_sorted_fitted(const gpuiso_sorted *sorted, const double *level, double *fit);
 void gpuiso_sorted_free(gpuiso_sorted *sorted);
-/* The elements of the sorted records in x order, for the gradients of a fit on x: order (n) gets
- * their input indices, start (n) whether each begins a block of knot_start (the knot flags of
- * gpuiso_fit_sorted): it is the first element of a knot whose flag is set. */
+/* The elements of the sorted records in x order, for the gradients of a fit on x: order (n, or
+ * NULL) gets their input indices, start (n, or NULL) whether each begins a block of knot_start
+ * (the knot flags of gpuiso_fit_sorted): it is the first element of a knot whose flag is set. */
 void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,
                          uint8_t *start);
 
@@ -575,7 +575,9 @@ gpuiso_status gpuiso_cuda_calibrate(int64_t n, const double *score, const double
  * input order; kn gets the knots, in one allocation from kn->x (the caller frees kn->x; level,
  * weight and start point into it) with kn->nblocks the start flags set; order (NULL, or n) the
  * elements' indices in x order and start (NULL, or n) the flags of gpuiso_sorted_order. Errors
- * of the knots' fit have err->index -1 and err->row -1. opt's interrupt is polled between stages. */
+ * of the knots' fit have err->index -1 and err->row -1. opt's interrupt is polled between stages.
+ * Where the device cannot hold the sort, it is done on the host (gpuiso_sort_xy,
+ * gpuiso_pool_sorted) and only the knots go through the device, in slices: the same outputs. */
 gpuiso_status gpuiso_cuda_fit_xy(int64_t n, const double *x, const double *y, const double *w,
                                  const gpuiso_opts *opt, double *fit, gpuiso_knots *kn,
                                  int64_t *order, uint8_t *start, gpuiso_error *err);

@@ -12,7 +12,7 @@
  * (tools/gpu-check), without a synchronisation between the stages; and after each copy and wait,
  * so that the time the device waits on the host is a stage of its own (HOST_STAGE), not the next
  * launch's. */
-#define HOST_STAGE "host waits"
+#define HOST_STAGE "copies and waits"
 #define STAGE_EVENTS 512
 
 struct stage_clock {

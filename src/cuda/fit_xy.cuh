@@ -17,7 +17,7 @@
  *      knots and (on request) the order and block flags come back in pinned slices.
  * Device memory: about 48 bytes per element at the sort (keys and indices twice, y and w), plus
  * the radix sort's scratch; buffers are released as soon as their stage is over. Where that does
- * not fit the memory free (XY_DEVICE_BYTES), steps 1 to 3 and 5 run on the host instead (the CPU
+ * not fit the memory free (xy_device_bytes), steps 1 to 3 and 5 run on the host instead (the CPU
  * engine's radix sort and pooling) and only the knots' row goes through the device, in slices
  * or segments as any row (fit_rows_host): a fit is never refused for its size.
  */
@@ -206,10 +206,11 @@ static gpuiso_status xy_fit_knots(Exec &ex, xy_view &v, int64_t nknots, const gp
   return s;
 }
 
-/* Device bytes an element at the device path's peak: step 3 with every x distinct (the sorted keys
- * and input indices, y and w in x order, each element's knot, and the knots' sums, x, means and
- * weights), above the sort's 64 (keys, indices, y, w, the sorted keys and indices, CUB's copies). */
-#define XY_DEVICE_BYTES 88
+/* Device bytes an element at the device path's peak, weighted or not: step 3 with every x
+ * distinct (the sorted keys and input indices, y and w in x order, each element's knot, and the
+ * knots' sums, x, means and weights), above the sort's 64 (keys, indices, y, w, the sorted keys
+ * and indices, CUB's copies). */
+static inline double xy_device_bytes(int weighted) { return weighted ? 88 : 80; }
 
 /* The knots of kn (their means in kn->level, weights in kn->weight) through the device as one
  * row of fit_rows_host, in opt->gpu_precision: their levels to kn->level, flags to kn->start. */
@@ -259,7 +260,7 @@ static gpuiso_status fit_xy_host_sorted(Exec &ex, int64_t n, const double *x, co
   if (s == GPUISO_OK) s = xy_fit_knots_host(ex, kn, opt, err);
   if (s == GPUISO_OK) {
     gpuiso_sorted_fitted(sorted, kn->level, fit);
-    if (order) gpuiso_sorted_order(sorted, kn->start, order, start);
+    if (order || start) gpuiso_sorted_order(sorted, kn->start, order, start);
     for (int64_t d = 0; d < nk; d++) kn->nblocks += kn->start[d];
   }
   gpuiso_sorted_free(sorted);
@@ -286,7 +287,7 @@ static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const d
   }
   size_t avail = 0;
   s = plan_available(ex, opt, &avail);
-  if (s == GPUISO_OK && (double)n * XY_DEVICE_BYTES > SLICE_SHARE * (double)avail)
+  if (s == GPUISO_OK && (double)n * xy_device_bytes(w != NULL) > SLICE_SHARE * (double)avail)
     return fit_xy_host_sorted(ex, n, x, y, w, opt, fit, kn, order, start, err);
   if (s != GPUISO_OK) return s;
   xy_view v;

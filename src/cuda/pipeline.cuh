@@ -372,10 +372,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                                 gpuiso_error *err) {
   int64_t M = p->nchunks, R = p->nrows;
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
-  gpuiso_status s = fast && M > 0 ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
-                                               dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
-                                               dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
-                                   : each(ex, totals_step<T>{v}, M);
+  gpuiso_status s = fast ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
+                                     dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
+                                     dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
+                         : each(ex, totals_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);

@@ -57,7 +57,7 @@ struct cuda_sort_exec : cuda_exec {
       s = check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out,
                                                 count, 0, end_bit, stream), what);
     release(temp);
-    return s;
+    return timed(s, what);
   }
   gpuiso_status exclusive_sum(int64_t *data, int64_t count) {
     size_t bytes = 0;
@@ -67,7 +67,7 @@ struct cuda_sort_exec : cuda_exec {
     if (s == GPUISO_OK) s = alloc(&temp, bytes > 0 ? bytes : 1);
     if (s == GPUISO_OK) s = check(cub::DeviceScan::ExclusiveSum(temp, bytes, data, count, stream), what);
     release(temp);
-    return s;
+    return timed(s, what);
   }
 };
 

@@ -127,9 +127,9 @@ test_that("the GPU's fast path is within 1e-10 (float64) and 2e-7 (float32) of t
 test_that("the GPU's fast path keeps 1e-10 (float64) and 2e-7 (float32) on rows of chunks", {
   skip_without_gpu()
   set.seed(75)
-  # rows of 5000, over the 4096 of a block: chunks of 1024 merged in levels; the exact reference
-  # takes seconds a row (about 20 on a slow core), so two rows (both directions) of the families
-  # hardest on the sums
+  # rows of 5000, over the 4096 of a block: five chunks (of 1000, made even) merged in levels; the
+  # exact reference takes seconds a row (about 20 on a slow core), so two rows a case (both
+  # directions) of the families hardest on the sums
   long <- c("cancellation", "wide_both")
   expect_lt(check_families(list(gpu_float64 = gpu("double")), 1e-10, 2, long, n = 5000L)[[1]], 1e-10)
   expect_lt(check_families(list(gpu_float32 = gpu("single")), 2e-7, 2, long, to_float, 5000L)[[1]], 2e-7)

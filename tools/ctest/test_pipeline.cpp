@@ -272,6 +272,35 @@ static void test_mixed_rows(void) {
           (long long)e[0].row, (long long)e[0].index);
     y[first] = 0, w[second] = 1;
   }
+  /* a lane row of zero weights before a chunked row with a negative one: the lane row's error */
+  for (int64_t i = o[3]; i < o[4]; i++) w[i] = 0;
+  w[o[6] + 5] = -1;
+  gpuiso_error e[2];
+  gpuiso_status st[2];
+  for (int fast = 0; fast <= 1; fast++) {
+    gpuiso_opts opt = options(1, 0, 0);
+    opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+    sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
+    st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
+  }
+  CHECK(st[1] == GPUISO_E_W_ALLZERO && st[0] == st[1] && e[1].row == 3 && e[1].index == -1 && e[0].row == 3 &&
+            e[0].index == -1,
+        "mixed rows, zero weights in a lane row: fast status %d row %lld index %lld, simple status %d row %lld",
+        (int)st[1], (long long)e[1].row, (long long)e[1].index, (int)st[0], (long long)e[0].row);
+  /* empty rows beside a chunked one and no other: no lane kernel, every row's state the chunks' */
+  const int64_t lone[4] = {0, 0, 5000, 5000};
+  gen_rows(FAM_SAWTOOTH, W_UNIFORM, 3, lone, 23, 0, y, w);
+  gpuiso_opts opt = options(0, 0, 0);
+  opt.hull_chunk = 1024;
+  reference(3, lone, y, w, &opt, ref);
+  opt.gpu_kernel = GPUISO_GPU_FAST;
+  gpuiso_error el;
+  route_log ex = {{&el, 0, 0, 0, 0, sim_seed}, 0, 0};
+  gpuiso_status sl = fit_rows_host(ex, 3, lone, GPUISO_DOUBLE, y, w, &opt, z, start, &el);
+  comparison c = compare_rows(3, lone, y, ref, GPUISO_DOUBLE, z, 0, 0);
+  CHECK(sl == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && ex.lanes == 0 && ex.chunks == 1 && ex.held == 0,
+        "mixed rows, empty rows beside a chunked one: status %d (%s), deviation %g, %d lane and %d chunk kernel "
+        "launches", (int)sl, el.message, c.max_dev, ex.lanes, ex.chunks);
   free(y); free(w); free(ref); free(z); free(yf); free(wf); free(zf); free(start);
 }
 

@@ -113,7 +113,7 @@ static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, 
   CHECK(s == GPUISO_OK, "%s: the CPU path failed (%d)", name, (int)s);
   sort_log ex = {{&e, 0, 0, 0, memory, sim_seed}, 0};
   gpuiso_status sg = fit_xy_device(ex, n, d.x, d.y, d.w, &o, fit, &kn, grad ? order : NULL, grad ? start : NULL, &e);
-  int on_host = (double)n * XY_DEVICE_BYTES > SLICE_SHARE * (double)(memory ? memory : SIM_DEFAULT_MEMORY);
+  int on_host = (double)n * xy_device_bytes(d.w != NULL) > SLICE_SHARE * (double)(memory ? memory : SIM_DEFAULT_MEMORY);
   int single = o.gpu_precision == GPUISO_SINGLE;
   int64_t off[2] = {0, n};
   comparison c = {INFINITY, -1, -1, -1, -1};
@@ -193,7 +193,7 @@ static void test_fits(void) {
     check_fit(variant % 2 ? "long ties, exact sums" : "distinct x, exact sums", d, o, 1);
     free_data(&d);
   }
-  /* a device too small for the sort (XY_DEVICE_BYTES an element): sorted and pooled on the host,
+  /* a device too small for the sort (xy_device_bytes an element): sorted and pooled on the host,
    * the knots' row through the device (in one plan here, 200 KB holding it), both precisions,
    * both kernels, with and without the solver's blocks */
   for (int variant = 0; variant < 4; variant++) {
@@ -251,8 +251,9 @@ static void test_staged_rows(void) {
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 
 /* Errors reported as the CPU path reports them (the status and the element), then interrupts
- * and allocation failures, with nothing held. */
-static void test_errors(void) {
+ * and allocation failures, with nothing held; with `memory` bytes of device memory free (0: room
+ * for all; too little for the device's sort: the host's sort and the knots' fit on the device). */
+static void check_errors(size_t memory) {
   const int64_t n = 3000;
   xy_data d = make_data(n, 4, FAM_NOISE, W_UNIFORM, 60);
   double *fit = (double *)malloc(n * sizeof(double)), *ref = (double *)malloc(n * sizeof(double));
@@ -271,14 +272,15 @@ static void test_errors(void) {
     gpuiso_knots rk, kn;
     gpuiso_error er, eg;
     gpuiso_status sr = cpu_fit_xy(n, d.x, d.y, d.w, &o, ref, &rk, NULL, NULL, &er);
-    sim_exec ex = {&eg, 0, 0, 0, 0, sim_seed};
+    sim_exec ex = {&eg, 0, 0, 0, memory, sim_seed};
     gpuiso_status sg = fit_xy_device(ex, n, d.x, d.y, d.w, &o, fit, &kn, NULL, NULL, &eg);
     gpuiso_status want[] = {GPUISO_E_X_NONFINITE, GPUISO_E_W_NEGATIVE, GPUISO_E_Y_NONFINITE,
                             GPUISO_E_W_NONFINITE, GPUISO_E_OVERFLOW,    GPUISO_E_W_ALLZERO};
     int64_t want_index = c == 5 ? -1 : er.index;
     CHECK(sr == want[c] && sg == sr && eg.index == want_index && ex.held == 0 && kn.x == NULL,
-          "error %d: device status %d index %lld, CPU status %d index %lld, %lld held", c, (int)sg,
-          (long long)eg.index, (int)sr, (long long)er.index, (long long)ex.held);
+          "error %d%s: device status %d index %lld, CPU status %d index %lld, %lld held", c,
+          memory ? ", sorted on the host" : "", (int)sg, (long long)eg.index, (int)sr, (long long)er.index,
+          (long long)ex.held);
     if (sr == GPUISO_OK) free(rk.x);
     memcpy(d.x, keep.x, n * sizeof(double));
     memcpy(d.y, keep.y, n * sizeof(double));
@@ -294,19 +296,19 @@ static void test_errors(void) {
     int left = polls;
     gpuiso_interrupt intr = {stop_now, &left};
     o.interrupt = &intr;
-    sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+    sim_exec ex = {&e, 0, 0, 0, memory, sim_seed};
     gpuiso_status s = fit_xy_device(ex, n, d.x, d.y, d.w, &o, fit, &kn, order, start, &e);
     CHECK(s == GPUISO_E_INTERRUPT && ex.held == 0 && kn.x == NULL, "interrupt at poll %d: status %d, %lld held",
           polls, (int)s, (long long)ex.held);
   }
   o.interrupt = NULL;
   o.solver_blocks = 1;
-  sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
+  sim_exec counter = {&e, 0, 0, 0, memory, sim_seed};
   gpuiso_status s = fit_xy_device(counter, n, d.x, d.y, d.w, &o, fit, &kn, order, start, &e);
   CHECK(s == GPUISO_OK && counter.held == 0, "fit after errors: status %d", (int)s);
   if (s == GPUISO_OK) free(kn.x);
   for (int64_t k = 1; k <= counter.allocs; k++) {
-    sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
+    sim_exec fx = {&e, 0, 0, k, memory, sim_seed};
     s = fit_xy_device(fx, n, d.x, d.y, d.w, &o, fit, &kn, order, start, &e);
     CHECK(s == GPUISO_E_NOMEM && fx.held == 0 && kn.x == NULL, "allocation %lld failing: status %d, %lld held",
           (long long)k, (int)s, (long long)fx.held);
@@ -318,7 +320,10 @@ static void test_errors(void) {
   free_data(&d);
 }
 
+static void test_errors(void) { check_errors(0); }
+static void test_errors_host_sorted(void) { check_errors(100000); }
+
 int main(void) {
-  static void (*const tests[])(void) = {test_fits, test_staged_rows, test_errors};
+  static void (*const tests[])(void) = {test_fits, test_staged_rows, test_errors, test_errors_host_sorted};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the fit on unsorted x on the CPU");
 }
