@@ -208,6 +208,18 @@ struct route_log : sim_exec {
   }
 };
 
+/* The rows of o fitted on the simple path (k = 0) and the fast path (k = 1), increasing: statuses
+ * and errors. */
+static void fit_both_paths(int nrows, const int64_t *o, const double *y, const double *w, double *z,
+                           gpuiso_status st[2], gpuiso_error e[2]) {
+  for (int fast = 0; fast <= 1; fast++) {
+    gpuiso_opts opt = options(1, 0, 0);
+    opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+    sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
+    st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
+  }
+}
+
 /* A batch mixing the lane kernels' rows (up to BLOCK_ROW_MAX, empty ones too) with longer ones in
  * chunks, in one plan, on the fast path: every family, weighted or not, both directions, both
  * precisions, against the CPU hull engine; and the first failing row named across the two. */
@@ -259,12 +271,7 @@ static void test_mixed_rows(void) {
     y[first] = NAN, w[second] = -1;
     gpuiso_error e[2];
     gpuiso_status st[2];
-    for (int fast = 0; fast <= 1; fast++) {
-      gpuiso_opts opt = options(1, 0, 0);
-      opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-      sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
-      st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
-    }
+    fit_both_paths(nrows, o, y, w, z, st, e);
     CHECK(st[1] == GPUISO_E_Y_NONFINITE && st[0] == st[1] && e[1].row == bad[k][0] && e[1].index == first &&
               e[0].row == e[1].row && e[0].index == e[1].index,
           "mixed rows, bad rows %d and %d: fast status %d row %lld index %lld, simple status %d row %lld index %lld",
@@ -277,12 +284,7 @@ static void test_mixed_rows(void) {
   w[o[6] + 5] = -1;
   gpuiso_error e[2];
   gpuiso_status st[2];
-  for (int fast = 0; fast <= 1; fast++) {
-    gpuiso_opts opt = options(1, 0, 0);
-    opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-    sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
-    st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
-  }
+  fit_both_paths(nrows, o, y, w, z, st, e);
   CHECK(st[1] == GPUISO_E_W_ALLZERO && st[0] == st[1] && e[1].row == 3 && e[1].index == -1 && e[0].row == 3 &&
             e[0].index == -1,
         "mixed rows, zero weights in a lane row: fast status %d row %lld index %lld, simple status %d row %lld",
