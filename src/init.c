@@ -75,3 +75,8 @@ void R_init_gpuiso(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
 }
+
+void R_unload_gpuiso(DllInfo *dll) {
+  (void)dll;
+  gpuiso_cuda_release();
+}

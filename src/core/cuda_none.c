@@ -25,6 +25,8 @@ gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, g
   return GPUISO_E_NO_CUDA;
 }
 
+void gpuiso_cuda_release(void) {}
+
 static gpuiso_status no_cuda(gpuiso_error *err)
 {
   int count;

@@ -449,6 +449,9 @@ int gpuiso_cuda_built(void);
  * returns its status (gpuiso_cuda_failure) with the runtime's text in err->message and
  * *count = 0. */
 gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err);
+/* Frees what the CUDA engine keeps from one fit to the next (pinned staging buffers); called when
+ * the package is unloaded. */
+void gpuiso_cuda_release(void);
 
 /* ---- A lost device ----------------------------------------------------------------------
  * After some CUDA errors (the sticky ones: a kernel's illegal address, failed launch or assert,

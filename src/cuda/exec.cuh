@@ -50,18 +50,23 @@ struct cuda_exec {
     *bytes = 0;
     return check(cudaMemGetInfo(bytes, &total), "cudaMemGetInfo");
   }
+  /* Copies and fills are on the launches' stream, so that on a lane they are ordered with its
+   * kernels (pageable memory: a copy in has read the host's bytes when it returns, a copy out
+   * waits for its stream). */
   gpuiso_status put(void *dev, const void *host, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return timed(check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device"), HOST_STAGE);
+    return timed(check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpy to the device"),
+                 HOST_STAGE);
   }
   gpuiso_status get(void *host, const void *dev, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return timed(check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device"),
-                 HOST_STAGE);
+    gpuiso_status s = check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpy from the device");
+    if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy from the device");
+    return timed(s, HOST_STAGE);
   }
   gpuiso_status fill(void *dev, int byte, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return timed(check(cudaMemset(dev, byte, bytes), "cudaMemset"), HOST_STAGE);
+    return timed(check(cudaMemsetAsync(dev, byte, bytes, stream), "cudaMemset"), HOST_STAGE);
   }
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
@@ -83,7 +88,7 @@ struct cuda_exec {
       clock->made++;
     }
     clock->name[clock->count] = name;
-    return check(cudaEventRecord(clock->event[clock->count++]), "cudaEventRecord");
+    return check(cudaEventRecord(clock->event[clock->count++], stream), "cudaEventRecord");
   }
   /* Lets the kernel take more than 48 KB of dynamic shared memory. */
   template <class... P>
@@ -91,8 +96,10 @@ struct cuda_exec {
     return check(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)bytes), "cudaFuncSetAttribute (shared memory)");
   }
+  /* Waits for the work of the launches' stream; on the default stream, for the whole device. */
   gpuiso_status sync() {
-    return timed(check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels"), HOST_STAGE);
+    cudaError_t e = stream ? cudaStreamSynchronize(stream) : cudaDeviceSynchronize();
+    return timed(check(e, "the wait for the kernels"), HOST_STAGE);
   }
 };
 

@@ -1,5 +1,5 @@
 /* A fit of y on x in any order on the device (gpuiso_cuda_fit_xy), written over an executor
- * (pipeline.cuh, with the sort and lanes of sort_exec.cuh) so that the C tests run it on the CPU
+ * (host_fit.cuh, with the sort and lanes of sort_exec.cuh) so that the C tests run it on the CPU
  * (tools/ctest/test_sort_gpu.cpp). The input is checked on the host first (gpu_check_xy), so the
  * device sees only finite x and valid y and w. Then:
  *   1. x goes up in pinned slices straight into the key buffer, each slice turned into its
@@ -26,7 +26,7 @@
 
 #include <math.h>
 
-#include "pipeline.cuh"
+#include "host_fit.cuh"
 #include "runs.cuh"
 #include "staging.cuh"
 

@@ -10,8 +10,9 @@
  *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
  *   calibration (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out,
  *   count, end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in
- *   place); the fit on unsorted x (fit_xy.cuh) those and the lanes of staged transfers
- *   (staging.cuh, sort_exec.cuh).
+ *   place); the fit on unsorted x (fit_xy.cuh) and host batches (host_fit.cuh) those and the
+ *   lanes of staged transfers (staging.cuh, sort_exec.cuh), on which launches, copies and sync
+ *   are ordered while use_lane names one.
  */
 #ifndef GPUISO_CUDA_PIPELINE_CUH
 #define GPUISO_CUDA_PIPELINE_CUH
@@ -23,11 +24,9 @@
 #include "launch.cuh"
 #include "merge_level.cuh"
 #include "reconstruct.cuh"
-#include "row_join.cuh"
 #include "row_pav.cuh"
 #include "row_scans.cuh"
 #include "short_rows.cuh"
-#include "staging.cuh"
 
 struct gpuiso_cuda_plan {
   int64_t nrows, n, nchunks, max_chunks; /* max_chunks: of any row, for the merge levels */
@@ -324,17 +323,23 @@ static gpuiso_status exec_poll(Exec &ex, const gpuiso_opts *opt, gpuiso_error *e
   return s;
 }
 
+/* The error of row `failed` (NO_FAILED_ROW: none). */
+template <class Exec, typename T>
+static gpuiso_status row_error(Exec &ex, solver_view<T> v, unsigned long long failed, gpuiso_error *err) {
+  if (failed == NO_FAILED_ROW) return GPUISO_OK;
+  row_state bad;
+  gpuiso_status s = ex.get(&bad, v.rows + failed, sizeof bad);
+  if (s != GPUISO_OK) return s;
+  set_error(err, (gpuiso_status)bad.status, bad.index, (int64_t)failed);
+  return (gpuiso_status)bad.status;
+}
+
 /* The error of the first failing row, if any. */
 template <class Exec, typename T>
 static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) {
   unsigned long long failed;
   gpuiso_status s = ex.get(&failed, v.failed_row, sizeof failed);
-  if (s != GPUISO_OK || failed == NO_FAILED_ROW) return s;
-  row_state bad;
-  s = ex.get(&bad, v.rows + failed, sizeof bad);
-  if (s != GPUISO_OK) return s;
-  set_error(err, (gpuiso_status)bad.status, bad.index, (int64_t)failed);
-  return (gpuiso_status)bad.status;
+  return s == GPUISO_OK ? row_error(ex, v, failed, err) : s;
 }
 
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
@@ -412,24 +417,39 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   return s;
 }
 
-/* Fits the plan's rows from device arrays y, w to fit (and start). */
+/* The plan's work on the rows of device arrays y, w, queued on the executor's stream: where the
+ * plan has chunked rows it waits for their checks (fit_simple) and reports the first failing row;
+ * the lane kernels' failures are left in v.failed_row, for row_failure once the stream is done. */
 template <class Exec, typename T>
-static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, const T *w,
-                              T *fit, uint8_t *start, gpuiso_error *err) {
+static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
-  solver_view<T> v = plan_view(p, y, w, fit, start);
   gpuiso_status s = GPUISO_OK;
   if (p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
     s = each(ex, row_pav_step<T>{v}, p->nrows);
   } else {
-    unsigned long long failed = NO_FAILED_ROW;
-    s = ex.put(v.failed_row, &failed, sizeof failed);
+    static const unsigned long long none = NO_FAILED_ROW;
+    s = ex.put(v.failed_row, &none, sizeof none);
     if (s == GPUISO_OK && p->pack_first) s = fit_short(ex, p, v);
-    if (s == GPUISO_OK) s = p->nchunks > 0 ? fit_simple(ex, p, v, err) : row_failure(ex, v, err);
+    if (s == GPUISO_OK && p->nchunks > 0) s = fit_simple(ex, p, v, err);
   }
-  if (s == GPUISO_OK && start && p->nchunks > 0 && !p->opt.solver_blocks)
+  if (s == GPUISO_OK && v.start && p->nchunks > 0 && !p->opt.solver_blocks)
     s = p->opt.gpu_kernel == GPUISO_GPU_FAST ? tile_launch(ex, "block_start_warp_kernel", block_start_warp_kernel<T>, v)
                                               : each(ex, block_start_step<T>{v, p->chunk}, p->nchunks);
+  return s;
+}
+
+/* Whether the plan's failures are left for row_failure after plan_queue. */
+static inline int plan_failures_left(const gpuiso_cuda_plan *p) {
+  return p->opt.gpu_kernel != GPUISO_GPU_ROW_PAV && p->nchunks == 0;
+}
+
+/* Fits the plan's rows from device arrays y, w to fit (and start). */
+template <class Exec, typename T>
+static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, const T *w,
+                              T *fit, uint8_t *start, gpuiso_error *err) {
+  solver_view<T> v = plan_view(p, y, w, fit, start);
+  gpuiso_status s = plan_queue(ex, p, v, err);
+  if (s == GPUISO_OK && plan_failures_left(p)) s = row_failure(ex, v, err);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }
@@ -442,41 +462,6 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
   return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
 }
 
-/* Rows of a host batch through the device: a plan, the data in, the fit out, in pinned slices
- * (staging.cuh) when they are large. */
-template <class Exec>
-static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets,
-                                    gpuiso_precision type, const void *y, const void *w,
-                                    const gpuiso_opts *opt, void *fit, uint8_t *start,
-                                    gpuiso_error *err) {
-  int64_t n = offsets[nrows];
-  size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
-  gpuiso_cuda_plan p;
-  gpuiso_status s = plan_init(ex, &p, nrows, offsets, type, w != NULL, opt, err);
-  if (s != GPUISO_OK) return s;
-  void *dy = NULL, *dw = NULL, *dfit = NULL;
-  uint8_t *dstart = NULL;
-  staging<Exec> st;
-  s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
-  if (s == GPUISO_OK) s = ex.alloc(&dy, bytes);
-  if (s == GPUISO_OK && w) s = ex.alloc(&dw, bytes);
-  if (s == GPUISO_OK) s = ex.alloc(&dfit, bytes);
-  if (s == GPUISO_OK && start) s = ex.alloc((void **)&dstart, (size_t)n);
-  if (s == GPUISO_OK) s = stage_put(ex, &st, dy, y, bytes, no_slice_work());
-  if (s == GPUISO_OK && w) s = stage_put(ex, &st, dw, w, bytes, no_slice_work());
-  if (s == GPUISO_OK) s = exec_poll(ex, &p.opt, err);
-  if (s == GPUISO_OK) s = plan_fit_any(ex, &p, dy, dw, dfit, dstart, err);
-  if (s == GPUISO_OK) s = stage_get(ex, &st, fit, dfit, bytes);
-  if (s == GPUISO_OK && start) s = stage_get(ex, &st, start, dstart, (size_t)n);
-  stage_close(ex, &st);
-  ex.release(dy);
-  ex.release(dw);
-  ex.release(dfit);
-  ex.release(dstart);
-  plan_release(ex, &p);
-  return s;
-}
-
 /* The share of the free device memory a slice may take: the rest covers the plans' fixed parts
  * and the allocator's rounding. */
 #define SLICE_SHARE 0.9
@@ -486,120 +471,6 @@ template <class Exec>
 static gpuiso_status plan_available(Exec &ex, const gpuiso_opts *opt, size_t *avail) {
   gpuiso_status s = ex.available(avail);
   if (s == GPUISO_OK && opt->gpu_memory > 0 && opt->gpu_memory < (double)*avail) *avail = (size_t)opt->gpu_memory;
-  return s;
-}
-
-/* The longest segment of a row of n elements whose plan (the segment alone, with its flags) takes
- * at most budget bytes (at least 1). */
-static inline int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_precision type, int weighted,
-                                     double budget) {
-  int64_t len = (int64_t)(budget / (plan_slice_row_bytes(opt, n, n, type, weighted, 1) / (double)n));
-  while (len > 1 && plan_slice_row_bytes(opt, len, len, type, weighted, 1) > budget) len -= len / 16 + 1;
-  return len > 1 ? len : 1;
-}
-
-/* Where the segments of a row of n elements start, about len apart (cut[0] = 0; returns how many,
- * at most 2 n / len + 2). A weighted row's later segments start at a positive weight, the last
- * within len of the segment before where there is one, so that each holds a positive weight and no
- * cut parts zero weights from the block on their left; the first holds the row's first positive
- * weight. */
-template <typename T>
-static int64_t segment_cuts(int64_t n, const T *w, int64_t len, int64_t *cut) {
-  int64_t k = 0, first = 0;
-  while (w && first < n && !(w[first] > 0)) first++;
-  if (first == n) w = NULL; /* no positive weight: the first segment reports it */
-  cut[k++] = 0;
-  for (int64_t c = 0, t; (t = c + len) < n; cut[k++] = c) {
-    int64_t lim = k == 1 ? first : c, p = t > lim ? t : lim, from = p;
-    while (w && p > lim && !(w[p] > 0)) p--;
-    if (w && p == lim)
-      for (p = from + 1; p < n && !(w[p] > 0); p++) {}
-    if (p >= n) break;
-    c = p;
-  }
-  return k;
-}
-
-/* A row larger than the device memory free (budget bytes for it): its segments fitted one after
- * another on the device as rows of their own, unclipped and with their solver blocks, then joined
- * on the host (row_join.cuh), clipped, and flagged. */
-template <class Exec, typename T>
-static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type, const T *y, const T *w,
-                                      const gpuiso_opts *opt, double budget, T *fit, uint8_t *start,
-                                      gpuiso_error *err) {
-  int64_t len = segment_length(opt, n, type, w != NULL, budget), ncuts = 0;
-  int64_t *cut = (int64_t *)malloc((size_t)(2 * (n / len) + 3) * sizeof *cut);
-  uint8_t *flags = start && opt->solver_blocks ? start : (uint8_t *)malloc((size_t)n);
-  gpuiso_status s = cut && flags ? GPUISO_OK : GPUISO_E_NOMEM;
-  if (s != GPUISO_OK) set_error(err, s, -1, -1);
-  else ncuts = segment_cuts(n, w, len, cut);
-  gpuiso_opts o = *opt;
-  o.lo = -INFINITY, o.hi = INFINITY, o.solver_blocks = 1;
-  for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++) {
-    int64_t c = cut[k], off[2] = {0, (k + 1 < ncuts ? cut[k + 1] : n) - c};
-    s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, &o, fit + c, flags + c, err);
-    if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
-  }
-  if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
-  int bounded = opt->lo > -INFINITY || opt->hi < INFINITY, level_starts = start && !opt->solver_blocks;
-  if (s == GPUISO_OK && (bounded || level_starts))
-    for (int64_t i = 0; i < n; i++) {
-      if (bounded) fit[i] = (T)clip((double)fit[i], opt->lo, opt->hi);
-      if (level_starts) start[i] = i == 0 || fit[i] != fit[i - 1]; /* of the clipped fit */
-    }
-  free(cut);
-  if (flags != start) free(flags);
-  return s;
-}
-
-/* gpuiso_cuda_fit_rows: host arrays in, through the device, host arrays out; in slices of rows
- * when the batch needs more than the memory free, and a row that alone needs more in segments. */
-template <class Exec>
-static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
-                                   gpuiso_precision type, const void *y, const void *w,
-                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
-                                   gpuiso_error *err) {
-  set_error(err, GPUISO_OK, -1, -1);
-  if (offsets[nrows] == 0) return GPUISO_OK;
-  size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
-  gpuiso_status s = plan_available(ex, opt, &avail);
-  int64_t longest = 0;
-  for (int64_t r = 0; r < nrows; r++)
-    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
-  int64_t *off = NULL; /* a slice's offsets, from 0 */
-  for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
-    double need = 0;
-    for (r1 = r0; r1 < nrows; r1++) {
-      int64_t len = offsets[r1 + 1] - offsets[r1];
-      double b = plan_slice_row_bytes(opt, longest, len, type, w != NULL, start != NULL);
-      if (need + b > SLICE_SHARE * (double)avail) break;
-      need += b;
-    }
-    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
-    int64_t e0 = offsets[r0];
-    if (r1 == r0) { /* row r0 alone needs more */
-      int64_t len = offsets[++r1] - e0;
-      double budget = SLICE_SHARE * (double)avail;
-      s = type == GPUISO_SINGLE
-              ? fit_row_segments(ex, len, type, (const float *)y + e0, w ? (const float *)w + e0 : NULL, opt, budget,
-                                 (float *)fit + e0, start ? start + e0 : NULL, err)
-              : fit_row_segments(ex, len, type, (const double *)y + e0, w ? (const double *)w + e0 : NULL, opt,
-                                 budget, (double *)fit + e0, start ? start + e0 : NULL, err);
-      if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
-      continue;
-    }
-    if (!off && !(off = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *off))) {
-      s = GPUISO_E_NOMEM;
-      set_error(err, s, -1, -1);
-      break;
-    }
-    for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
-    s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
-                       w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
-                       start ? start + e0 : NULL, err);
-    if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
-  }
-  free(off);
   return s;
 }
 

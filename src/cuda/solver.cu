@@ -1,12 +1,12 @@
 /* The CUDA solver's entry points (declared in gpuiso.h): the pipeline of pipeline.cuh run by the
  * executor of exec.cuh, or by that of sort_exec.cuh (with CUB's sort and scan, and the lanes of
- * pinned staging) where host data go through the device: host batches, and the fit on unsorted x
- * of fit_xy.cuh; the plans of data on the device by plan_handle.cuh. CPU-only twin:
+ * pinned staging) where host data go through the device: host batches (host_fit.cuh) and the fit
+ * on unsorted x (fit_xy.cuh); the plans of data on the device by plan_handle.cuh. CPU-only twin:
  * src/core/cuda_none.c.
  */
 #include "exec.cuh"
 #include "fit_xy.cuh"
-#include "pipeline.cuh"
+#include "host_fit.cuh"
 #include "plan_handle.cuh"
 #include "sort_exec.cuh"
 

@@ -10,6 +10,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "exec.cuh"
+#include "pinned.cuh"
 
 struct cuda_sort_exec : cuda_exec {
   typedef cudaStream_t lane;
@@ -26,17 +27,21 @@ struct cuda_sort_exec : cuda_exec {
   /* Launches go to lane l from now on (NULL: the default stream). */
   void use_lane(lane l) { stream = l; }
   gpuiso_status lane_sync(lane l) { return check(cudaStreamSynchronize(l), "cudaStreamSynchronize"); }
+  /* Pinned buffers are kept for the next fit (pinned.cu). */
   gpuiso_status pin(void **p, size_t bytes) {
-    *p = NULL;
+    if ((*p = pinned_take(bytes))) return GPUISO_OK;
     cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
-    if (e == cudaSuccess) return GPUISO_OK;
+    if (e == cudaSuccess) {
+      pinned_made(*p, bytes);
+      return GPUISO_OK;
+    }
     *p = NULL;
     char what[64];
     snprintf(what, sizeof what, "cudaHostAlloc of %zu bytes", bytes);
     return check(e, what);
   }
   void unpin(void *p) {
-    if (p) (void)cudaFreeHost(p);
+    if (p && !pinned_give(p)) (void)cudaFreeHost(p);
   }
   gpuiso_status put_async(void *dev, const void *pinned, size_t bytes, lane l) {
     return check(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, l), "cudaMemcpyAsync to the device");

@@ -2,7 +2,8 @@
  * that the host's copy of one slice into its pinned buffer, the DMA of another and the kernels of
  * a third run at once: pageable memory cannot be copied asynchronously, and one cudaMemcpy of it
  * would leave the device idle for the whole transfer. Over an executor with the lanes of
- * sort_exec.cuh (tools/simt/sim_exec.h runs the same calls synchronously).
+ * sort_exec.cuh or tools/simt/sim_exec.h. A batch of many rows goes in groups instead, on
+ * the two lanes and buffers in turn (host_fit.cuh: group_run).
  */
 #ifndef GPUISO_CUDA_STAGING_CUH
 #define GPUISO_CUDA_STAGING_CUH

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "sim_exec.h"
-#include "pipeline.cuh"
+#include "host_fit.cuh"
 
 extern "C" {
 #include "compare.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim_exec.h"
+#include "host_fit.cuh"
 #include "soft.cuh"
 
 extern "C" {

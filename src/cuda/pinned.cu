@@ -1,0 +1,63 @@
+/* Pinned host memory kept from one fit to the next (the staging buffers of sort_exec.cuh):
+ * cudaHostAlloc locks the pages one by one, which costs more than the transfers it speeds up in
+ * a fit of a few megabytes, and a staged fit asks for two buffers of up to STAGE_SLICE bytes. Up
+ * to PINNED_KEPT buffers are kept after use; gpuiso_cuda_release (at unload) frees them.
+ * CPU-only twin of gpuiso_cuda_release: src/core/cuda_none.c.
+ */
+#include <mutex>
+
+#include <cuda_runtime.h>
+
+#include "gpuiso.h"
+#include "pinned.cuh"
+
+#define PINNED_KEPT 2
+
+struct pinned_buffer {
+  void *p;
+  size_t bytes;
+  int in_use;
+};
+
+static pinned_buffer kept[PINNED_KEPT];
+static std::mutex kept_lock; /* fits from two threads at once take different buffers */
+
+void *pinned_take(size_t bytes) {
+  std::lock_guard<std::mutex> hold(kept_lock);
+  for (int k = 0; k < PINNED_KEPT; k++)
+    if (kept[k].p && !kept[k].in_use && kept[k].bytes >= bytes) {
+      kept[k].in_use = 1;
+      return kept[k].p;
+    }
+  return NULL;
+}
+
+void pinned_made(void *p, size_t bytes) {
+  std::lock_guard<std::mutex> hold(kept_lock);
+  int at = -1; /* an empty place, else a smaller buffer not in use, which this one replaces */
+  for (int k = 0; k < PINNED_KEPT && at < 0; k++)
+    if (!kept[k].p) at = k;
+  for (int k = 0; k < PINNED_KEPT && at < 0; k++)
+    if (!kept[k].in_use && kept[k].bytes < bytes) at = k;
+  if (at < 0) return; /* not kept: unpin frees it */
+  if (kept[at].p) (void)cudaFreeHost(kept[at].p);
+  kept[at].p = p, kept[at].bytes = bytes, kept[at].in_use = 1;
+}
+
+int pinned_give(void *p) {
+  std::lock_guard<std::mutex> hold(kept_lock);
+  for (int k = 0; k < PINNED_KEPT; k++)
+    if (kept[k].p == p) {
+      kept[k].in_use = 0;
+      return 1;
+    }
+  return 0;
+}
+
+extern "C" void gpuiso_cuda_release(void) {
+  std::lock_guard<std::mutex> hold(kept_lock);
+  for (int k = 0; k < PINNED_KEPT; k++) {
+    if (kept[k].p && !kept[k].in_use) (void)cudaFreeHost(kept[k].p);
+    if (!kept[k].in_use) kept[k].p = NULL, kept[k].bytes = 0;
+  }
+}
