@@ -427,8 +427,7 @@ static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
     s = each(ex, row_pav_step<T>{v}, p->nrows);
   } else {
-    static const unsigned long long none = NO_FAILED_ROW;
-    s = ex.put(v.failed_row, &none, sizeof none);
+    s = ex.fill(v.failed_row, 0xff, sizeof *v.failed_row); /* NO_FAILED_ROW, queued without a host copy */
     if (s == GPUISO_OK && p->pack_first) s = fit_short(ex, p, v);
     if (s == GPUISO_OK && p->nchunks > 0) s = fit_simple(ex, p, v, err);
   }
