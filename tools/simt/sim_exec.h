@@ -52,7 +52,7 @@ struct sim_lane {
   /* Whether an operation queued reads some of [p, p + bytes). */
   bool reads(const void *p, size_t bytes) const {
     for (const sim_queued &q : queue)
-      if (q.reads < (const char *)p + bytes && (const char *)p < q.reads + q.read_bytes) return true;
+      if ((uintptr_t)q.reads < (uintptr_t)p + bytes && (uintptr_t)p < (uintptr_t)q.reads + q.read_bytes) return true;
     return false;
   }
 };
@@ -175,10 +175,10 @@ struct sim_exec {
   /* On a lane, the host is read at the call and the device written when the lane gets there. */
   gpuiso_status put(void *d, const void *h, size_t bytes) {
     uint64_t before = begin();
-    if (!on) return end(before, submit(NULL, [=](char *m, size_t n) { return sim_copy_result(sim_put(d, h, bytes), m, n); }));
-    std::vector<char> copy((const char *)h, (const char *)h + bytes);
-    return end(before, submit(on, [d, bytes, copy = std::move(copy)](char *m, size_t n) {
-                 return sim_copy_result(sim_put(d, copy.data(), bytes), m, n);
+    std::vector<char> copy; /* on a lane: the host's bytes at the call */
+    if (on) copy.assign((const char *)h, (const char *)h + bytes);
+    return end(before, submit(on, [d, h, bytes, copy = std::move(copy)](char *m, size_t n) {
+                 return sim_copy_result(sim_put(d, copy.empty() ? h : copy.data(), bytes), m, n);
                }));
   }
   /* On a lane, waits for the lane's work up to the copy, as cudaMemcpyAsync and
@@ -205,7 +205,8 @@ struct sim_exec {
     std::string what = name;
     uint64_t seed_of = seed, number = launches++;
     return end(before, submit(on, [=](char *m, size_t n) {
-                 simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel, what.c_str(), &entry::run, &pack};
+                 simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel,
+                                              what.c_str(), &entry::run, &pack};
                  return simt_cpu::run(c, seed_of, number, m, n);
                }));
   }
