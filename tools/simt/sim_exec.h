@@ -5,7 +5,18 @@
  * (from 1) when set, reports `memory` bytes free (to size the slices of batches and of IDR;
  * 0: SIM_DEFAULT_MEMORY) and schedules its
  * launches from `seed`. A defect (a launch's, or host code touching device memory) is a CUDA
- * error, as a failed kernel is on a device. */
+ * error, as a failed kernel is on a device.
+ *
+ * Its lanes (the non-blocking streams of sort_exec.cuh) are asynchronous as CUDA's are, so that
+ * a missing wait fails a test: an operation on a lane (put_async, get_async, and launch, put,
+ * get and fill after use_lane) is queued there and runs, in the lane's order, only when a wait
+ * (get or sync on the lane, lane_sync, lane_close, sync on the default stream, release, unpin)
+ * or the executor's progress runs it: at the end of each call a random prefix of a random lane's
+ * queue runs, drawn from `seed`, of what was queued before that call (what a call queues waits
+ * for a later one, so that a race right after it shows under every seed). A pinned destination
+ * holds 0xff bytes until its copy runs; a pinned source is read when its copy runs, a pageable
+ * one (put) at the call. The default stream runs at once and waits for no lane. A defect of a
+ * queued operation is reported by a later call, as CUDA reports a failed kernel. */
 #ifndef GPUISO_SIMT_SIM_EXEC_H
 #define GPUISO_SIMT_SIM_EXEC_H
 
@@ -14,6 +25,9 @@
 #include <string.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "internal.h"
@@ -22,6 +36,41 @@
 /* The memory free when `memory` is 0: room for any test's batch in one slice. */
 #define SIM_DEFAULT_MEMORY ((size_t)1 << 40)
 
+/* An operation of a stream: nonzero when it found a defect, which message then names. */
+typedef std::function<int(char *message, size_t size)> sim_op;
+
+/* An operation queued on a lane: its number in the executor's count of them, and the pinned
+ * bytes it reads (a put_async's source; else none). */
+struct sim_queued {
+  uint64_t number;
+  sim_op op;
+  const char *reads;
+  size_t read_bytes;
+};
+struct sim_lane {
+  std::deque<sim_queued> queue;
+  /* Whether an operation queued reads some of [p, p + bytes). */
+  bool reads(const void *p, size_t bytes) const {
+    for (const sim_queued &q : queue)
+      if ((uintptr_t)q.reads < (uintptr_t)p + bytes && (uintptr_t)p < (uintptr_t)q.reads + q.read_bytes) return true;
+    return false;
+  }
+};
+
+/* A copy's result as an operation's: the defect the copy recorded, if any. */
+static inline int sim_copy_result(int bad, char *message, size_t size) {
+  if (bad) snprintf(message, size, "%s", sim_defect(sim_defects() - 1));
+  return bad;
+}
+
+/* A random number from a seed and a count (splitmix64's finaliser). */
+static inline uint64_t sim_mix(uint64_t seed, uint64_t count) {
+  uint64_t z = (seed + 1) * 0x9e3779b97f4a7c15ull + count * 0xd1b54a32d192ed03ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 struct sim_exec {
   gpuiso_error *err;
   int64_t held, allocs, fail_at;
@@ -29,6 +78,10 @@ struct sim_exec {
   uint64_t seed;
   uint64_t launches;
   size_t defects_seen; /* the defects of the process when this executor began (1 + count) */
+  std::vector<sim_lane *> lanes; /* open, in the order opened: progress draws from them */
+  sim_lane *on = NULL;           /* the lane of launch, put, get, fill and sync; NULL: the default stream */
+  uint64_t queued = 0, calls = 0; /* operations queued on lanes, and calls, so far */
+  std::string late;              /* the first defect of a queued operation not yet reported */
 
   gpuiso_status defect(const char *what) {
     if (err) {
@@ -38,17 +91,68 @@ struct sim_exec {
     }
     return GPUISO_E_CUDA;
   }
-  /* A defect that host code or a copy left since the last look (an executor made after a
-   * defect does not report it again). */
-  gpuiso_status news() {
+  /* The start of a call: the operations queued so far (those its progress may run). */
+  uint64_t begin() {
     if (defects_seen == 0) defects_seen = 1 + sim_defects();
+    return queued;
+  }
+  /* A defect that a queued operation, host code or a copy left since the last look (an executor
+   * made after a defect does not report it again). */
+  gpuiso_status news() {
+    begin();
+    if (!late.empty()) {
+      std::string what;
+      what.swap(late);
+      return defect(what.c_str());
+    }
     if (1 + sim_defects() == defects_seen) return GPUISO_OK;
     defects_seen = 1 + sim_defects();
     return defect(sim_defect(defects_seen - 2));
   }
+  /* op at once on the default stream (l NULL: its defect is the status), else queued on l. */
+  gpuiso_status submit(sim_lane *l, sim_op op, const void *reads = NULL, size_t read_bytes = 0) {
+    if (l) {
+      l->queue.push_back({queued++, std::move(op), (const char *)reads, read_bytes});
+      return GPUISO_OK;
+    }
+    char message[sizeof err->message];
+    if (!op(message, sizeof message)) return GPUISO_OK;
+    defects_seen = 1 + sim_defects();
+    return defect(message);
+  }
+  /* The first `count` operations of l's queue, their first defect kept for a later call. */
+  void run_queue(sim_lane *l, size_t count = (size_t)-1) {
+    char message[sizeof err->message];
+    for (; count > 0 && !l->queue.empty(); count--) {
+      sim_op op = std::move(l->queue.front().op);
+      l->queue.pop_front();
+      if (op(message, sizeof message)) {
+        if (late.empty()) late = message;
+        defects_seen = 1 + sim_defects();
+      }
+    }
+  }
+  void run_all() {
+    for (sim_lane *l : lanes) run_queue(l);
+  }
+  /* The lanes' progress at the end of a call: a random prefix of a random lane's operations
+   * queued before the call (number < before). */
+  void progress(uint64_t before) {
+    if (lanes.empty()) return;
+    uint64_t r = sim_mix(seed, calls++);
+    sim_lane *l = lanes[r % lanes.size()];
+    size_t ready = 0;
+    while (ready < l->queue.size() && l->queue[ready].number < before) ready++;
+    run_queue(l, (size_t)((r >> 32) % (ready + 1)));
+  }
+  /* The end of a call of status s: the lanes' progress, then what it found (after s). */
+  gpuiso_status end(uint64_t before, gpuiso_status s) {
+    progress(before);
+    return s == GPUISO_OK ? news() : s;
+  }
   gpuiso_status alloc(void **p, size_t bytes) {
     *p = NULL;
-    if (defects_seen == 0) defects_seen = 1 + sim_defects();
+    progress(begin());
     if (bytes == 0) return GPUISO_OK;
     if (++allocs == fail_at || !(*p = sim_alloc(bytes))) {
       set_error(err, GPUISO_E_NOMEM, -1, -1);
@@ -57,39 +161,54 @@ struct sim_exec {
     held++;
     return GPUISO_OK;
   }
+  /* cudaFree synchronises the device. */
   void release(void *p) {
-    if (p) held--, sim_free(p);
+    if (!p) return;
+    run_all();
+    held--, sim_free(p);
   }
   gpuiso_status available(size_t *bytes) {
+    progress(begin());
     *bytes = memory ? memory : SIM_DEFAULT_MEMORY;
     return GPUISO_OK;
   }
+  /* On a lane, the host is read at the call and the device written when the lane gets there. */
   gpuiso_status put(void *d, const void *h, size_t bytes) {
-    sim_put(d, h, bytes);
-    return news();
+    uint64_t before = begin();
+    std::vector<char> copy; /* on a lane: the host's bytes at the call */
+    if (on) copy.assign((const char *)h, (const char *)h + bytes);
+    return end(before, submit(on, [d, h, bytes, copy = std::move(copy)](char *m, size_t n) {
+                 return sim_copy_result(sim_put(d, copy.empty() ? h : copy.data(), bytes), m, n);
+               }));
   }
+  /* On a lane, waits for the lane's work up to the copy, as cudaMemcpyAsync and
+   * cudaStreamSynchronize would. */
   gpuiso_status get(void *h, const void *d, size_t bytes) {
-    sim_get(h, d, bytes);
-    return news();
+    uint64_t before = begin();
+    gpuiso_status s = submit(on, [=](char *m, size_t n) { return sim_copy_result(sim_get(h, d, bytes), m, n); });
+    if (on) run_queue(on);
+    return end(before, s);
   }
   gpuiso_status fill(void *d, int byte, size_t bytes) {
-    sim_fill(d, byte, bytes);
-    return news();
+    uint64_t before = begin();
+    return end(before, submit(on, [=](char *m, size_t n) { return sim_copy_result(sim_fill(d, byte, bytes), m, n); }));
   }
+  /* On a lane, the kernel runs when the lane gets there, on the arguments of the call. */
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
                        A... args) {
+    uint64_t before = begin();
     gpuiso_status s = news();
     if (s != GPUISO_OK) return s;
     typedef simt_cpu::entry_of<P...> entry;
     typename entry::pack pack = {kernel, std::tuple<P...>(args...)};
-    simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel, name, &entry::run, &pack};
-    char message[sizeof err->message];
-    if (simt_cpu::run(c, seed, launches++, message, sizeof message)) {
-      defects_seen = 1 + sim_defects();
-      return defect(message);
-    }
-    return GPUISO_OK;
+    std::string what = name;
+    uint64_t seed_of = seed, number = launches++;
+    return end(before, submit(on, [=](char *m, size_t n) {
+                 simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel,
+                                              what.c_str(), &entry::run, &pack};
+                 return simt_cpu::run(c, seed_of, number, m, n);
+               }));
   }
   template <class... P>
   gpuiso_status allow_shared(void (*kernel)(P...), size_t bytes) {
@@ -97,21 +216,43 @@ struct sim_exec {
     return simt_cpu::allow_shared((const void *)kernel, bytes, message, sizeof message) ? defect(message)
                                                                                         : GPUISO_OK;
   }
-  gpuiso_status sync() { return news(); }
-  /* The lanes of staged transfers (src/cuda/staging.cuh), run in order: an asynchronous copy is
-   * done when it returns. Lanes and pinned buffers count as held, and fail_at counts them. */
-  typedef int *lane;
-  gpuiso_status lane_open(lane *l) {
-    void *p;
-    gpuiso_status s = pin(&p, sizeof(int));
-    *l = (int *)p;
-    return s;
+  /* On a lane, cudaStreamSynchronize; else cudaDeviceSynchronize, which waits for every lane. */
+  gpuiso_status sync() {
+    uint64_t before = begin();
+    if (on) run_queue(on);
+    else run_all();
+    return end(before, GPUISO_OK);
   }
-  void lane_close(lane l) { unpin(l); }
-  void use_lane(lane) {}
-  gpuiso_status lane_sync(lane) { return news(); }
+  /* Lanes and pinned buffers count as held, and fail_at counts them. */
+  typedef sim_lane *lane;
+  gpuiso_status lane_open(lane *l) {
+    *l = NULL;
+    progress(begin());
+    if (++allocs == fail_at) {
+      set_error(err, GPUISO_E_NOMEM, -1, -1);
+      return GPUISO_E_NOMEM;
+    }
+    lanes.push_back(*l = new sim_lane());
+    held++;
+    return GPUISO_OK;
+  }
+  void lane_close(lane l) {
+    if (!l) return;
+    run_queue(l);
+    lanes.erase(std::find(lanes.begin(), lanes.end(), l));
+    if (on == l) on = NULL;
+    delete l;
+    held--;
+  }
+  void use_lane(lane l) { on = l; }
+  gpuiso_status lane_sync(lane l) {
+    uint64_t before = begin();
+    if (l) run_queue(l);
+    return end(before, GPUISO_OK);
+  }
   gpuiso_status pin(void **p, size_t bytes) {
     *p = NULL;
+    progress(begin());
     if (++allocs == fail_at || !(*p = malloc(bytes))) {
       set_error(err, GPUISO_E_NOMEM, -1, -1);
       return GPUISO_E_NOMEM;
@@ -119,11 +260,26 @@ struct sim_exec {
     held++;
     return GPUISO_OK;
   }
+  /* cudaFreeHost synchronises the device. */
   void unpin(void *p) {
-    if (p) held--, free(p);
+    if (!p) return;
+    run_all();
+    held--, free(p);
   }
-  gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane) { return put(d, pinned, bytes); }
-  gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane) { return get(pinned, d, bytes); }
+  gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane l) {
+    uint64_t before = begin();
+    return end(before, submit(l, [=](char *m, size_t n) { return sim_copy_result(sim_put(d, pinned, bytes), m, n); },
+                              pinned, bytes));
+  }
+  /* The pinned destination is undefined until the copy runs: 0xff bytes from the call on, or,
+   * where a copy queued before it on the lane reads them, from that copy on. */
+  gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane l) {
+    uint64_t before = begin();
+    sim_op poison = [=](char *, size_t) { return memset(pinned, 0xff, bytes), 0; };
+    if (l && l->reads(pinned, bytes)) submit(l, poison);
+    else if (l) poison(NULL, 0);
+    return end(before, submit(l, [=](char *m, size_t n) { return sim_copy_result(sim_get(pinned, d, bytes), m, n); }));
+  }
   template <typename K>
   gpuiso_status sort_pairs(const K *keys_in, K *keys_out, const int64_t *values_in,
                            int64_t *values_out, int64_t count, int end_bit) {
