@@ -51,22 +51,25 @@ struct cuda_exec {
     return check(cudaMemGetInfo(bytes, &total), "cudaMemGetInfo");
   }
   /* Copies and fills are on the launches' stream, so that on a lane they are ordered with its
-   * kernels (pageable memory: a copy in has read the host's bytes when it returns, a copy out
-   * waits for its stream). */
+   * kernels; a copy waits for its stream, so that the host memory may be reused (or read) when it
+   * returns, as cudaMemcpy's. */
   gpuiso_status put(void *dev, const void *host, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return timed(check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpy to the device"),
-                 HOST_STAGE);
+    gpuiso_status s = check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream),
+                            "cudaMemcpyAsync to the device");
+    if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy to the device");
+    return timed(s, HOST_STAGE);
   }
   gpuiso_status get(void *host, const void *dev, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    gpuiso_status s = check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpy from the device");
+    gpuiso_status s = check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream),
+                            "cudaMemcpyAsync from the device");
     if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy from the device");
     return timed(s, HOST_STAGE);
   }
   gpuiso_status fill(void *dev, int byte, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;
-    return timed(check(cudaMemsetAsync(dev, byte, bytes, stream), "cudaMemset"), HOST_STAGE);
+    return timed(check(cudaMemsetAsync(dev, byte, bytes, stream), "cudaMemsetAsync"), HOST_STAGE);
   }
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
@@ -98,8 +101,8 @@ struct cuda_exec {
   }
   /* Waits for the work of the launches' stream; on the default stream, for the whole device. */
   gpuiso_status sync() {
-    cudaError_t e = stream ? cudaStreamSynchronize(stream) : cudaDeviceSynchronize();
-    return timed(check(e, "the wait for the kernels"), HOST_STAGE);
+    if (stream) return timed(check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after the kernels"), HOST_STAGE);
+    return timed(check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernels"), HOST_STAGE);
   }
 };
 

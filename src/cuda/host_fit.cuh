@@ -22,6 +22,7 @@ static void slice_release(Exec &ex, slice_arrays *d) {
   ex.release(d->w);
   ex.release(d->fit);
   ex.release(d->start);
+  memset(d, 0, sizeof *d);
 }
 
 template <class Exec>
@@ -32,10 +33,7 @@ static gpuiso_status slice_alloc(Exec &ex, slice_arrays *d, int64_t n, size_t va
   if (s == GPUISO_OK && weighted) s = ex.alloc(&d->w, bytes);
   if (s == GPUISO_OK) s = ex.alloc(&d->fit, bytes);
   if (s == GPUISO_OK && starts) s = ex.alloc((void **)&d->start, (size_t)n);
-  if (s != GPUISO_OK) {
-    slice_release(ex, d);
-    memset(d, 0, sizeof *d);
-  }
+  if (s != GPUISO_OK) slice_release(ex, d);
   return s;
 }
 
@@ -59,6 +57,7 @@ static gpuiso_status fit_slice_whole(Exec &ex, staging<Exec> *st, int64_t nrows,
   if (s == GPUISO_OK) s = plan_fit_any(ex, &p, d.y, d.w, d.fit, d.start, err);
   if (s == GPUISO_OK) s = stage_get(ex, st, fit, d.fit, bytes);
   if (s == GPUISO_OK && start) s = stage_get(ex, st, start, d.start, (size_t)n);
+  stage_wait(ex, st); /* a failed copy's lane partner may still read d */
   slice_release(ex, &d);
   plan_release(ex, &p);
   return s;
@@ -72,15 +71,15 @@ struct row_group {
 /* Where a group's data sit in its lane's pinned buffer: y in and then the fit out from 0, w in
  * and then the flags out from `second`, and last the group's first failing row, at `word`. */
 struct group_buffer {
-  size_t value, second, word;
+  size_t second, word;
   int64_t cap; /* elements a group at most */
 };
 
 static inline group_buffer group_buffer_of(size_t slice, size_t value, int weighted, int starts) {
   group_buffer g;
   size_t second = weighted ? value : (starts ? 1 : 0);
-  g.value = value;
-  g.cap = (int64_t)((slice - sizeof(unsigned long long)) / (value + second)) / 8 * 8; /* keeps both parts aligned */
+  size_t room = slice > sizeof(unsigned long long) ? slice - sizeof(unsigned long long) : 0;
+  g.cap = (int64_t)(room / (value + second)) / 8 * 8; /* keeps both parts aligned */
   g.second = (size_t)g.cap * value;
   g.word = g.second + (size_t)g.cap * second;
   return g;
@@ -155,9 +154,7 @@ struct group_run {
     ex.use_lane(NULL);
     if (s == GPUISO_OK) s = ex.get_async(buf, v.fit, bytes, lane);
     if (s == GPUISO_OK && start) s = ex.get_async(buf + gb.second, v.start, len, lane);
-    unsigned long long *failed = (unsigned long long *)(buf + gb.word);
-    *failed = NO_FAILED_ROW;
-    if (s == GPUISO_OK && plan_failures_left(p)) s = ex.get_async(failed, v.failed_row, sizeof *failed, lane);
+    if (s == GPUISO_OK) s = ex.get_async(buf + gb.word, v.failed_row, sizeof *v.failed_row, lane);
     return group_error(s, q, err);
   }
   gpuiso_status take(int64_t k, gpuiso_error *err) {
@@ -165,40 +162,53 @@ struct group_run {
     const char *buf = (const char *)st->buf[k & 1];
     size_t len = (size_t)(q->e1 - q->e0);
     gpuiso_status s = ex.lane_sync(st->lane[k & 1]);
-    unsigned long long failed = *(const unsigned long long *)(buf + gb.word);
-    if (s == GPUISO_OK) s = row_error(ex, view(q), failed, err);
+    if (s == GPUISO_OK) s = row_error(ex, view(q), *(const unsigned long long *)(buf + gb.word), err);
     if (s != GPUISO_OK) return group_error(s, q, err);
     copy_parallel(fit + q->e0, buf, len * sizeof(T), st->threads);
     if (start) copy_parallel(start + q->e0, buf + gb.second, len, st->threads);
     return GPUISO_OK;
   }
+  /* An error met in queueing group k stays in err unless taking group k - 1 finds an earlier
+   * one (take writes err only then). */
   gpuiso_status run(int64_t ngroups, gpuiso_error *err) {
     gpuiso_status s = GPUISO_OK, queued = GPUISO_OK;
-    gpuiso_error queue_err;
     for (int64_t k = 0; s == GPUISO_OK && k < ngroups + 2; k++) {
       if (k >= 2) s = take(k - 2, err);
-      if (s == GPUISO_OK && queued != GPUISO_OK) { /* no earlier group failed */
-        if (err) *err = queue_err;
-        return queued;
-      }
-      if (s == GPUISO_OK && k < ngroups) queued = queue(k, &queue_err);
+      if (s == GPUISO_OK && queued != GPUISO_OK) return queued;
+      if (s == GPUISO_OK && k < ngroups) queued = queue(k, err);
     }
     return s;
   }
 };
 
-/* fit_slice_whole, in groups (group_run) where the slice has more rows than a group holds and
- * none longer. */
+/* The groups of a slice (g: nrows entries) for group_run, about equal in elements, where the rows
+ * are the lane kernels' (their failures are read as a group is taken, where a chunked row's checks
+ * would stop the host before its group's copy in is done) and make at least GROUPS_MIN groups;
+ * else 0 (the slice goes whole). */
+#define GROUPS_MIN 3
+static int64_t slice_groups(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets, group_buffer gb,
+                            row_group *g, int64_t *nplans) {
+  int64_t n = offsets[nrows], longest = 0;
+  for (int64_t r = 0; r < nrows; r++)
+    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
+  int64_t parts = gb.cap > 0 ? (n + gb.cap - 1) / gb.cap : 0;
+  if (!plan_on_lanes(opt, longest) || parts < GROUPS_MIN) return 0;
+  int64_t even = (n + parts - 1) / parts + longest; /* whole rows fill `parts` groups at most */
+  int64_t k = row_groups(nrows, offsets, even < gb.cap ? even : gb.cap, g, nplans);
+  return k >= GROUPS_MIN ? k : 0;
+}
+
+/* fit_slice_whole, in groups (group_run) where slice_groups finds them and `grouped`. */
 template <class Exec, typename T>
 static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows, const int64_t *offsets,
-                                     gpuiso_precision type, const T *y, const T *w, const gpuiso_opts *opt,
-                                     T *fit, uint8_t *start, gpuiso_error *err) {
+                                     const T *y, const T *w, const gpuiso_opts *opt, T *fit, uint8_t *start,
+                                     int grouped, gpuiso_error *err) {
+  gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
   int64_t n = offsets[nrows], ngroups = 0, nplans = 0;
   group_buffer gb = group_buffer_of(st->slice, sizeof(T), w != NULL, start != NULL);
-  row_group *g = NULL;
-  if (st->buf[0] && n > gb.cap && (g = (row_group *)malloc((size_t)nrows * sizeof *g)))
-    ngroups = row_groups(nrows, offsets, gb.cap, g, &nplans);
-  if (ngroups < 2) {
+  row_group *g = grouped && st->buf[0] ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
+  if (g) ngroups = slice_groups(opt, nrows, offsets, gb, g, &nplans);
+  if (ngroups == 0) {
     free(g);
     return fit_slice_whole(ex, st, nrows, offsets, type, y, w, opt, fit, start, err);
   }
@@ -216,7 +226,7 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   if (s == GPUISO_OK) s = slice_alloc(ex, &run.d, n, sizeof(T), w != NULL, start != NULL);
   if (s == GPUISO_OK) s = ex.sync(); /* the plans' copies, on the default stream, before the lanes */
   if (s == GPUISO_OK) s = run.run(ngroups, err);
-  stage_close(ex, st); /* the lanes' work done before the memory it uses goes */
+  stage_wait(ex, st); /* the lanes' work done before the memory it uses goes */
   slice_release(ex, &run.d);
   for (int64_t k = 0; k < made; k++) plan_release(ex, &plans[k]);
   free(plans);
@@ -225,20 +235,24 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   return s;
 }
 
-/* A slice of a host batch through the device: fit_slice_typed in the batch's precision. */
+/* A slice of a host batch through the device: fit_slice_typed in the batch's precision. Only a
+ * batch that fits the device memory in one slice goes in groups: their plans, one for each shape
+ * of group, would each round their arrays up beyond what plan_row_bytes counts, which the slices
+ * cut to the memory free cannot afford. */
 template <class Exec>
 static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets, gpuiso_precision type,
                                     const void *y, const void *w, const gpuiso_opts *opt, void *fit,
-                                    uint8_t *start, gpuiso_error *err) {
+                                    uint8_t *start, int grouped, gpuiso_error *err) {
   int64_t n = offsets[nrows];
   size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
   staging<Exec> st;
   gpuiso_status s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
   if (s == GPUISO_OK && type == GPUISO_SINGLE)
-    s = fit_slice_typed(ex, &st, nrows, offsets, type, (const float *)y, (const float *)w, opt, (float *)fit, start, err);
+    s = fit_slice_typed(ex, &st, nrows, offsets, (const float *)y, (const float *)w, opt, (float *)fit, start,
+                        grouped, err);
   else if (s == GPUISO_OK)
-    s = fit_slice_typed(ex, &st, nrows, offsets, type, (const double *)y, (const double *)w, opt, (double *)fit,
-                        start, err);
+    s = fit_slice_typed(ex, &st, nrows, offsets, (const double *)y, (const double *)w, opt, (double *)fit, start,
+                        grouped, err);
   stage_close(ex, &st);
   return s;
 }
@@ -291,7 +305,7 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
   o.lo = -INFINITY, o.hi = INFINITY, o.solver_blocks = 1;
   for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++) {
     int64_t c = cut[k], off[2] = {0, (k + 1 < ncuts ? cut[k + 1] : n) - c};
-    s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, &o, fit + c, flags + c, err);
+    s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, &o, fit + c, flags + c, 0, err);
     if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
   }
   if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
@@ -329,7 +343,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
       if (need + b > SLICE_SHARE * (double)avail) break;
       need += b;
     }
-    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
+    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, 1, err);
     int64_t e0 = offsets[r0];
     if (r1 == r0) { /* row r0 alone needs more */
       int64_t len = offsets[++r1] - e0;
@@ -350,7 +364,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
     for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
     s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
                        w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
-                       start ? start + e0 : NULL, err);
+                       start ? start + e0 : NULL, 0, err);
     if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
   }
   free(off);

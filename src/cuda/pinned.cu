@@ -20,15 +20,25 @@ struct pinned_buffer {
 };
 
 static pinned_buffer kept[PINNED_KEPT];
-static std::mutex kept_lock; /* fits from two threads at once take different buffers */
+/* The R package fits from one thread, but the C entry points may be called from several: each
+ * fit then takes buffers of its own. */
+static std::mutex kept_lock;
 
+/* A buffer kept is given out only while the CUDA context that pinned it lives: one reset by
+ * anything in the process (cudaDeviceReset) leaves its pages unmapped. */
 void *pinned_take(size_t bytes) {
   std::lock_guard<std::mutex> hold(kept_lock);
-  for (int k = 0; k < PINNED_KEPT; k++)
-    if (kept[k].p && !kept[k].in_use && kept[k].bytes >= bytes) {
-      kept[k].in_use = 1;
-      return kept[k].p;
+  for (int k = 0; k < PINNED_KEPT; k++) {
+    unsigned int flags;
+    if (!kept[k].p || kept[k].in_use || kept[k].bytes < bytes) continue;
+    if (cudaHostGetFlags(&flags, kept[k].p) != cudaSuccess) {
+      (void)cudaGetLastError(); /* not sticky: the buffer is only forgotten */
+      kept[k].p = NULL, kept[k].bytes = 0;
+      continue;
     }
+    kept[k].in_use = 1;
+    return kept[k].p;
+  }
   return NULL;
 }
 
@@ -40,7 +50,7 @@ void pinned_made(void *p, size_t bytes) {
   for (int k = 0; k < PINNED_KEPT && at < 0; k++)
     if (!kept[k].in_use && kept[k].bytes < bytes) at = k;
   if (at < 0) return; /* not kept: unpin frees it */
-  if (kept[at].p) (void)cudaFreeHost(kept[at].p);
+  if (kept[at].p) (void)cudaFreeHost(kept[at].p); /* a failure leaves nothing to undo */
   kept[at].p = p, kept[at].bytes = bytes, kept[at].in_use = 1;
 }
 
@@ -54,6 +64,8 @@ int pinned_give(void *p) {
   return 0;
 }
 
+/* After a lost device (a sticky error) cudaFreeHost fails, and the pages stay pinned until the
+ * process ends, as every other CUDA resource of it. */
 extern "C" void gpuiso_cuda_release(void) {
   std::lock_guard<std::mutex> hold(kept_lock);
   for (int k = 0; k < PINNED_KEPT; k++) {

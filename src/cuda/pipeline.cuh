@@ -354,11 +354,13 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   if (p->npacks > 0)
     s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP),
                   short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
+  /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
+   * could fail a larger one still queued on another lane */
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, block_rows_shared(4 * SIMT_WARP, 1));
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;
     size_t shared = block_rows_shared(threads, v.w != NULL);
-    if (s == GPUISO_OK && p->block_rows_of[k] > 0) s = ex.allow_shared(block_rows, shared);
     if (s == GPUISO_OK && p->block_rows_of[k] > 0)
       s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->block_rows_of[k]), dim3((unsigned)threads),
                     shared, v, (const int64_t *)p->block_row + first);

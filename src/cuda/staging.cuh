@@ -54,11 +54,19 @@ static gpuiso_status stage_open(Exec &ex, staging<Exec> *st, size_t bytes, int t
   return s;
 }
 
+/* Waits for the work of both lanes: before the memory they use goes, on failure too (a failure
+ * is reported by the call that met it). */
+template <class Exec>
+static void stage_wait(Exec &ex, staging<Exec> *st) {
+  for (int b = 0; b < 2; b++)
+    if (st->lane[b]) (void)ex.lane_sync(st->lane[b]);
+}
+
 template <class Exec>
 static void stage_close(Exec &ex, staging<Exec> *st) {
   ex.use_lane(NULL);
+  stage_wait(ex, st);
   for (int b = 0; b < 2; b++) {
-    if (st->lane[b]) (void)ex.lane_sync(st->lane[b]);
     ex.unpin(st->buf[b]);
     ex.lane_close(st->lane[b]);
     st->buf[b] = NULL;

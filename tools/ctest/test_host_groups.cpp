@@ -1,10 +1,10 @@
-/* A host batch through the device in groups of rows (src/cuda/host_fit.cuh: group_run), each on a
- * lane of its own with its transfers beside the kernels of the groups next to it, run on the SIMT
- * executor under three schedule seeds: the groups cut and their plans shared, the fits and block
- * flags bit for bit those of the batch in one plan (fit_slice_whole) and within 1e-12 of the CPU
- * hull engine, on the lane kernels' rows and on chunked rows, both kernels, both precisions,
- * weighted or not; the first failing row named across groups as in one plan; interrupts and
- * allocation failures, with nothing held after them. */
+/* A host batch through the device in groups of rows (src/cuda/host_fit.cuh: group_run), the two
+ * lanes in turn, each group's transfers beside the work of the groups next to it, run on the SIMT
+ * executor (its lanes asynchronous) under three schedule seeds: the groups cut and their plans
+ * shared, which slices go in groups, the fits and block flags bit for bit those of the batch in
+ * one plan (fit_slice_whole) and within 1e-12 of the CPU hull engine (2^-24 in float32), every
+ * family and weighting, both precisions; the first failing row named across groups as in one
+ * plan; a failing copy, interrupts and allocation failures, with nothing held after them. */
 #define STAGE_SLICE ((size_t)100000) /* groups of about 6,000 to 12,000 elements */
 #define STAGE_DIRECT ((size_t)0)     /* staged however small */
 
@@ -58,7 +58,7 @@ static void test_cut(void) {
 /* Fits the batch through fit_rows_host (in groups here) and through fit_slice_whole (one plan),
  * and checks them against each other bit for bit and against the CPU hull engine. */
 static void check_groups(const char *what, int nrows, const int64_t *o, family_kind f, weight_kind wk, int single,
-                         int starts, gpuiso_gpu_kernel kernel) {
+                         int starts, gpuiso_gpu_kernel kernel, int grouped) {
   int64_t n = o[nrows];
   int increasing = (f + wk + single + starts) % 2;
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
@@ -88,7 +88,7 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   stage_close(wx, &st);
   held[1] = wx.held;
   row_group g[256];
-  int64_t nplans, ngroups = row_groups(nrows, o, group_buffer_of(STAGE_SLICE, value, wp != NULL, starts).cap, g, &nplans);
+  int64_t nplans, ngroups = slice_groups(&opt, nrows, o, group_buffer_of(STAGE_SLICE, value, wp != NULL, starts), g, &nplans);
   int same = s[0] == GPUISO_OK && s[1] == GPUISO_OK && memcmp(fit[0], fit[1], (size_t)n * value) == 0 &&
              (!starts || memcmp(start[0], start[1], (size_t)n) == 0);
   if (single)
@@ -101,7 +101,7 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   for (int64_t r = 0; starts && r < nrows; r++)
     for (int64_t i = o[r]; i < o[r + 1]; i++)
       flags_wrong += start[0][i] != (i == o[r] || z[i] != z[i - 1]);
-  CHECK(ngroups >= 3 && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
+  CHECK((grouped ? ngroups >= GROUPS_MIN : ngroups == 0) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
             held[1] == 0,
         "%s, %s, %s, %s, %s%s: %lld groups, status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
         "downs, %lld flags wrong, %lld held",
@@ -115,19 +115,27 @@ static void test_fits(void) {
   int64_t uniform[60], o[61];
   for (int r = 0; r < 60; r++) uniform[r] = 1000;
   offsets_of(uniform, 60, o);
-  /* the lane kernels' rows (the fast path), chunks of 1024 and their merges (the simple path) */
+  /* the lane kernels' rows (the fast path) in groups; the simple path's chunks whole */
   for (int k = 0; k < 8; k++)
     check_groups("uniform rows", 60, o, (family_kind)(k % FAM_COUNT), (weight_kind)(k % W_COUNT), k % 3 == 1,
-                 k % 2, k < 4 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE);
-  /* rows of the lane kernels beside chunked ones on the fast path: the checks' wait in a group */
-  const int64_t lens[] = {700, 5000, 0, 33, 4097, 4096, 1, 6000, 512, 2000, 4100, 3, 5500, 900,
-                          6200, 64, 4500, 2, 3000, 4097, 0, 1200, 5999, 31, 32, 2048, 4096, 4800};
-  int64_t m[29];
-  offsets_of(lens, 28, m);
+                 k % 2, k < 4 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, k < 4);
+  /* ragged rows of the lane kernels, packed into warps and a block each, empty ones too */
+  const int64_t lens[] = {700, 4096, 0, 33, 4000, 1025, 1, 3000, 512, 2000, 513, 3, 2500, 900,
+                          1024, 64, 3500, 2, 3000, 4095, 0, 1200, 2999, 31, 32, 2048, 4096, 1800};
+  int64_t twice[56], m[57]; /* enough for three groups of floats unweighted */
+  for (int r = 0; r < 56; r++) twice[r] = lens[r % 28];
+  offsets_of(twice, 56, m);
   for (int f = 0; f < FAM_COUNT; f++)
     for (int k = 0; k < 4; k++)
-      check_groups("ragged rows", 28, m, (family_kind)f, (weight_kind)((f + k) % W_COUNT), k % 2, (f + k) % 3 == 0,
-                   k < 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE);
+      check_groups("ragged rows", 56, m, (family_kind)f, (weight_kind)((f + k) % W_COUNT), k % 2, (f + k) % 3 == 0,
+                   GPUISO_GPU_FAST, 1);
+  /* a chunked row among them: the slice whole (its checks would stop the host within a group) */
+  twice[9] = 4097;
+  offsets_of(twice, 56, m);
+  check_groups("ragged rows and a chunked one", 56, m, FAM_SAWTOOTH, W_EXTREME, 0, 1, GPUISO_GPU_FAST, 0);
+  /* too few elements for three groups: whole */
+  offsets_of(uniform, 10, o);
+  check_groups("ten rows", 10, o, FAM_NOISE, W_UNIFORM, 0, 1, GPUISO_GPU_FAST, 0);
 }
 
 /* The batch's error through groups and through one plan: status, row and element. */
@@ -146,49 +154,80 @@ static void check_error(const char *what, int nrows, const int64_t *o, const dou
   stage_close(wx, &st);
   CHECK(s == want && e.row == want_row && e.index == want_index && sw == s && ew.row == e.row &&
             ew.index == e.index && ex.held == 0 && wx.held == 0,
-        "%s: status %d row %lld index %lld (want %d, %lld, %lld; one plan %d, %lld, %lld), %lld held", what, (int)s,
-        (long long)e.row, (long long)e.index, (int)want, (long long)want_row, (long long)want_index, (int)sw,
+        "%s: status %d (%s) row %lld index %lld (want %d, %lld, %lld; one plan %d, %lld, %lld), %lld held", what, (int)s,
+        e.message, (long long)e.row, (long long)e.index, (int)want, (long long)want_row, (long long)want_index, (int)sw,
         (long long)ew.row, (long long)ew.index, (long long)ex.held);
   free(z);
 }
 
+/* The executor with its fail_copy-th asynchronous copy failing, as a CUDA error would. */
+struct failing_exec : sim_exec {
+  int64_t fail_copy, copies;
+  gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane l) {
+    if (++copies == fail_copy) return defect("injected failure of cudaMemcpyAsync");
+    return sim_exec::put_async(d, pinned, bytes, l);
+  }
+};
+
 static void test_errors(void) {
-  /* rows 0-4 of 1500 (lane kernels), 5 of 5000 (chunks), 6-12 of 1500, 13 of 5000: several groups */
-  int64_t lens[14], o[15];
-  for (int r = 0; r < 14; r++) lens[r] = r == 5 || r == 13 ? 5000 : 1500;
-  int64_t n = offsets_of(lens, 14, o);
+  /* rows of 1500 and 4000 (lane kernels, a block each for the longer) */
+  int64_t lens[18], o[19];
+  for (int r = 0; r < 18; r++) lens[r] = r % 4 == 1 ? 4000 : 1500;
+  int64_t n = offsets_of(lens, 18, o);
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
-  gen_rows(FAM_NOISE, W_UNIFORM, 14, o, 5, 0, y, w);
-  row_group g[16];
-  int64_t nplans, ngroups = row_groups(14, o, group_buffer_of(STAGE_SLICE, sizeof(double), 1, 0).cap, g, &nplans);
-  CHECK(ngroups == 6 && g[1].r0 == 4 && g[1].r1 == 5 && g[2].r1 == 6 && g[4].r1 == 13,
-        "error batch: %lld groups", (long long)ngroups);
-  /* one bad row, in the first group, a middle one (lane rows, chunked rows) and the last */
-  const int bad_rows[] = {0, 5, 8, 13};
+  gen_rows(FAM_NOISE, W_UNIFORM, 18, o, 5, 0, y, w);
+  gpuiso_opts opt = group_options(1, GPUISO_GPU_FAST);
+  row_group g[18];
+  int64_t nplans, ngroups = slice_groups(&opt, 18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 1, 0), g, &nplans);
+  CHECK(ngroups >= 4, "error batch: %lld groups", (long long)ngroups);
+  /* one bad row, in the first group, a middle one and the last */
+  const int bad_rows[] = {0, 5, 8, 17};
   for (int k = 0; k < 4; k++) {
     int64_t at = o[bad_rows[k]] + 17;
     y[at] = NAN;
-    check_error("a NaN", 14, o, y, w, GPUISO_E_Y_NONFINITE, bad_rows[k], at);
+    check_error("a NaN", 18, o, y, w, GPUISO_E_Y_NONFINITE, bad_rows[k], at);
     y[at] = 0;
     w[at] = -1;
-    check_error("a negative weight", 14, o, y, w, GPUISO_E_W_NEGATIVE, bad_rows[k], at);
+    check_error("a negative weight", 18, o, y, w, GPUISO_E_W_NEGATIVE, bad_rows[k], at);
     w[at] = 1;
   }
-  /* two bad rows in different groups: the first named, where the later one is a chunked row whose
-   * error is found at its checks, as its group is queued, before the group just before it is done
-   * (rows 4 and 5, 12 and 13: groups next to each other) */
-  const int pairs[][2] = {{2, 9}, {5, 12}, {8, 13}, {1, 5}, {4, 5}, {12, 13}};
+  /* two bad rows in different groups, next to each other or not: the first named */
+  const int pairs[][2] = {{2, 9}, {5, 12}, {8, 13}, {1, 5}, {3, 4}, {13, 14}};
   for (int k = 0; k < 6; k++) {
     int64_t a = o[pairs[k][0]] + 3, b = o[pairs[k][1]] + 9;
     w[b] = -1;
     for (int64_t i = o[pairs[k][0]]; i < o[pairs[k][0] + 1]; i++) w[i] = 0;
-    check_error("zero weights, then a negative one", 14, o, y, w, GPUISO_E_W_ALLZERO, pairs[k][0], -1);
+    check_error("zero weights, then a negative one", 18, o, y, w, GPUISO_E_W_ALLZERO, pairs[k][0], -1);
     for (int64_t i = o[pairs[k][0]]; i < o[pairs[k][0] + 1]; i++) w[i] = 0.5;
     y[a] = INFINITY;
-    check_error("an infinity, then a negative weight", 14, o, y, w, GPUISO_E_Y_NONFINITE, pairs[k][0], a);
+    check_error("an infinity, then a negative weight", 18, o, y, w, GPUISO_E_Y_NONFINITE, pairs[k][0], a);
     y[a] = 0, w[b] = 1;
   }
-  free(y); free(w);
+  /* group k's copy in failing (unweighted: its one copy): the CUDA error, with its text, unless a
+   * group before it has a bad row, which is then named */
+  double *z = (double *)malloc(n * sizeof *z);
+  int64_t ng = slice_groups(&opt, 18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 0, 0), g, &nplans);
+  const int bad_at[] = {-1, 0, 5, 9};
+  for (int b = 0; b < 4; b++) {
+    int bad = bad_at[b];
+    if (bad >= 0) y[o[bad] + 2] = NAN;
+    for (int64_t k = 0; k < ng; k++) {
+      gpuiso_error e;
+      failing_exec fx = {{&e, 0, 0, 0, 0, sim_seed}, k + 1, 0};
+      gpuiso_status s = fit_rows_host(fx, 18, o, GPUISO_DOUBLE, y, NULL, &opt, z, NULL, &e);
+      int row_first = bad >= 0 && g[k].r0 > bad;
+      CHECK(row_first ? s == GPUISO_E_Y_NONFINITE && e.status == s && e.row == bad && e.index == o[bad] + 2
+                      : s == GPUISO_E_CUDA && e.status == s && e.row == -1 && strstr(e.message, "injected") != NULL,
+            "group %lld of %lld failing its copy in, bad row %d: status %d (err %d, row %lld, \"%s\")", (long long)k,
+            (long long)ng, bad, (int)s, (int)e.status, (long long)e.row, e.message);
+      CHECK(fx.held == 0 && fx.lanes.empty() && (row_first || fx.copies == k + 1),
+            "group %lld failing its copy in: %lld held, %lld copies", (long long)k, (long long)fx.held,
+            (long long)fx.copies);
+    }
+    if (bad >= 0) y[o[bad] + 2] = 0;
+  }
+  CHECK(ng >= 3 && g[1].r0 <= 5 && g[ng - 1].r0 > 9, "unweighted error batch: %lld groups", (long long)ng);
+  free(y); free(w); free(z);
 }
 
 static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
@@ -196,7 +235,7 @@ static int stop_now(void *ctx) { return --*(int *)ctx < 0; }
 /* Interrupts after each number of polls, and each allocation failing: the status, nothing held. */
 static void test_stops(void) {
   int64_t lens[20], o[21];
-  for (int r = 0; r < 20; r++) lens[r] = r % 7 == 3 ? 4500 : 800;
+  for (int r = 0; r < 20; r++) lens[r] = r % 7 == 3 ? 4096 : 800;
   int64_t n = offsets_of(lens, 20, o);
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n);

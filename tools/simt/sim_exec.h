@@ -10,7 +10,7 @@
  * Its lanes (the non-blocking streams of sort_exec.cuh) are asynchronous as CUDA's are, so that
  * a missing wait fails a test: an operation on a lane (put_async, get_async, and launch, put,
  * get and fill after use_lane) is queued there and runs, in the lane's order, only when a wait
- * (get or sync on the lane, lane_sync, lane_close, sync on the default stream, release, unpin)
+ * (get or sync on the lane, lane_sync, lane_close, sync on the default stream, release)
  * or the executor's progress runs it: at the end of each call a random prefix of a random lane's
  * queue runs, drawn from `seed`, of what was queued before that call (what a call queues waits
  * for a later one, so that a race right after it shows under every seed). A pinned destination
@@ -260,9 +260,14 @@ struct sim_exec {
     held++;
     return GPUISO_OK;
   }
-  /* cudaFreeHost synchronises the device. */
+  /* The real executor keeps pinned buffers for the next fit (src/cuda/pinned.cu), so unpin waits
+   * for nothing: work still queued on a lane is a defect, reported by a later call (the queues
+   * then run, as the buffer is freed here). */
   void unpin(void *p) {
     if (!p) return;
+    bool busy = false;
+    for (const sim_lane *l : lanes) busy = busy || !l->queue.empty();
+    if (busy && late.empty()) late = "a pinned buffer given back with work queued on a lane";
     run_all();
     held--, free(p);
   }
