@@ -20,10 +20,7 @@ static float *to_float(const double *v, int64_t n, int nth) {
 
 gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *y, const double *w,
                            const gpuiso_opts *opt_in, double *fit, uint8_t *start, gpuiso_error *err) {
-  int64_t longest = 1;
-  for (int64_t r = 0; r < nrows; r++)
-    if (offsets[r + 1] - offsets[r] > longest) longest = offsets[r + 1] - offsets[r];
-  gpuiso_opts capped = plan_options(opt_in, longest);
+  gpuiso_opts capped = plan_options(opt_in, nrows, offsets);
   const gpuiso_opts *opt = &capped;
   if (opt->gpu_precision != GPUISO_SINGLE)
     return gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_DOUBLE, y, w, opt, fit, start, err);
@@ -136,7 +133,8 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
                                   const gpuiso_opts *opt_in) {
-  gpuiso_opts opt = plan_options(opt_in, row_length);
+  int64_t one_row[2] = {0, row_length}; /* rows of one length take the chunks of one */
+  gpuiso_opts opt = plan_options(opt_in, 1, one_row);
   return (double)nrows * plan_slice_row_bytes(&opt, row_length, row_length, type, weighted, 1) + sizeof(int64_t) +
          sizeof(unsigned long long);
 }

@@ -182,9 +182,9 @@ static gpuiso_status xy_overflow(Exec &ex, const xy_view &v, int64_t d, gpuiso_e
 template <class Exec>
 static gpuiso_status xy_fit_knots(Exec &ex, xy_view &v, int64_t nknots, const gpuiso_opts *opt,
                                   gpuiso_error *err) {
-  gpuiso_opts capped = plan_options(opt, nknots);
-  gpuiso_precision type = opt->gpu_precision == GPUISO_SINGLE ? GPUISO_SINGLE : GPUISO_DOUBLE;
   int64_t offsets[2] = {0, nknots};
+  gpuiso_opts capped = plan_options(opt, 1, offsets);
+  gpuiso_precision type = opt->gpu_precision == GPUISO_SINGLE ? GPUISO_SINGLE : GPUISO_DOUBLE;
   gpuiso_cuda_plan plan;
   gpuiso_status s = plan_init(ex, &plan, 1, offsets, type, 1, &capped, err);
   if (s != GPUISO_OK) return s;
@@ -217,7 +217,7 @@ static inline double xy_device_bytes(int weighted) { return weighted ? 88 : 80; 
 template <class Exec>
 static gpuiso_status xy_fit_knots_host(Exec &ex, gpuiso_knots *kn, const gpuiso_opts *opt, gpuiso_error *err) {
   int64_t nk = kn->n, offsets[2] = {0, nk};
-  gpuiso_opts capped = plan_options(opt, nk);
+  gpuiso_opts capped = plan_options(opt, 1, offsets);
   int single = opt->gpu_precision == GPUISO_SINGLE;
   size_t value = single ? sizeof(float) : sizeof(double);
   void *buf = malloc((size_t)(nk > 0 ? nk : 1) * value * (single ? 3 : 1)); /* the fit (float: means, weights) */

@@ -1,13 +1,15 @@
 /* Standalone tests of the C core (no R): PAV against the min-max formula, chunked rows, clipping,
  * errors, the sort and tie pooling against a plain stable sort, batches against row-by-row
  * fits (long rows against the single-row fit in the same chunks), and predictions over block
- * ends against a knot-by-knot search. Prints one line per failure and a closing
+ * ends against a knot-by-knot search; the chunk of a CUDA plan against every chunk it could take.
+ * Prints one line per failure and a closing
  * "ctest: N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_plan.h"
 #include "gpuiso.h"
 #include "hull/geometry.h"
 #include "internal.h"
@@ -610,6 +612,63 @@ static void test_copy_parallel(void) {
   CHECK(bad == 0, "copy_parallel: %d of 70 copies wrong", bad);
 }
 
+/* Device bytes of a plan of these rows in chunks of `chunk`, weighted float64 with flags, less
+ * the few of the plan itself (plan_slice_row_bytes). */
+static double plan_bytes(gpuiso_opts o, int64_t chunk, int64_t nrows, const int64_t *off) {
+  int64_t longest = 0;
+  double b = 0;
+  o.hull_chunk = chunk;
+  for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
+  for (int64_t r = 0; r < nrows; r++) b += plan_slice_row_bytes(&o, longest, off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
+  return b;
+}
+
+/* Whether plan_options gives these rows the chunk of fewest bytes among the ones it tries (the
+ * longest row's even chunks, and 1024 down by 8 to 520; the larger on a tie); `what` names them. */
+static void check_chunk(const char *what, gpuiso_opts o, int64_t nrows, const int64_t *off) {
+  int64_t c = plan_options(&o, nrows, off).hull_chunk, longest = 0;
+  for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
+  int64_t m = (longest + 1023) / 1024, best = (longest + m - 1) / m;
+  double fewest = plan_bytes(o, best, nrows, off);
+  for (int64_t k = 1024; k >= 520; k -= 8) {
+    double b = plan_bytes(o, k, nrows, off);
+    if (b < fewest || (b == fewest && k > best)) fewest = b, best = k;
+  }
+  CHECK(c == best, "%s (%lld rows, the longest %lld): chunk %lld, the fewest bytes with %lld", what, (long long)nrows,
+        (long long)longest, (long long)c, (long long)best);
+}
+
+/* plan_options: rows of the lane kernels alone in the longest row's even chunks (the simple path
+ * chunks them); single rows and ragged batches in the chunk of fewest bytes (check_chunk), at most
+ * 48 bytes an element where chunks of 1024 take over 49. */
+static void test_plan_chunks(void) {
+  gpuiso_opts o = options(1, 1, 0);
+  o.gpu_kernel = GPUISO_GPU_FAST;
+  static int64_t off[1202];
+  off[0] = 0;
+  for (int r = 0; r < 1000; r++) off[r + 1] = off[r] + 16;
+  off[1001] = off[1000] + 3000;
+  CHECK(plan_options(&o, 1001, off).hull_chunk == 1000 && plan_options(&o, 1000, off).hull_chunk == 16,
+        "rows of the lane kernels: chunk %lld", (long long)plan_options(&o, 1001, off).hull_chunk);
+  const int64_t lens[] = {4097, 5000, 8193, 100001, 1000000, 1048576, 1000000007};
+  for (int k = 0; k < 7; k++) {
+    int64_t one[2] = {0, lens[k]};
+    check_chunk("a row", o, 1, one);
+  }
+  for (int r = 0; r < 1000; r++) off[r + 1] = off[r] + 4097;
+  off[1001] = off[1000] + 1000000;
+  int64_t c = plan_options(&o, 1001, off).hull_chunk;
+  double now = plan_bytes(o, c, 1001, off) / off[1001], before = plan_bytes(o, 1024, 1001, off) / off[1001];
+  CHECK(now <= 48 && before > 49, "1000 rows of 4097 and one of 1e6: %.2f bytes an element in chunks of %lld, %.2f "
+        "in chunks of 1024", now, (long long)c, before);
+  for (int t = 0; t < 40; t++) {
+    int64_t nrows = 1 + rand() % 1200;
+    for (int64_t r = 0; r < nrows; r++)
+      off[r + 1] = off[r] + (rand() % 3 ? 4097 + rand() % (t % 2 ? 5000 : 300000) : rand() % 4097);
+    check_chunk("a ragged batch", o, nrows, off);
+  }
+}
+
 int main(void) {
   srand(20261129);
   test_copy_parallel();
@@ -623,6 +682,7 @@ int main(void) {
   test_hull();
   test_edges();
   test_precision();
+  test_plan_chunks();
   printf("ctest: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
