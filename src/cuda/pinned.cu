@@ -4,7 +4,7 @@
  * to PINNED_KEPT buffers are kept after use; gpuiso_cuda_release (at unload) frees them.
  * CPU-only twin of gpuiso_cuda_release: src/core/cuda_none.c.
  */
-#include <mutex>
+#include <pthread.h>
 
 #include <cuda_runtime.h>
 
@@ -21,13 +21,18 @@ struct pinned_buffer {
 
 static pinned_buffer kept[PINNED_KEPT];
 /* The R package fits from one thread, but the C entry points may be called from several: each
- * fit then takes buffers of its own. */
-static std::mutex kept_lock;
+ * fit then takes buffers of its own. A POSIX lock, which throws nothing through the C callers. */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct kept_hold {
+  kept_hold() { (void)pthread_mutex_lock(&kept_lock); }
+  ~kept_hold() { (void)pthread_mutex_unlock(&kept_lock); }
+};
 
 /* A buffer kept is given out only while the CUDA context that pinned it lives: one reset by
  * anything in the process (cudaDeviceReset) leaves its pages unmapped. */
 void *pinned_take(size_t bytes) {
-  std::lock_guard<std::mutex> hold(kept_lock);
+  kept_hold hold;
   for (int k = 0; k < PINNED_KEPT; k++) {
     unsigned int flags;
     if (!kept[k].p || kept[k].in_use || kept[k].bytes < bytes) continue;
@@ -43,7 +48,7 @@ void *pinned_take(size_t bytes) {
 }
 
 void pinned_made(void *p, size_t bytes) {
-  std::lock_guard<std::mutex> hold(kept_lock);
+  kept_hold hold;
   int at = -1; /* an empty place, else a smaller buffer not in use, which this one replaces */
   for (int k = 0; k < PINNED_KEPT && at < 0; k++)
     if (!kept[k].p) at = k;
@@ -55,7 +60,7 @@ void pinned_made(void *p, size_t bytes) {
 }
 
 int pinned_give(void *p) {
-  std::lock_guard<std::mutex> hold(kept_lock);
+  kept_hold hold;
   for (int k = 0; k < PINNED_KEPT; k++)
     if (kept[k].p == p) {
       kept[k].in_use = 0;
@@ -67,7 +72,7 @@ int pinned_give(void *p) {
 /* After a lost device (a sticky error) cudaFreeHost fails, and the pages stay pinned until the
  * process ends, as every other CUDA resource of it. */
 extern "C" void gpuiso_cuda_release(void) {
-  std::lock_guard<std::mutex> hold(kept_lock);
+  kept_hold hold;
   for (int k = 0; k < PINNED_KEPT; k++) {
     if (kept[k].p && !kept[k].in_use) (void)cudaFreeHost(kept[k].p);
     if (!kept[k].in_use) kept[k].p = NULL, kept[k].bytes = 0;
