@@ -83,40 +83,44 @@ static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int
          plan_row_slots(len, chunk) * plan_vertex_bytes(weighted);
 }
 
-/* Chunks plan_options tries: the longest row's even chunks (k = 0), then PLAN_CHUNK_TRIES from
- * plan_chunk(opt) down to half of it; 0 past them. */
-#define PLAN_CHUNK_TRIES 64
-static inline int64_t plan_chunk_try(int64_t chunk, int64_t even, int k) {
-  int64_t step = (chunk + 2 * PLAN_CHUNK_TRIES - 1) / (2 * PLAN_CHUNK_TRIES), c = chunk - (k - 1) * step;
-  return k == 0 ? even : (c >= 1 && 2 * c >= chunk ? c : 0);
-}
-
-/* The options of a plan of these rows: a chunk's slot holds hull_chunk + 1 vertices, so a row of
- * 4097 in chunks of 1024 would take a fifth slot of 1025 vertices for one element. Of the chunks
- * of plan_chunk_try, the one with which the rows over BLOCK_ROW_MAX (the chunked rows of the fast
- * path) take the fewest bytes, weighted (plan_row_bytes: their slots, and the scratch of each
- * chunk), the larger on a tie (fewer merges); without such rows, the longest row's even chunks.
- * One pass over the rows. */
-static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets) {
-  gpuiso_opts o = *opt;
-  int64_t chunk = plan_chunk(opt), longest = 0;
+/* The longest of the rows of offsets. */
+static inline int64_t plan_longest(int64_t nrows, const int64_t *offsets) {
+  int64_t longest = 0;
   for (int64_t r = 0; r < nrows; r++)
     longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
-  int64_t chunks = (longest + chunk - 1) / chunk, even = longest > 0 ? (longest + chunks - 1) / chunks : chunk;
+  return longest;
+}
+
+/* Chunks plan_options tries below plan_chunk(opt): this many, down to half of it. */
+#define PLAN_CHUNK_TRIES 64
+
+/* The options of a plan of these rows: a chunk's slot holds hull_chunk + 1 vertices, so a row of
+ * 4097 in chunks of 1024 would take a fifth slot of 1025 vertices for one element. Of the longest
+ * row's even chunks and PLAN_CHUNK_TRIES from plan_chunk(opt) down to half of it, the chunk with
+ * which the rows over BLOCK_ROW_MAX (the chunked rows of the fast path) take the fewest bytes,
+ * weighted (plan_row_bytes: their slots, and the scratch of each chunk), the larger on a tie
+ * (fewer merges); without such rows, the longest row's even chunks. One pass over the rows. */
+static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets) {
+  gpuiso_opts o = *opt;
+  int64_t chunk = plan_chunk(opt), longest = plan_longest(nrows, offsets), tries[PLAN_CHUNK_TRIES + 1];
+  int64_t chunks = (longest + chunk - 1) / chunk, step = (chunk + 2 * PLAN_CHUNK_TRIES - 1) / (2 * PLAN_CHUNK_TRIES);
+  int ntries = 1, best = 0;
+  tries[0] = longest > 0 ? (longest + chunks - 1) / chunks : chunk;
+  for (int k = 0; longest > BLOCK_ROW_MAX && k < PLAN_CHUNK_TRIES && chunk - k * step >= 1 &&
+                  2 * (chunk - k * step) >= chunk;
+       k++)
+    tries[ntries++] = chunk - k * step;
   double bytes[PLAN_CHUNK_TRIES + 1] = {0};
-  for (int64_t r = 0; longest > BLOCK_ROW_MAX && r < nrows; r++) {
+  for (int64_t r = 0; ntries > 1 && r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
-    for (int k = 0; len > BLOCK_ROW_MAX && k <= PLAN_CHUNK_TRIES && plan_chunk_try(chunk, even, k); k++) {
-      o.hull_chunk = plan_chunk_try(chunk, even, k);
-      bytes[k] += plan_row_bytes(&o, longest, len, 1);
+    for (int t = 0; len > BLOCK_ROW_MAX && t < ntries; t++) {
+      o.hull_chunk = tries[t];
+      bytes[t] += plan_row_bytes(&o, longest, len, 1);
     }
   }
-  int64_t best = even;
-  for (int k = 1; longest > BLOCK_ROW_MAX && k <= PLAN_CHUNK_TRIES && plan_chunk_try(chunk, even, k); k++) {
-    int64_t c = plan_chunk_try(chunk, even, k);
-    if (bytes[k] < bytes[0] || (bytes[k] == bytes[0] && c > best)) bytes[0] = bytes[k], best = c;
-  }
-  o.hull_chunk = best;
+  for (int t = 1; t < ntries; t++)
+    if (bytes[t] < bytes[best] || (bytes[t] == bytes[best] && tries[t] > tries[best])) best = t;
+  o.hull_chunk = tries[best];
   return o;
 }
 

@@ -53,19 +53,20 @@ struct cuda_exec {
   /* Copies and fills are on the launches' stream, so that on a lane they are ordered with its
    * kernels; a copy waits for its stream, so that the host memory may be reused (or read) when it
    * returns, as cudaMemcpy's. */
-  gpuiso_status put(void *dev, const void *host, size_t bytes) {
+  gpuiso_status copy(void *to, const void *from, size_t bytes, cudaMemcpyKind kind, const char *what,
+                     const char *wait) {
     if (bytes == 0) return GPUISO_OK;
-    gpuiso_status s = check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream),
-                            "cudaMemcpyAsync to the device");
-    if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy to the device");
+    gpuiso_status s = check(cudaMemcpyAsync(to, from, bytes, kind, stream), what);
+    if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), wait);
     return timed(s, HOST_STAGE);
   }
+  gpuiso_status put(void *dev, const void *host, size_t bytes) {
+    return copy(dev, host, bytes, cudaMemcpyHostToDevice, "cudaMemcpyAsync to the device",
+                "cudaStreamSynchronize after a copy to the device");
+  }
   gpuiso_status get(void *host, const void *dev, size_t bytes) {
-    if (bytes == 0) return GPUISO_OK;
-    gpuiso_status s = check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream),
-                            "cudaMemcpyAsync from the device");
-    if (s == GPUISO_OK) s = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy from the device");
-    return timed(s, HOST_STAGE);
+    return copy(host, dev, bytes, cudaMemcpyDeviceToHost, "cudaMemcpyAsync from the device",
+                "cudaStreamSynchronize after a copy from the device");
   }
   gpuiso_status fill(void *dev, int byte, size_t bytes) {
     if (bytes == 0) return GPUISO_OK;

@@ -188,9 +188,7 @@ struct group_run {
 #define GROUPS_MIN 3
 static int64_t slice_groups(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets, group_buffer gb,
                             row_group *g, int64_t *nplans) {
-  int64_t n = offsets[nrows], longest = 0;
-  for (int64_t r = 0; r < nrows; r++)
-    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
+  int64_t n = offsets[nrows], longest = plan_longest(nrows, offsets);
   int64_t parts = gb.cap > 0 ? (n + gb.cap - 1) / gb.cap : 0;
   if (!plan_on_lanes(opt, longest) || parts < GROUPS_MIN) return 0;
   int64_t even = (n + parts - 1) / parts + longest; /* whole rows fill `parts` groups at most */
@@ -331,9 +329,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   if (offsets[nrows] == 0) return GPUISO_OK;
   size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
   gpuiso_status s = plan_available(ex, opt, &avail);
-  int64_t longest = 0;
-  for (int64_t r = 0; r < nrows; r++)
-    longest = offsets[r + 1] - offsets[r] > longest ? offsets[r + 1] - offsets[r] : longest;
+  int64_t longest = plan_longest(nrows, offsets);
   int64_t *off = NULL; /* a slice's offsets, from 0 */
   for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
     double need = 0;

@@ -615,10 +615,9 @@ static void test_copy_parallel(void) {
 /* Device bytes of a plan of these rows in chunks of `chunk`, weighted float64 with flags, less
  * the few of the plan itself (plan_slice_row_bytes). */
 static double plan_bytes(gpuiso_opts o, int64_t chunk, int64_t nrows, const int64_t *off) {
-  int64_t longest = 0;
+  int64_t longest = plan_longest(nrows, off);
   double b = 0;
   o.hull_chunk = chunk;
-  for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
   for (int64_t r = 0; r < nrows; r++) b += plan_slice_row_bytes(&o, longest, off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
   return b;
 }
@@ -626,8 +625,7 @@ static double plan_bytes(gpuiso_opts o, int64_t chunk, int64_t nrows, const int6
 /* Whether plan_options gives these rows the chunk of fewest bytes among the ones it tries (the
  * longest row's even chunks, and 1024 down by 8 to 520; the larger on a tie); `what` names them. */
 static void check_chunk(const char *what, gpuiso_opts o, int64_t nrows, const int64_t *off) {
-  int64_t c = plan_options(&o, nrows, off).hull_chunk, longest = 0;
-  for (int64_t r = 0; r < nrows; r++) longest = off[r + 1] - off[r] > longest ? off[r + 1] - off[r] : longest;
+  int64_t c = plan_options(&o, nrows, off).hull_chunk, longest = plan_longest(nrows, off);
   int64_t m = (longest + 1023) / 1024, best = (longest + m - 1) / m;
   double fewest = plan_bytes(o, best, nrows, off);
   for (int64_t k = 1024; k >= 520; k -= 8) {
