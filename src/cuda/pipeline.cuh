@@ -4,7 +4,8 @@
  * interrupts.
  *
  * An executor provides, each returning a gpuiso_status and filling its error on failure:
- *   alloc(&p, bytes), release(p), available(&bytes) (device memory free now), put(device, host,
+ *   alloc(&p, bytes), release(p), guard(p, bytes) (memory of an allocation that nothing may
+ *   touch; a check of the SIMT executor), available(&bytes) (device memory free now), put(device, host,
  *   bytes), get(host, device, bytes) (which waits for the work before it), fill(device, byte,
  *   bytes), launch(name, kernel, grid, block, shared bytes, arguments...), allow_shared(kernel,
  *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
@@ -53,104 +54,164 @@ struct gpuiso_cuda_plan {
   int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
   int64_t ntiles, *tile_base, *tile_row; /* the fast path's tiles of chunks (row_scans.cuh) */
   row_tile *tiles;
+  void *arena; /* the device memory of all of them (plan_init's parts) */
 };
 
 template <class Exec>
-static gpuiso_status plan_alloc(Exec &ex, void *p, size_t count, size_t size) {
-  return ex.alloc((void **)p, count * size);
+static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
+  ex.release(p->arena);
+  p->arena = NULL;
 }
 
+/* The plan's device arrays are the parts of one allocation: as many cudaMalloc and cudaFree (each
+ * cudaFree a wait for the device) and copies as arrays would cost more than the run of a small
+ * plan. The parts made on the host (the layouts) come first, written into one host buffer and
+ * copied in one put. Each part is followed by a gap of at least PLAN_ALIGN bytes, which the
+ * executor may guard (the SIMT executor makes it unaddressable, so that a kernel reaching past a
+ * part is caught as it would be past an allocation of its own). */
+#define PLAN_ALIGN 256 /* cudaMalloc's alignment, kept for each part */
+#define PLAN_PARTS 24
+
+typedef struct {
+  size_t bytes;      /* of the parts so far, their gaps included */
+  size_t host_bytes; /* of the host-made parts, which come first */
+  char *host;        /* their host buffer (arena_host) */
+  int count;
+  void **field[PLAN_PARTS];
+  size_t at[PLAN_PARTS], len[PLAN_PARTS];
+} plan_arena;
+
+/* A part of count elements of size bytes for *field (which stays NULL for none); where it is. */
+static size_t arena_part(plan_arena *a, void *field, int64_t count, size_t size) {
+  size_t at = a->bytes;
+  if (count <= 0) return at;
+  a->field[a->count] = (void **)field;
+  a->at[a->count] = at;
+  a->len[a->count++] = (size_t)count * size;
+  a->bytes += ((size_t)count * size + PLAN_ALIGN - 1) / PLAN_ALIGN * PLAN_ALIGN + PLAN_ALIGN;
+  return at;
+}
+
+/* The host buffer of the parts so far: the host-made ones. Returns 0 out of memory. */
+static int arena_host(plan_arena *a) {
+  a->host_bytes = a->bytes;
+  a->host = (char *)malloc(a->bytes > 0 ? a->bytes : 1);
+  return a->host != NULL;
+}
+
+static int64_t *arena_at(const plan_arena *a, size_t at) { return (int64_t *)(a->host + at); }
+
+/* The device memory of every part, the host-made ones copied in, the gaps guarded (at *base,
+ * released by plan_release, on failure too); the host buffer freed. */
 template <class Exec>
-static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
-  void *buf[] = {p->offsets, p->chunk_base, p->chunk_row, p->tot,        p->starts,
-                 p->vd,      p->vi,         p->seg,       p->nseg,       p->rows,
-                 p->failed_row, p->pav_sum, p->pav_weight, p->pav_start, p->pack_row,
-                 p->pack_first, p->block_row, p->merge_node, p->tile_base, p->tile_row, p->tiles};
-  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
+static gpuiso_status arena_make(Exec &ex, plan_arena *a, void **base) {
+  gpuiso_status s = ex.alloc(base, a->bytes);
+  for (int k = 0; s == GPUISO_OK && k < a->count; k++) *a->field[k] = (char *)*base + a->at[k];
+  if (s == GPUISO_OK) s = ex.put(*base, a->host, a->host_bytes);
+  for (int k = 0; s == GPUISO_OK && k < a->count; k++) {
+    size_t end = a->at[k] + a->len[k], next = k + 1 < a->count ? a->at[k + 1] : a->bytes;
+    ex.guard((char *)*base + end, next - end);
+  }
+  free(a->host);
+  a->host = NULL;
+  return s;
 }
 
 /* The rows of the lane kernels (host): those of up to SHORT_ROW_MAX listed in order (rows) and
  * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
  * warps, as short_rows_kernel finds their lanes), the longer ones listed for a block each
  * (blocks: those of two warps, then those of four, so that each launch has the threads of its
- * rows); rows over BLOCK_ROW_MAX are the chunks'. */
+ * rows); rows over BLOCK_ROW_MAX are the chunks'. Counts them into l; where the lists are given
+ * (of the sizes counted by a first call without them), lists them. */
 typedef struct {
-  int64_t *rows, *first, *blocks;
   int64_t nrows, npacks, nblocks, blocks_of[2];
 } lane_layout;
 
-/* Returns 0 out of memory (what it holds is released by lane_layout_free). */
-static int pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l) {
-  l->rows = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->rows);
-  l->first = (int64_t *)malloc(((size_t)nrows + 2) * sizeof *l->first);
-  l->blocks = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *l->blocks);
-  l->nrows = l->npacks = l->nblocks = l->blocks_of[0] = l->blocks_of[1] = 0;
-  if (!l->rows || !l->first || !l->blocks) return 0;
+static void pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l, int64_t *rows, int64_t *first,
+                      int64_t *blocks) {
+  int64_t at[2] = {0, l->blocks_of[0]}; /* where each kind of block row goes, when listed */
+  l->nrows = l->npacks = l->blocks_of[0] = l->blocks_of[1] = 0;
   int used = SIMT_WARP; /* the first short row opens a warp */
   for (int64_t r = 0; r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
-    if (len > SHORT_ROW_MAX && len <= BLOCK_ROW_MAX) l->blocks_of[len > 2 * SHORT_ROW_MAX]++;
-    if (len > SHORT_ROW_MAX) continue;
+    if (len > SHORT_ROW_MAX) {
+      int four = len > 2 * SHORT_ROW_MAX;
+      if (len > BLOCK_ROW_MAX) continue;
+      if (blocks) blocks[at[four]++] = r;
+      l->blocks_of[four]++;
+      continue;
+    }
     int lanes = short_row_lanes(len);
-    int at = short_row_place(used, lanes);
-    if (at < 0) l->first[l->npacks++] = l->nrows, at = 0;
-    used = at + lanes;
-    l->rows[l->nrows++] = r;
+    int place = short_row_place(used, lanes);
+    if (place < 0) {
+      if (first) first[l->npacks] = l->nrows;
+      l->npacks++, place = 0;
+    }
+    used = place + lanes;
+    if (rows) rows[l->nrows] = r;
+    l->nrows++;
   }
-  l->first[l->npacks] = l->nrows;
-  int64_t at[2] = {0, l->blocks_of[0]};
-  for (int64_t r = 0; r < nrows; r++) {
-    int64_t len = offsets[r + 1] - offsets[r];
-    if (len > SHORT_ROW_MAX && len <= BLOCK_ROW_MAX) l->blocks[at[len > 2 * SHORT_ROW_MAX]++] = r;
-  }
+  if (first) first[l->npacks] = l->nrows;
   l->nblocks = l->blocks_of[0] + l->blocks_of[1];
-  return 1;
 }
 
-static void lane_layout_free(lane_layout *l) {
-  free(l->rows);
-  free(l->first);
-  free(l->blocks);
+/* The lane kernels' lists (pack_rows) as host-made parts of the plan: at[] where they are. */
+static void lane_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+                       lane_layout *l, size_t at[3]) {
+  memset(l, 0, sizeof *l);
+  pack_rows(nrows, offsets, l, NULL, NULL, NULL);
+  p->npacks = l->npacks, p->nblock_rows = l->nblocks;
+  p->block_rows_of[0] = l->blocks_of[0], p->block_rows_of[1] = l->blocks_of[1];
+  at[0] = arena_part(a, &p->pack_row, l->nrows, sizeof(int64_t));
+  at[1] = arena_part(a, &p->pack_first, l->npacks + 1, sizeof(int64_t));
+  at[2] = arena_part(a, &p->block_row, l->nblocks, sizeof(int64_t));
 }
 
-/* The lane kernels' rows, warps and block rows (pack_rows) on the device. */
+static void lane_fill(const plan_arena *a, int64_t nrows, const int64_t *offsets, lane_layout *l,
+                      const size_t at[3]) {
+  pack_rows(nrows, offsets, l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
+}
+
+/* The rows' states and the failed-row word, on the device alone (all but the row-PAV control). */
+static void row_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
+  arena_part(a, &p->rows, nrows, sizeof(row_state));
+  arena_part(a, &p->failed_row, 1, sizeof(unsigned long long));
+}
+
+/* The arena made, with the rows' offsets (copied from the caller's); on failure what was
+ * allocated is released. */
 template <class Exec>
-static gpuiso_status plan_lanes(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
-                                gpuiso_error *err) {
-  lane_layout l;
-  gpuiso_status s = pack_rows(nrows, offsets, &l) ? GPUISO_OK : GPUISO_E_NOMEM;
-  if (s != GPUISO_OK) set_error(err, s, -1, -1);
-  p->npacks = l.npacks, p->nblock_rows = l.nblocks;
-  p->block_rows_of[0] = l.blocks_of[0], p->block_rows_of[1] = l.blocks_of[1];
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_row, l.nrows, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->pack_first, l.npacks + 1, sizeof(int64_t));
-  if (s == GPUISO_OK && l.nblocks > 0) s = plan_alloc(ex, &p->block_row, l.nblocks, sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->pack_row, l.rows, (size_t)l.nrows * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->pack_first, l.first, ((size_t)l.npacks + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK && l.nblocks > 0) s = ex.put(p->block_row, l.blocks, (size_t)l.nblocks * sizeof(int64_t));
-  lane_layout_free(&l);
-  return s;
-}
-
-/* A plan of the lane kernels alone: the row layout, the lanes, the rows' states. */
-template <class Exec>
-static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
-                                     const int64_t *offsets, gpuiso_error *err) {
-  p->nchunks = p->max_chunks = 0;
-  gpuiso_status s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
-  if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_lanes(ex, p, nrows, offsets, err);
+static gpuiso_status plan_make(Exec &ex, gpuiso_cuda_plan *p, plan_arena *a, const int64_t *offsets) {
+  arena_part(a, &p->offsets, p->nrows + 1, sizeof(int64_t));
+  gpuiso_status s = arena_make(ex, a, &p->arena);
+  if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, ((size_t)p->nrows + 1) * sizeof(int64_t));
   if (s != GPUISO_OK) plan_release(ex, p);
   return s;
 }
 
-/* The fast path's merges, level by level (host, then the device): at span 2^l, the left node of
- * each merge, rows in order; level_start[l] where level l's begin. */
+/* A plan of the lane kernels alone: the lanes' lists, the rows' offsets and states. */
 template <class Exec>
-static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base,
-                                 gpuiso_error *err) {
+static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
+                                     const int64_t *offsets, gpuiso_error *err) {
+  p->nchunks = p->max_chunks = 0;
+  plan_arena a;
+  memset(&a, 0, sizeof a);
+  lane_layout l;
+  size_t at[3];
+  lane_parts(&a, p, nrows, offsets, &l, at);
+  if (!arena_host(&a)) {
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  lane_fill(&a, nrows, offsets, &l, at);
+  row_parts(&a, p, nrows);
+  return plan_make(ex, p, &a, offsets);
+}
+
+/* The fast path's merges, level by level: at span 2^l, the left node of each merge, rows in
+ * order; level_start[l] where level l's begin. merge_levels counts them (their total), merge_fill
+ * lists them. */
+static int64_t merge_levels(gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base) {
   int64_t count[65] = {0}, levels = 0;
   for (int64_t r = 0; r < nrows; r++) {
     int64_t m = base[r + 1] - base[r], l = 0;
@@ -159,52 +220,38 @@ static gpuiso_status plan_merges(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, c
   }
   p->level_start[0] = 0;
   for (int64_t l = 0; l < 64; l++) p->level_start[l + 1] = p->level_start[l] + count[l];
-  int64_t total = p->level_start[levels];
-  int64_t *node = (int64_t *)malloc((size_t)(total > 0 ? total : 1) * sizeof *node), at[64];
-  if (!node) {
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
-  }
+  return p->level_start[levels];
+}
+
+static void merge_fill(const gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base, int64_t *node) {
+  int64_t at[64];
   memcpy(at, p->level_start, sizeof at);
   for (int64_t r = 0; r < nrows; r++) {
     int64_t m = base[r + 1] - base[r], l = 0;
     for (int64_t span = 1; span < m; span *= 2, l++)
       for (int64_t j = 0; j + span < m; j += 2 * span) node[at[l]++] = base[r] + j;
   }
-  gpuiso_status s = plan_alloc(ex, &p->merge_node, total, sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->merge_node, node, (size_t)total * sizeof(int64_t));
-  free(node);
-  return s;
 }
 
-/* The fast path's tiles of chunks (host, then the device): each row's first tile, the row of each
- * tile, their aggregates. */
-template <class Exec>
-static gpuiso_status plan_tiles(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *base,
-                                gpuiso_error *err) {
-  int64_t *first = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *first), *row = NULL;
-  if (first) first[0] = 0;
-  for (int64_t r = 0; first && r < nrows; r++)
+/* The fast path's tiles of chunks (row_scans.cuh): each row's first tile (first), the row of each
+ * tile (row). */
+static int64_t tile_count(int64_t nrows, const int64_t *base) {
+  int64_t n = 0;
+  for (int64_t r = 0; r < nrows; r++) n += (base[r + 1] - base[r] + ROW_TILE_CHUNKS - 1) / ROW_TILE_CHUNKS;
+  return n;
+}
+
+static void tile_fill(int64_t nrows, const int64_t *base, int64_t *first, int64_t *row) {
+  first[0] = 0;
+  for (int64_t r = 0; r < nrows; r++) {
     first[r + 1] = first[r] + (base[r + 1] - base[r] + ROW_TILE_CHUNKS - 1) / ROW_TILE_CHUNKS;
-  p->ntiles = first ? first[nrows] : 0;
-  if (first) row = (int64_t *)malloc((size_t)(p->ntiles > 0 ? p->ntiles : 1) * sizeof *row);
-  for (int64_t r = 0; row && r < nrows; r++)
     for (int64_t t = first[r]; t < first[r + 1]; t++) row[t] = r;
-  gpuiso_status s = row ? GPUISO_OK : GPUISO_E_NOMEM;
-  if (s != GPUISO_OK) set_error(err, s, -1, -1);
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tile_base, nrows + 1, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tile_row, p->ntiles, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->tiles, p->ntiles, sizeof(row_tile));
-  if (s == GPUISO_OK) s = ex.put(p->tile_base, first, ((size_t)nrows + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->tile_row, row, (size_t)p->ntiles * sizeof(int64_t));
-  free(first);
-  free(row);
-  return s;
+  }
 }
 
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
  * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On the fast path the
- * rows of up to BLOCK_ROW_MAX take no chunks: they are the lane kernels' (plan_lanes), in a plan
+ * rows of up to BLOCK_ROW_MAX take no chunks: they are the lane kernels' (lane_parts), in a plan
  * of their own where no row is longer. On failure what was allocated is released. */
 template <class Exec>
 static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
@@ -217,61 +264,70 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   p->opt = *opt;
   p->chunk = plan_chunk(opt);
   p->cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : GPU_DEFAULT_CAP;
+  int64_t longest = plan_longest(nrows, offsets);
+  if (plan_short(opt, longest)) return plan_init_short(ex, p, nrows, offsets, err);
   int64_t *base = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *base);
   if (!base) {
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
   base[0] = 0;
-  int64_t longest = 0, lane_rows = 0;
+  int64_t lane_rows = 0;
   for (int64_t r = 0; r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
     int on_lanes = plan_on_lanes(opt, len);
     int64_t m = on_lanes ? 0 : (len + p->chunk - 1) / p->chunk;
     base[r + 1] = base[r] + m;
     p->max_chunks = m > p->max_chunks ? m : p->max_chunks;
-    longest = len > longest ? len : longest;
     lane_rows += on_lanes && len > 0;
-  }
-  if (plan_short(opt, longest)) {
-    free(base);
-    return plan_init_short(ex, p, nrows, offsets, err);
   }
   p->nchunks = base[nrows];
   int64_t M = p->nchunks, slots = M * (p->chunk + 1);
-  int64_t *row = (int64_t *)malloc((size_t)(M > 0 ? M : 1) * sizeof *row);
-  gpuiso_status s = row ? GPUISO_OK : GPUISO_E_NOMEM;
-  if (!row) set_error(err, s, -1, -1);
-  for (int64_t r = 0; row && r < nrows; r++)
-    for (int64_t c = base[r]; c < base[r + 1]; c++) row[c] = r;
+  int fast = opt->gpu_kernel == GPUISO_GPU_FAST;
 
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->offsets, nrows + 1, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->chunk_base, nrows + 1, sizeof(int64_t));
-  if (s == GPUISO_OK) s = plan_alloc(ex, &p->chunk_row, M, sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, (nrows + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->chunk_base, base, (nrows + 1) * sizeof(int64_t));
-  if (s == GPUISO_OK) s = ex.put(p->chunk_row, row, M * sizeof(int64_t));
-  if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_merges(ex, p, nrows, base, err);
-  if (s == GPUISO_OK && opt->gpu_kernel == GPUISO_GPU_FAST) s = plan_tiles(ex, p, nrows, base, err);
-  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_sum, p->n, sizeof(double));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_weight, p->n, sizeof(double));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->pav_start, p->n, sizeof(int64_t));
-  } else {
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->tot, M, sizeof(chunk_total));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->starts, M, sizeof(hull_point));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vd, slots * (weighted ? 2 : 1), sizeof(double));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->vi, slots, sizeof(int32_t));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->seg, M, sizeof(hull_segment));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->nseg, M, sizeof(int64_t));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->rows, nrows, sizeof(row_state));
-    if (s == GPUISO_OK) s = plan_alloc(ex, &p->failed_row, 1, sizeof(unsigned long long));
+  plan_arena a;
+  memset(&a, 0, sizeof a);
+  size_t at_base = arena_part(&a, &p->chunk_base, nrows + 1, sizeof(int64_t));
+  size_t at_row = arena_part(&a, &p->chunk_row, M, sizeof(int64_t));
+  size_t at_node = 0, at_tile_base = 0, at_tile_row = 0, at_lanes[3];
+  if (fast) {
+    at_node = arena_part(&a, &p->merge_node, merge_levels(p, nrows, base), sizeof(int64_t));
+    p->ntiles = tile_count(nrows, base);
+    at_tile_base = arena_part(&a, &p->tile_base, nrows + 1, sizeof(int64_t));
+    at_tile_row = arena_part(&a, &p->tile_row, p->ntiles, sizeof(int64_t));
   }
-  if (s == GPUISO_OK && lane_rows > 0) s = plan_lanes(ex, p, nrows, offsets, err);
+  lane_layout l;
+  if (lane_rows > 0) lane_parts(&a, p, nrows, offsets, &l, at_lanes);
+  if (!arena_host(&a)) {
+    free(base);
+    set_error(err, GPUISO_E_NOMEM, -1, -1);
+    return GPUISO_E_NOMEM;
+  }
+  memcpy(arena_at(&a, at_base), base, ((size_t)nrows + 1) * sizeof *base);
+  for (int64_t r = 0; r < nrows; r++)
+    for (int64_t c = base[r]; c < base[r + 1]; c++) arena_at(&a, at_row)[c] = r;
+  if (fast) {
+    merge_fill(p, nrows, base, arena_at(&a, at_node));
+    tile_fill(nrows, base, arena_at(&a, at_tile_base), arena_at(&a, at_tile_row));
+  }
+  if (lane_rows > 0) lane_fill(&a, nrows, offsets, &l, at_lanes);
   free(base);
-  free(row);
-  if (s != GPUISO_OK) plan_release(ex, p);
-  return s;
+
+  if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
+    arena_part(&a, &p->pav_sum, p->n, sizeof(double));
+    arena_part(&a, &p->pav_weight, p->n, sizeof(double));
+    arena_part(&a, &p->pav_start, p->n, sizeof(int64_t));
+  } else {
+    row_parts(&a, p, nrows);
+    arena_part(&a, &p->tot, M, sizeof(chunk_total));
+    arena_part(&a, &p->starts, M, sizeof(hull_point));
+    arena_part(&a, &p->vd, slots * (weighted ? 2 : 1), sizeof(double));
+    arena_part(&a, &p->vi, slots, sizeof(int32_t));
+    arena_part(&a, &p->seg, M, sizeof(hull_segment));
+    arena_part(&a, &p->nseg, M, sizeof(int64_t));
+  }
+  if (fast) arena_part(&a, &p->tiles, p->ntiles, sizeof(row_tile));
+  return plan_make(ex, p, &a, offsets);
 }
 
 template <typename T>

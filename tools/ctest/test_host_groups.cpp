@@ -264,7 +264,8 @@ static void test_stops(void) {
     gpuiso_status sf = fit_rows_host(fx, 20, o, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
     failed_right += sf == GPUISO_E_NOMEM && fx.held == 0;
   }
-  CHECK(s == GPUISO_OK && allocs > 20 && failed_right == allocs, "allocation failures: %lld of %lld reported, none held",
+  /* the slice's arrays, two lanes and their buffers, a plan for each of two or three shapes */
+  CHECK(s == GPUISO_OK && allocs >= 10 && failed_right == allocs, "allocation failures: %lld of %lld reported, none held",
         (long long)failed_right, (long long)allocs);
   free(y); free(w); free(z); free(start);
 }

@@ -75,10 +75,24 @@ static void test_weighted_or_not(void) {
     gpuiso_cuda_plan *plain = NULL, *weighted = NULL;
     gpuiso_status s = handle_create(ex, nrows, off, GPUISO_DOUBLE, 0, &opt, &plain, &e);
     size_t plain_bytes = ex.bytes;
+    int64_t plain_held = ex.held;
     if (s == GPUISO_OK) s = handle_create(ex, nrows, off, GPUISO_DOUBLE, 1, &opt, &weighted, &e);
     size_t weighted_bytes = ex.bytes - plain_bytes;
     CHECK(s == GPUISO_OK, "%s kernel: plans: status %d (%s)", kernel_names[kernel], (int)s, e.message);
     if (s != GPUISO_OK) continue;
+    CHECK(plain_held == 1 && ex.held == 2, "%s kernel: the plans hold %lld and %lld allocations, want one each",
+          kernel_names[kernel], (long long)plain_held, (long long)(ex.held - plain_held));
+
+    /* The gap after each part is guarded: a copy reaching one word past the rows' offsets is a
+     * defect of the SIMT executor. */
+    const gpuiso_cuda_plan *pp = &handle_of(plain)->plan;
+    int64_t got_off[nrows + 2];
+    gpuiso_status read = ex.get(got_off, pp->offsets, sizeof(int64_t) * (nrows + 1));
+    CHECK(read == GPUISO_OK && memcmp(got_off, off, sizeof(int64_t) * (nrows + 1)) == 0,
+          "%s kernel: the plan's offsets read back: status %d", kernel_names[kernel], (int)read);
+    read = ex.get(got_off, pp->offsets, sizeof(int64_t) * (nrows + 2));
+    CHECK(read != GPUISO_OK && strstr(e.message, "device allocation"),
+          "%s kernel: a copy past the plan's offsets: status %d (%s)", kernel_names[kernel], (int)read, e.message);
 
     /* Only the slots' weights differ: a double a vertex, hull_chunk + 1 vertices a chunk. */
     int64_t chunk = plan_chunk(&opt), chunks = 0;
@@ -88,14 +102,15 @@ static void test_weighted_or_not(void) {
       for (int wt = 0; wt <= 1; wt++) modeled[wt] += plan_row_bytes(&opt, longest, off[r + 1] - off[r], wt);
     }
     size_t slots_w = kernel == GPUISO_GPU_ROW_PAV ? 0 : (size_t)chunks * (size_t)(chunk + 1) * sizeof(double);
-    CHECK(weighted_bytes - plain_bytes == slots_w && modeled[1] - modeled[0] == (double)slots_w,
+    CHECK(weighted_bytes - plain_bytes + PLAN_ALIGN > slots_w && weighted_bytes - plain_bytes < slots_w + PLAN_ALIGN &&
+              modeled[1] - modeled[0] == (double)slots_w,
           "%s kernel: the weighted plan takes %zu bytes more than the unweighted, plan_row_bytes %g, want %zu",
           kernel_names[kernel], weighted_bytes - plain_bytes, modeled[1] - modeled[0], slots_w);
     /* plan_row_bytes counts what a plan allocates, up to a few words a plan (the merges it
-     * bounds from above, and the ends of the per-row arrays). */
+     * bounds from above, and the ends of the per-row arrays) and the parts' alignment and gaps. */
     for (int wt = 0; wt <= 1; wt++) {
       double got = (double)(wt ? weighted_bytes : plain_bytes);
-      CHECK(got <= modeled[wt] + 64 && got >= modeled[wt] - (double)chunks * sizeof(int64_t),
+      CHECK(got <= modeled[wt] + 64 + PLAN_PARTS * 2 * PLAN_ALIGN && got >= modeled[wt] - (double)chunks * sizeof(int64_t),
             "%s kernel, %s plan: %g bytes allocated, plan_row_bytes %g", kernel_names[kernel],
             wt ? "weighted" : "unweighted", got, modeled[wt]);
     }

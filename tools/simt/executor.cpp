@@ -919,6 +919,10 @@ int sim_free(void *p) {
   return 0;
 }
 
+void sim_guard(void *p, size_t n) {
+  if (n) mark_gone(device(), (uintptr_t)p - (uintptr_t)device().base, n);
+}
+
 /* Checks that [p, p + n) lies in live device memory; 0 if so, else a defect. */
 static int device_range(const void *p, size_t n, const char *what) {
   arena &d = device();

@@ -167,6 +167,7 @@ struct sim_exec {
     run_all();
     held--, sim_free(p);
   }
+  void guard(void *p, size_t bytes) { sim_guard(p, bytes); }
   gpuiso_status available(size_t *bytes) {
     progress(begin());
     *bytes = memory ? memory : SIM_DEFAULT_MEMORY;

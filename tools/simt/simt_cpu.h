@@ -108,6 +108,8 @@ __attribute__((no_sanitize_thread, noinline)) T rmw(T *p, Op op) {
  * allocation. */
 void *sim_alloc(size_t bytes);
 int sim_free(void *p);
+/* Makes [p, p + n) of a live allocation unaddressable (a guard between the parts of one). */
+void sim_guard(void *p, size_t n);
 int sim_put(void *dev, const void *host, size_t n);
 int sim_get(void *host, const void *dev, size_t n);
 int sim_fill(void *dev, int byte, size_t n);
