@@ -10,29 +10,30 @@
 #include "row_join.cuh"
 #include "staging.cuh"
 
-/* A slice's data on the device: y, w (weighted), the fit and the flags (starts wanted). */
+/* A slice's data on the device: y, w (weighted), the fit and the flags (starts wanted), the
+ * parts of one allocation (part_arena). */
 struct slice_arrays {
   void *y, *w, *fit;
   uint8_t *start;
+  void *base;
 };
 
 template <class Exec>
 static void slice_release(Exec &ex, slice_arrays *d) {
-  ex.release(d->y);
-  ex.release(d->w);
-  ex.release(d->fit);
-  ex.release(d->start);
+  ex.release(d->base);
   memset(d, 0, sizeof *d);
 }
 
 template <class Exec>
 static gpuiso_status slice_alloc(Exec &ex, slice_arrays *d, int64_t n, size_t value, int weighted, int starts) {
   memset(d, 0, sizeof *d);
-  size_t bytes = (size_t)n * value;
-  gpuiso_status s = ex.alloc(&d->y, bytes);
-  if (s == GPUISO_OK && weighted) s = ex.alloc(&d->w, bytes);
-  if (s == GPUISO_OK) s = ex.alloc(&d->fit, bytes);
-  if (s == GPUISO_OK && starts) s = ex.alloc((void **)&d->start, (size_t)n);
+  part_arena a;
+  memset(&a, 0, sizeof a);
+  arena_part(&a, &d->y, n, value);
+  if (weighted) arena_part(&a, &d->w, n, value);
+  arena_part(&a, &d->fit, n, value);
+  if (starts) arena_part(&a, &d->start, n, 1);
+  gpuiso_status s = arena_make(ex, &a, &d->base);
   if (s != GPUISO_OK) slice_release(ex, d);
   return s;
 }

@@ -63,51 +63,51 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
   p->arena = NULL;
 }
 
-/* The plan's device arrays are the parts of one allocation: as many cudaMalloc and cudaFree (each
- * cudaFree a wait for the device) and copies as arrays would cost more than the run of a small
- * plan. The parts made on the host (the layouts) come first, written into one host buffer and
- * copied in one put. Each part is followed by a gap of at least PLAN_ALIGN bytes, which the
- * executor may guard (the SIMT executor makes it unaddressable, so that a kernel reaching past a
- * part is caught as it would be past an allocation of its own). */
-#define PLAN_ALIGN 256 /* cudaMalloc's alignment, kept for each part */
-#define PLAN_PARTS 24
+/* The plan's device arrays (and a slice's, host_fit.cuh) are the parts of one allocation: as many
+ * cudaMalloc and cudaFree (each cudaFree a wait for the device) and copies as arrays would cost
+ * more than the run of a small plan. The parts made on the host (a plan's layouts) come first,
+ * written into one host buffer and copied in one put. Each part is followed by a gap of at least
+ * ARENA_ALIGN bytes, which the executor may guard (the SIMT executor makes it unaddressable, so
+ * that a kernel reaching past a part is caught as past an allocation of its own). */
+#define ARENA_ALIGN 256 /* cudaMalloc's alignment, kept for each part */
+#define ARENA_PARTS 24
 
 typedef struct {
   size_t bytes;      /* of the parts so far, their gaps included */
   size_t host_bytes; /* of the host-made parts, which come first */
   char *host;        /* their host buffer (arena_host) */
   int count;
-  void **field[PLAN_PARTS];
-  size_t at[PLAN_PARTS], len[PLAN_PARTS];
-} plan_arena;
+  void **field[ARENA_PARTS];
+  size_t at[ARENA_PARTS], len[ARENA_PARTS];
+} part_arena;
 
 /* A part of count elements of size bytes for *field (which stays NULL for none); where it is. */
-static size_t arena_part(plan_arena *a, void *field, int64_t count, size_t size) {
+static size_t arena_part(part_arena *a, void *field, int64_t count, size_t size) {
   size_t at = a->bytes;
   if (count <= 0) return at;
   a->field[a->count] = (void **)field;
   a->at[a->count] = at;
   a->len[a->count++] = (size_t)count * size;
-  a->bytes += ((size_t)count * size + PLAN_ALIGN - 1) / PLAN_ALIGN * PLAN_ALIGN + PLAN_ALIGN;
+  a->bytes += ((size_t)count * size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN + ARENA_ALIGN;
   return at;
 }
 
 /* The host buffer of the parts so far: the host-made ones. Returns 0 out of memory. */
-static int arena_host(plan_arena *a) {
+static int arena_host(part_arena *a) {
   a->host_bytes = a->bytes;
   a->host = (char *)malloc(a->bytes > 0 ? a->bytes : 1);
   return a->host != NULL;
 }
 
-static int64_t *arena_at(const plan_arena *a, size_t at) { return (int64_t *)(a->host + at); }
+static int64_t *arena_at(const part_arena *a, size_t at) { return (int64_t *)(a->host + at); }
 
 /* The device memory of every part, the host-made ones copied in, the gaps guarded (at *base,
  * released by plan_release, on failure too); the host buffer freed. */
 template <class Exec>
-static gpuiso_status arena_make(Exec &ex, plan_arena *a, void **base) {
+static gpuiso_status arena_make(Exec &ex, part_arena *a, void **base) {
   gpuiso_status s = ex.alloc(base, a->bytes);
   for (int k = 0; s == GPUISO_OK && k < a->count; k++) *a->field[k] = (char *)*base + a->at[k];
-  if (s == GPUISO_OK) s = ex.put(*base, a->host, a->host_bytes);
+  if (s == GPUISO_OK && a->host_bytes > 0) s = ex.put(*base, a->host, a->host_bytes);
   for (int k = 0; s == GPUISO_OK && k < a->count; k++) {
     size_t end = a->at[k] + a->len[k], next = k + 1 < a->count ? a->at[k + 1] : a->bytes;
     ex.guard((char *)*base + end, next - end);
@@ -156,7 +156,7 @@ static void pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l, int
 }
 
 /* The lane kernels' lists (pack_rows) as host-made parts of the plan: at[] where they are. */
-static void lane_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+static void lane_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
                        lane_layout *l, size_t at[3]) {
   memset(l, 0, sizeof *l);
   pack_rows(nrows, offsets, l, NULL, NULL, NULL);
@@ -167,13 +167,13 @@ static void lane_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const 
   at[2] = arena_part(a, &p->block_row, l->nblocks, sizeof(int64_t));
 }
 
-static void lane_fill(const plan_arena *a, int64_t nrows, const int64_t *offsets, lane_layout *l,
+static void lane_fill(const part_arena *a, int64_t nrows, const int64_t *offsets, lane_layout *l,
                       const size_t at[3]) {
   pack_rows(nrows, offsets, l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
 }
 
 /* The rows' states and the failed-row word, on the device alone (all but the row-PAV control). */
-static void row_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
+static void row_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
   arena_part(a, &p->rows, nrows, sizeof(row_state));
   arena_part(a, &p->failed_row, 1, sizeof(unsigned long long));
 }
@@ -181,7 +181,7 @@ static void row_parts(plan_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
 /* The arena made, with the rows' offsets (copied from the caller's); on failure what was
  * allocated is released. */
 template <class Exec>
-static gpuiso_status plan_make(Exec &ex, gpuiso_cuda_plan *p, plan_arena *a, const int64_t *offsets) {
+static gpuiso_status plan_make(Exec &ex, gpuiso_cuda_plan *p, part_arena *a, const int64_t *offsets) {
   arena_part(a, &p->offsets, p->nrows + 1, sizeof(int64_t));
   gpuiso_status s = arena_make(ex, a, &p->arena);
   if (s == GPUISO_OK) s = ex.put(p->offsets, offsets, ((size_t)p->nrows + 1) * sizeof(int64_t));
@@ -194,7 +194,7 @@ template <class Exec>
 static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                      const int64_t *offsets, gpuiso_error *err) {
   p->nchunks = p->max_chunks = 0;
-  plan_arena a;
+  part_arena a;
   memset(&a, 0, sizeof a);
   lane_layout l;
   size_t at[3];
@@ -285,7 +285,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   int64_t M = p->nchunks, slots = M * (p->chunk + 1);
   int fast = opt->gpu_kernel == GPUISO_GPU_FAST;
 
-  plan_arena a;
+  part_arena a;
   memset(&a, 0, sizeof a);
   size_t at_base = arena_part(&a, &p->chunk_base, nrows + 1, sizeof(int64_t));
   size_t at_row = arena_part(&a, &p->chunk_row, M, sizeof(int64_t));

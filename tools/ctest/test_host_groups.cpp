@@ -265,7 +265,7 @@ static void test_stops(void) {
     failed_right += sf == GPUISO_E_NOMEM && fx.held == 0;
   }
   /* the slice's arrays, two lanes and their buffers, a plan for each of two or three shapes */
-  CHECK(s == GPUISO_OK && allocs >= 10 && failed_right == allocs, "allocation failures: %lld of %lld reported, none held",
+  CHECK(s == GPUISO_OK && allocs >= 7 && failed_right == allocs, "allocation failures: %lld of %lld reported, none held",
         (long long)failed_right, (long long)allocs);
   free(y); free(w); free(z); free(start);
 }

@@ -102,7 +102,7 @@ static void test_weighted_or_not(void) {
       for (int wt = 0; wt <= 1; wt++) modeled[wt] += plan_row_bytes(&opt, longest, off[r + 1] - off[r], wt);
     }
     size_t slots_w = kernel == GPUISO_GPU_ROW_PAV ? 0 : (size_t)chunks * (size_t)(chunk + 1) * sizeof(double);
-    CHECK(weighted_bytes - plain_bytes + PLAN_ALIGN > slots_w && weighted_bytes - plain_bytes < slots_w + PLAN_ALIGN &&
+    CHECK(weighted_bytes - plain_bytes + ARENA_ALIGN > slots_w && weighted_bytes - plain_bytes < slots_w + ARENA_ALIGN &&
               modeled[1] - modeled[0] == (double)slots_w,
           "%s kernel: the weighted plan takes %zu bytes more than the unweighted, plan_row_bytes %g, want %zu",
           kernel_names[kernel], weighted_bytes - plain_bytes, modeled[1] - modeled[0], slots_w);
@@ -110,7 +110,7 @@ static void test_weighted_or_not(void) {
      * bounds from above, and the ends of the per-row arrays) and the parts' alignment and gaps. */
     for (int wt = 0; wt <= 1; wt++) {
       double got = (double)(wt ? weighted_bytes : plain_bytes);
-      CHECK(got <= modeled[wt] + 64 + PLAN_PARTS * 2 * PLAN_ALIGN && got >= modeled[wt] - (double)chunks * sizeof(int64_t),
+      CHECK(got <= modeled[wt] + 64 + ARENA_PARTS * 2 * ARENA_ALIGN && got >= modeled[wt] - (double)chunks * sizeof(int64_t),
             "%s kernel, %s plan: %g bytes allocated, plan_row_bytes %g", kernel_names[kernel],
             wt ? "weighted" : "unweighted", got, modeled[wt]);
     }
