@@ -1,12 +1,13 @@
-/* The lanes of the SIMT executor (tools/simt/sim_exec.h), asynchronous as CUDA's non-blocking
- * streams are: each race of host code with a lane (a pinned buffer read before its copy ran, or
- * overwritten before its copy to the device ran, the default stream reading what a lane's kernel
- * writes) gives wrong data under every schedule seed, and the same sequences with their waits
- * give the right data; a queued kernel's defect is reported by a later call, once; release,
- * lane_close and the device-wide sync run the queues, and a pinned buffer given back with work
- * queued is a defect (the buffers are kept for the next fit); a lane keeps its order whatever its
- * progress; the CUB stand-ins and the staged transfers (src/cuda/staging.cuh) work on lanes;
- * lanes and pinned buffers count as held and fail as allocations. */
+/* The streams of the SIMT executor (tools/simt/sim_exec.h), asynchronous as CUDA's are: each race
+ * of host code with a lane (a pinned buffer read before its copy ran, or overwritten before its
+ * copy to the device ran, the default stream reading what a lane's kernel writes, a lane reading
+ * what the default stream's kernel or fill writes) gives wrong data under every schedule seed,
+ * and the same sequences with their waits give the right data; a queued kernel's defect is
+ * reported by a later call, once; release, lane_close and the device-wide sync run the queues,
+ * and a pinned buffer given back with work queued is a defect (the buffers are kept for the next
+ * fit); a lane keeps its order whatever its progress; the CUB stand-ins and the staged transfers
+ * (src/cuda/staging.cuh) work on lanes; lanes and pinned buffers count as held and fail as
+ * allocations. */
 #define STAGE_SLICE ((size_t)8 * 64) /* 64 elements a slice: many slices, the last one short */
 #define STAGE_DIRECT ((size_t)0)      /* staged however small */
 
@@ -211,6 +212,47 @@ static void test_lane_copies(void) {
   rig_close(&r, "lane copies");
 }
 
+/* The default stream queues its kernels and fills: a lane does not wait for them; the default
+ * stream's put and get do, and so do the device-wide sync and release. */
+static void test_default_stream(void) {
+  rig r;
+  rig_open(&r, sim_seed, 1);
+  if (!r.ok) return;
+  int64_t h[NV];
+  gpuiso_status s = each(r.ex, write_step{r.dev, 5}, NV);
+  r.ex.use_lane(r.l);
+  if (s == GPUISO_OK) s = r.ex.get(h, r.dev, BYTES);
+  r.ex.use_lane(NULL);
+  CHECK(s == GPUISO_OK && has_values(h, 1), "a lane's get of what a queued default-stream kernel writes: stale");
+  CHECK(device_has(&r, 5), "a get on the default stream waits for its kernel");
+
+  s = each(r.ex, write_step{r.dev, 6}, NV);
+  set_values(h, 7);
+  if (s == GPUISO_OK) s = r.ex.put(r.dev, h, BYTES);
+  CHECK(s == GPUISO_OK && device_has(&r, 7), "a put on the default stream lands after the kernel before it");
+
+  s = r.ex.fill(r.dev, 0x22, BYTES);
+  r.ex.use_lane(r.l);
+  if (s == GPUISO_OK) s = r.ex.get(h, r.dev, BYTES);
+  r.ex.use_lane(NULL);
+  CHECK(s == GPUISO_OK && has_values(h, 7), "a lane's get right after a default-stream fill: stale");
+  if (s == GPUISO_OK) s = r.ex.sync();
+  r.ex.use_lane(r.l);
+  if (s == GPUISO_OK) s = r.ex.get(h, r.dev, BYTES);
+  r.ex.use_lane(NULL);
+  CHECK(s == GPUISO_OK && all_bytes(h, BYTES, 0x22), "the device-wide sync runs the default stream");
+
+  int64_t *spare = NULL;
+  s = r.ex.alloc((void **)&spare, BYTES);
+  if (s == GPUISO_OK) s = each(r.ex, write_step{r.dev, 8}, NV);
+  r.ex.release(spare);
+  r.ex.use_lane(r.l);
+  if (s == GPUISO_OK) s = r.ex.get(h, r.dev, BYTES);
+  r.ex.use_lane(NULL);
+  CHECK(s == GPUISO_OK && has_values(h, 8), "release waits for the default stream's kernel");
+  rig_close(&r, "default stream");
+}
+
 /* A queued kernel's defect: not at its launch, at a later call, once, wherever the lane ran it. */
 static void test_late_defect(void) {
   rig r;
@@ -219,8 +261,9 @@ static void test_late_defect(void) {
   int64_t *bad = NULL, *spare = NULL;
   gpuiso_status s = r.ex.alloc((void **)&spare, BYTES);
   if (s == GPUISO_OK) s = r.ex.alloc((void **)&bad, BYTES);
-  CHECK(s == GPUISO_OK && each(r.ex, past_end_step{bad}, NV) == GPUISO_E_CUDA,
-        "the kernel writing past its buffer is a defect on the default stream");
+  if (s == GPUISO_OK) s = each(r.ex, past_end_step{bad}, NV);
+  CHECK(s == GPUISO_OK && r.ex.sync() == GPUISO_E_CUDA,
+        "the kernel writing past its buffer: a defect of the default stream, reported by its sync");
 
   r.ex.use_lane(r.l);
   s = each(r.ex, past_end_step{bad}, NV);
@@ -415,6 +458,7 @@ static void test_failures(void) {
 
 int main(void) {
   static void (*const tests[])(void) = {test_get_async, test_put_async, test_lane_kernels, test_lane_copies,
+                                         test_default_stream,
                                          test_late_defect, test_waits_of_frees, test_lane_order, test_progress,
                                          test_cub_on_lane, test_staging, test_failures};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the lanes of the SIMT executor");

@@ -7,16 +7,19 @@
  * launches from `seed`. A defect (a launch's, or host code touching device memory) is a CUDA
  * error, as a failed kernel is on a device.
  *
- * Its lanes (the non-blocking streams of sort_exec.cuh) are asynchronous as CUDA's are, so that
- * a missing wait fails a test: an operation on a lane (put_async, get_async, and launch, put,
- * get and fill after use_lane) is queued there and runs, in the lane's order, only when a wait
- * (get or sync on the lane, lane_sync, lane_close, sync on the default stream, release)
- * or the executor's progress runs it: at the end of each call a random prefix of a random lane's
- * queue runs, drawn from `seed`, of what was queued before that call (what a call queues waits
- * for a later one, so that a race right after it shows under every seed). A pinned destination
- * holds 0xff bytes until its copy runs; a pinned source is read when its copy runs, a pageable
- * one (put) at the call. The default stream runs at once and waits for no lane. A defect of a
- * queued operation is reported by a later call, as CUDA reports a failed kernel. */
+ * Its streams are asynchronous as CUDA's are, so that a missing wait fails a test. An operation on
+ * a lane (the non-blocking streams of sort_exec.cuh: put_async, get_async, and launch, put, get
+ * and fill after use_lane) is queued there, and a launch or a fill on the default stream is
+ * queued on it; each queue runs in its order only when a wait (get or sync on its stream,
+ * lane_sync, lane_close, sync on the default stream, release) or the executor's progress runs
+ * it: at the end of each call a random prefix of a random stream's queue runs, drawn from
+ * `seed`, of what was queued before that call (what a call queues waits for a later one, so that
+ * a race right after it shows under every seed). A put or get on the default stream first runs
+ * its queue, as cudaMemcpy waits for the stream's work before it, and then copies; the default
+ * stream and the lanes wait for each other only at those waits. A pinned destination holds
+ * 0xff bytes until its copy runs; a pinned source is read when its copy runs, a pageable one
+ * (put) at the call. A defect of a queued operation is reported by a later call, as CUDA reports
+ * a failed kernel. */
 #ifndef GPUISO_SIMT_SIM_EXEC_H
 #define GPUISO_SIMT_SIM_EXEC_H
 
@@ -80,7 +83,8 @@ struct sim_exec {
   size_t defects_seen; /* the defects of the process when this executor began (1 + count) */
   std::vector<sim_lane *> lanes; /* open, in the order opened: progress draws from them */
   sim_lane *on = NULL;           /* the lane of launch, put, get, fill and sync; NULL: the default stream */
-  uint64_t queued = 0, calls = 0; /* operations queued on lanes, and calls, so far */
+  sim_lane stream0;              /* the default stream's queue */
+  uint64_t queued = 0, calls = 0; /* operations queued on the streams, and calls, so far */
   std::string late;              /* the first defect of a queued operation not yet reported */
 
   gpuiso_status defect(const char *what) {
@@ -109,7 +113,9 @@ struct sim_exec {
     defects_seen = 1 + sim_defects();
     return defect(sim_defect(defects_seen - 2));
   }
-  /* op at once on the default stream (l NULL: its defect is the status), else queued on l. */
+  /* The queue of launches and fills now: the lane in use, else the default stream's. */
+  sim_lane *stream() { return on ? on : &stream0; }
+  /* op at once (l NULL: its defect is the status), else queued on l. */
   gpuiso_status submit(sim_lane *l, sim_op op, const void *reads = NULL, size_t read_bytes = 0) {
     if (l) {
       l->queue.push_back({queued++, std::move(op), (const char *)reads, read_bytes});
@@ -133,19 +139,19 @@ struct sim_exec {
     }
   }
   void run_all() {
+    run_queue(&stream0);
     for (sim_lane *l : lanes) run_queue(l);
   }
-  /* The lanes' progress at the end of a call: a random prefix of a random lane's operations
+  /* The streams' progress at the end of a call: a random prefix of a random stream's operations
    * queued before the call (number < before). */
   void progress(uint64_t before) {
-    if (lanes.empty()) return;
-    uint64_t r = sim_mix(seed, calls++);
-    sim_lane *l = lanes[r % lanes.size()];
+    uint64_t r = sim_mix(seed, calls++), k = r % (lanes.size() + 1);
+    sim_lane *l = k < lanes.size() ? lanes[k] : &stream0;
     size_t ready = 0;
     while (ready < l->queue.size() && l->queue[ready].number < before) ready++;
     run_queue(l, (size_t)((r >> 32) % (ready + 1)));
   }
-  /* The end of a call of status s: the lanes' progress, then what it found (after s). */
+  /* The end of a call of status s: the streams' progress, then what it found (after s). */
   gpuiso_status end(uint64_t before, gpuiso_status s) {
     progress(before);
     return s == GPUISO_OK ? news() : s;
@@ -178,23 +184,25 @@ struct sim_exec {
     uint64_t before = begin();
     std::vector<char> copy; /* on a lane: the host's bytes at the call */
     if (on) copy.assign((const char *)h, (const char *)h + bytes);
+    else run_queue(&stream0);
     return end(before, submit(on, [d, h, bytes, copy = std::move(copy)](char *m, size_t n) {
                  return sim_copy_result(sim_put(d, copy.empty() ? h : copy.data(), bytes), m, n);
                }));
   }
-  /* On a lane, waits for the lane's work up to the copy, as cudaMemcpyAsync and
-   * cudaStreamSynchronize would. */
+  /* Waits for its stream's work up to the copy, as cudaMemcpyAsync and cudaStreamSynchronize
+   * would. */
   gpuiso_status get(void *h, const void *d, size_t bytes) {
     uint64_t before = begin();
+    if (!on) run_queue(&stream0);
     gpuiso_status s = submit(on, [=](char *m, size_t n) { return sim_copy_result(sim_get(h, d, bytes), m, n); });
     if (on) run_queue(on);
     return end(before, s);
   }
   gpuiso_status fill(void *d, int byte, size_t bytes) {
     uint64_t before = begin();
-    return end(before, submit(on, [=](char *m, size_t n) { return sim_copy_result(sim_fill(d, byte, bytes), m, n); }));
+    return end(before, submit(stream(), [=](char *m, size_t n) { return sim_copy_result(sim_fill(d, byte, bytes), m, n); }));
   }
-  /* On a lane, the kernel runs when the lane gets there, on the arguments of the call. */
+  /* The kernel runs when its stream gets there, on the arguments of the call. */
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
                        A... args) {
@@ -205,7 +213,7 @@ struct sim_exec {
     typename entry::pack pack = {kernel, std::tuple<P...>(args...)};
     std::string what = name;
     uint64_t seed_of = seed, number = launches++;
-    return end(before, submit(on, [=](char *m, size_t n) {
+    return end(before, submit(stream(), [=](char *m, size_t n) {
                  simt_cpu::launch_config c = {grid, block, shared, (const void *)kernel,
                                               what.c_str(), &entry::run, &pack};
                  return simt_cpu::run(c, seed_of, number, m, n);
