@@ -61,6 +61,7 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
   int64_t g = simt::block_idx().x, from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int64_t n = to - from;
+  if (row_failed(v, r)) return; /* the whole warp */
   if (chunk_makes_wide(v, g, r)) { /* the whole warp */
     if (simt::lane() == 0) raise_flag(&v.rows[r].wide);
     return;

@@ -150,6 +150,7 @@ struct chunk_hull_step {
   solver_view<T> v;
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to, r = chunk_range(v, g, &from, &to);
+    if (row_failed(v, r)) return;
     double scale = v.rows[r].scale;
     if (chunk_makes_wide(v, g, r)) {
       raise_flag(&v.rows[r].wide);

@@ -151,7 +151,7 @@ struct group_run {
     gpuiso_status s = ex.put_async((void *)v.y, buf, bytes, lane);
     if (s == GPUISO_OK && w) s = ex.put_async((void *)v.w, buf + gb.second, bytes, lane);
     ex.use_lane(lane);
-    if (s == GPUISO_OK) s = plan_queue(ex, p, v, err);
+    if (s == GPUISO_OK) s = plan_queue(ex, p, v);
     ex.use_lane(NULL);
     if (s == GPUISO_OK) s = ex.get_async(buf, v.fit, bytes, lane);
     if (s == GPUISO_OK && start) s = ex.get_async(buf + gb.second, v.start, len, lane);
@@ -182,16 +182,14 @@ struct group_run {
   }
 };
 
-/* The groups of a slice (g: nrows entries) for group_run, about equal in elements, where the rows
- * are the lane kernels' (their failures are read as a group is taken, where a chunked row's checks
- * would stop the host before its group's copy in is done) and make at least GROUPS_MIN groups;
- * else 0 (the slice goes whole). */
+/* The groups of a slice (g: nrows entries) for group_run, about equal in elements, where they make
+ * at least GROUPS_MIN groups; else 0 (the slice goes whole). */
 #define GROUPS_MIN 3
-static int64_t slice_groups(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets, group_buffer gb,
-                            row_group *g, int64_t *nplans) {
+static int64_t slice_groups(int64_t nrows, const int64_t *offsets, group_buffer gb, row_group *g,
+                            int64_t *nplans) {
   int64_t n = offsets[nrows], longest = plan_longest(nrows, offsets);
   int64_t parts = gb.cap > 0 ? (n + gb.cap - 1) / gb.cap : 0;
-  if (!plan_on_lanes(opt, longest) || parts < GROUPS_MIN) return 0;
+  if (parts < GROUPS_MIN) return 0;
   int64_t even = (n + parts - 1) / parts + longest; /* whole rows fill `parts` groups at most */
   int64_t k = row_groups(nrows, offsets, even < gb.cap ? even : gb.cap, g, nplans);
   return k >= GROUPS_MIN ? k : 0;
@@ -206,7 +204,7 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   int64_t n = offsets[nrows], ngroups = 0, nplans = 0;
   group_buffer gb = group_buffer_of(st->slice, sizeof(T), w != NULL, start != NULL);
   row_group *g = grouped && st->buf[0] ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
-  if (g) ngroups = slice_groups(opt, nrows, offsets, gb, g, &nplans);
+  if (g) ngroups = slice_groups(nrows, offsets, gb, g, &nplans);
   if (ngroups == 0) {
     free(g);
     return fit_slice_whole(ex, st, nrows, offsets, type, y, w, opt, fit, start, err);

@@ -25,7 +25,7 @@ struct merge_step {
   SIMT_DEVICE void operator()(int64_t m) const {
     int64_t g = node ? node[m] : m;
     int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], count = v.chunk_base[r + 1] - v.chunk_base[r];
-    if (j % (2 * span) != 0 || j + span >= count) return;
+    if (j % (2 * span) != 0 || j + span >= count || row_failed(v, r)) return;
     if (v.rows[r].wide) {
       wide_merge(v, r, j, span);
       return;
@@ -106,6 +106,7 @@ SIMT_KERNEL void merge_warp_kernel(solver_view<T> v, int64_t span, const int64_t
   int64_t m = (int64_t)simt::block_idx().x * MERGE_WARPS + simt::warp();
   if (m >= count) return; /* the whole warp */
   int64_t g = node[m], r = v.chunk_row[g];
+  if (row_failed(v, r)) return; /* the whole warp */
   if (v.rows[r].wide) { /* the whole warp */
     if (simt::lane() == 0) wide_merge(v, r, g - v.chunk_base[r], span);
     return;

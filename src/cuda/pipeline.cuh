@@ -428,11 +428,10 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
  * chunks for the passes over a row (row_scans.cuh), and a warp per tile of a chunk in the
- * reconstruction (reconstruct.cuh). The first failing row is reported after the checks, the lane
- * kernels' rows that ran before included. */
+ * reconstruction (reconstruct.cuh). All queued at once: the stages after the checks pass failed
+ * rows by (row_failed), whose failures v.failed_row holds. */
 template <class Exec, typename T>
-static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v,
-                                gpuiso_error *err) {
+static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   int64_t M = p->nchunks, R = p->nrows;
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
   gpuiso_status s = fast ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
@@ -442,11 +441,6 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
-  if (s == GPUISO_OK) s = row_failure(ex, v, err);
-  if (s == GPUISO_OK && poll_interrupt(&p->opt)) {
-    s = GPUISO_E_INTERRUPT;
-    set_error(err, s, -1, -1);
-  }
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = ex.launch("chunk_hulls_kernel",
                   p->opt.gpu_plain_sums ? chunk_hulls_kernel<T, typename lane_sums_of<T>::type> : chunk_hulls_kernel<T>,
@@ -465,7 +459,6 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
       s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, dim3((unsigned)((count + MERGE_WARPS - 1) / MERGE_WARPS)),
                     dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
   }
-  if (s == GPUISO_OK) s = exec_poll(ex, &p->opt, err);
   if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);
   if (s == GPUISO_OK)
     s = fast ? tile_launch(ex, "fit_warp_kernel", fit_warp_kernel<T>, v) : each(ex, fit_step<T>{v, p->chunk}, M);
@@ -475,19 +468,18 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   return s;
 }
 
-/* The plan's work on the rows of device arrays y, w, queued on the executor's stream: where the
- * plan has chunked rows it waits for their checks (fit_simple) and reports the first failing row;
- * the lane kernels' failures are left in v.failed_row, for row_failure once the stream is done. */
+/* The plan's work on the rows of device arrays y, w, queued on the executor's stream without a
+ * wait: the rows' failures are left in v.failed_row, for row_failure once the stream is done (the
+ * row-PAV control checks nothing). */
 template <class Exec, typename T>
-static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, gpuiso_error *err) {
-  set_error(err, GPUISO_OK, -1, -1);
+static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
   if (p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
     s = each(ex, row_pav_step<T>{v}, p->nrows);
   } else {
     s = ex.fill(v.failed_row, 0xff, sizeof *v.failed_row); /* NO_FAILED_ROW, queued without a host copy */
     if (s == GPUISO_OK && p->pack_first) s = fit_short(ex, p, v);
-    if (s == GPUISO_OK && p->nchunks > 0) s = fit_simple(ex, p, v, err);
+    if (s == GPUISO_OK && p->nchunks > 0) s = fit_simple(ex, p, v);
   }
   if (s == GPUISO_OK && v.start && p->nchunks > 0 && !p->opt.solver_blocks)
     s = p->opt.gpu_kernel == GPUISO_GPU_FAST ? tile_launch(ex, "block_start_warp_kernel", block_start_warp_kernel<T>, v)
@@ -495,18 +487,14 @@ static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   return s;
 }
 
-/* Whether the plan's failures are left for row_failure after plan_queue. */
-static inline int plan_failures_left(const gpuiso_cuda_plan *p) {
-  return p->opt.gpu_kernel != GPUISO_GPU_ROW_PAV && p->nchunks == 0;
-}
-
 /* Fits the plan's rows from device arrays y, w to fit (and start). */
 template <class Exec, typename T>
 static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, const T *w,
                               T *fit, uint8_t *start, gpuiso_error *err) {
   solver_view<T> v = plan_view(p, y, w, fit, start);
-  gpuiso_status s = plan_queue(ex, p, v, err);
-  if (s == GPUISO_OK && plan_failures_left(p)) s = row_failure(ex, v, err);
+  set_error(err, GPUISO_OK, -1, -1);
+  gpuiso_status s = plan_queue(ex, p, v);
+  if (s == GPUISO_OK && p->opt.gpu_kernel != GPUISO_GPU_ROW_PAV) s = row_failure(ex, v, err);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

@@ -28,7 +28,7 @@ struct fit_step {
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t i, end;
     int64_t r = piece_range(v, g, piece, &i, &end);
-    if (i == end || v.rows[r].wide) return; /* a wide row's levels are wide_level_step's */
+    if (i == end || v.rows[r].wide || row_failed(v, r)) return; /* a wide row's levels are wide_level_step's */
     const hull_segment *root = v.seg + v.chunk_base[r];
     hull_slots slots = view_slots(v, r);
     hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
@@ -53,6 +53,7 @@ struct steps_step {
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     int64_t r = piece_range(v, g, piece, &from, &to);
+    if (row_failed(v, r)) return;
     for (int64_t i = from > v.offsets[r] ? from : from + 1; i < to; i++) {
       if (steps_against(v, v.fit[i - 1], v.fit[i])) {
         raise_flag(&v.rows[r].stepped);
@@ -81,6 +82,7 @@ struct block_start_step {
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     int64_t r = piece_range(v, g, piece, &from, &to);
+    if (row_failed(v, r)) return;
     for (int64_t i = from; i < to; i++) v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
   }
 };
@@ -100,7 +102,7 @@ SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
   int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
   if (t >= count) return;
   int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
-  if (from == to || v.rows[r].wide) return; /* the whole warp; a wide row's levels are wide_level_step's */
+  if (from == to || v.rows[r].wide || row_failed(v, r)) return; /* the whole warp; a wide row's levels are wide_level_step's */
   T *tile = tiles + simt::warp() * FIT_TILE;
   unsigned *heads = head_tiles + simt::warp() * SIMT_WARP;
   int lane = (int)simt::lane();
@@ -139,6 +141,7 @@ SIMT_KERNEL void steps_warp_kernel(solver_view<T> v, int64_t count) {
   int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
   if (t >= count) return;
   int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  if (row_failed(v, r)) return; /* the whole warp */
   int stepped = 0;
   for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
     stepped = stepped || (i > v.offsets[r] && steps_against(v, v.fit[i - 1], v.fit[i]));
@@ -151,6 +154,7 @@ SIMT_KERNEL void block_start_warp_kernel(solver_view<T> v, int64_t count) {
   int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
   if (t >= count) return;
   int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
+  if (row_failed(v, r)) return; /* the whole warp */
   for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
     v.start[i] = i == v.offsets[r] || v.fit[i] != v.fit[i - 1];
 }

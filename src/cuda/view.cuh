@@ -77,6 +77,14 @@ static inline GPUISO_HD hull_slots view_slots(const solver_view<T> &v, int64_t r
   return s;
 }
 
+/* Whether row r failed its checks: the stages after them pass it by (its values may not be finite,
+ * its sums may overflow), so that the host need not wait for the checks before queueing them.
+ * The row-PAV control checks nothing and has no states. */
+template <typename T>
+static inline GPUISO_HD int row_failed(const solver_view<T> &v, int64_t r) {
+  return v.rows && v.rows[r].status != GPUISO_OK;
+}
+
 static SIMT_DEVICE void lower_failed_row(unsigned long long *failed, int64_t r) {
   simt::atomic_min(failed, (unsigned long long)r);
 }

@@ -88,7 +88,7 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   stage_close(wx, &st);
   held[1] = wx.held;
   row_group g[256];
-  int64_t nplans, ngroups = slice_groups(&opt, nrows, o, group_buffer_of(STAGE_SLICE, value, wp != NULL, starts), g, &nplans);
+  int64_t nplans, ngroups = slice_groups(nrows, o, group_buffer_of(STAGE_SLICE, value, wp != NULL, starts), g, &nplans);
   int same = s[0] == GPUISO_OK && s[1] == GPUISO_OK && memcmp(fit[0], fit[1], (size_t)n * value) == 0 &&
              (!starts || memcmp(start[0], start[1], (size_t)n) == 0);
   if (single)
@@ -115,10 +115,17 @@ static void test_fits(void) {
   int64_t uniform[60], o[61];
   for (int r = 0; r < 60; r++) uniform[r] = 1000;
   offsets_of(uniform, 60, o);
-  /* the lane kernels' rows (the fast path) in groups; the simple path's chunks whole */
+  /* the lane kernels' rows (the fast path) and the simple path's chunks, in groups */
   for (int k = 0; k < 8; k++)
     check_groups("uniform rows", 60, o, (family_kind)(k % FAM_COUNT), (weight_kind)(k % W_COUNT), k % 3 == 1,
-                 k % 2, k < 4 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, k < 4);
+                 k % 2, k < 4 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, 1);
+  /* chunked rows, a group each or two, on both paths */
+  int64_t chunked[12], c[13];
+  for (int r = 0; r < 12; r++) chunked[r] = r % 3 == 0 ? 2 * 1024 + 1 + r : 4097 + 131 * r;
+  offsets_of(chunked, 12, c);
+  for (int k = 0; k < 6; k++)
+    check_groups("chunked rows", 12, c, (family_kind)((k + 2) % FAM_COUNT), (weight_kind)(k % W_COUNT), k % 3 == 2,
+                 k % 2 == 0, k % 2 ? GPUISO_GPU_SIMPLE : GPUISO_GPU_FAST, 1);
   /* ragged rows of the lane kernels, packed into warps and a block each, empty ones too */
   const int64_t lens[] = {700, 4096, 0, 33, 4000, 1025, 1, 3000, 512, 2000, 513, 3, 2500, 900,
                           1024, 64, 3500, 2, 3000, 4095, 0, 1200, 2999, 31, 32, 2048, 4096, 1800};
@@ -129,10 +136,10 @@ static void test_fits(void) {
     for (int k = 0; k < 4; k++)
       check_groups("ragged rows", 56, m, (family_kind)f, (weight_kind)((f + k) % W_COUNT), k % 2, (f + k) % 3 == 0,
                    GPUISO_GPU_FAST, 1);
-  /* a chunked row among them: the slice whole (its checks would stop the host within a group) */
+  /* a chunked row among them */
   twice[9] = 4097;
   offsets_of(twice, 56, m);
-  check_groups("ragged rows and a chunked one", 56, m, FAM_SAWTOOTH, W_EXTREME, 0, 1, GPUISO_GPU_FAST, 0);
+  check_groups("ragged rows and a chunked one", 56, m, FAM_SAWTOOTH, W_EXTREME, 0, 1, GPUISO_GPU_FAST, 1);
   /* too few elements for three groups: whole */
   offsets_of(uniform, 10, o);
   check_groups("ten rows", 10, o, FAM_NOISE, W_UNIFORM, 0, 1, GPUISO_GPU_FAST, 0);
@@ -170,19 +177,19 @@ struct failing_exec : sim_exec {
 };
 
 static void test_errors(void) {
-  /* rows of 1500 and 4000 (lane kernels, a block each for the longer) */
+  /* rows of 1500, 4000 (lane kernels, a block each for the longer) and 4500 (chunked) */
   int64_t lens[18], o[19];
-  for (int r = 0; r < 18; r++) lens[r] = r % 4 == 1 ? 4000 : 1500;
+  for (int r = 0; r < 18; r++) lens[r] = r % 4 == 1 ? 4000 : r % 4 == 3 ? 4500 : 1500;
   int64_t n = offsets_of(lens, 18, o);
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   gen_rows(FAM_NOISE, W_UNIFORM, 18, o, 5, 0, y, w);
   gpuiso_opts opt = group_options(1, GPUISO_GPU_FAST);
   row_group g[18];
-  int64_t nplans, ngroups = slice_groups(&opt, 18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 1, 0), g, &nplans);
+  int64_t nplans, ngroups = slice_groups(18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 1, 0), g, &nplans);
   CHECK(ngroups >= 4, "error batch: %lld groups", (long long)ngroups);
   /* one bad row, in the first group, a middle one and the last */
-  const int bad_rows[] = {0, 5, 8, 17};
-  for (int k = 0; k < 4; k++) {
+  const int bad_rows[] = {0, 3, 5, 8, 15, 17};
+  for (int k = 0; k < 6; k++) {
     int64_t at = o[bad_rows[k]] + 17;
     y[at] = NAN;
     check_error("a NaN", 18, o, y, w, GPUISO_E_Y_NONFINITE, bad_rows[k], at);
@@ -192,8 +199,8 @@ static void test_errors(void) {
     w[at] = 1;
   }
   /* two bad rows in different groups, next to each other or not: the first named */
-  const int pairs[][2] = {{2, 9}, {5, 12}, {8, 13}, {1, 5}, {3, 4}, {13, 14}};
-  for (int k = 0; k < 6; k++) {
+  const int pairs[][2] = {{2, 9}, {5, 12}, {8, 13}, {1, 5}, {3, 4}, {13, 14}, {7, 11}};
+  for (int k = 0; k < 7; k++) {
     int64_t a = o[pairs[k][0]] + 3, b = o[pairs[k][1]] + 9;
     w[b] = -1;
     for (int64_t i = o[pairs[k][0]]; i < o[pairs[k][0] + 1]; i++) w[i] = 0;
@@ -206,7 +213,7 @@ static void test_errors(void) {
   /* group k's copy in failing (unweighted: its one copy): the CUDA error, with its text, unless a
    * group before it has a bad row, which is then named */
   double *z = (double *)malloc(n * sizeof *z);
-  int64_t ng = slice_groups(&opt, 18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 0, 0), g, &nplans);
+  int64_t ng = slice_groups(18, o, group_buffer_of(STAGE_SLICE, sizeof(double), 0, 0), g, &nplans);
   const int bad_at[] = {-1, 0, 5, 9};
   for (int b = 0; b < 4; b++) {
     int bad = bad_at[b];
