@@ -77,6 +77,7 @@ struct cuda_exec {
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared,
                        A... args) {
+    (void)cudaGetLastError(); /* an earlier call's error, not sticky, is not this launch's */
     kernel<<<grid, block, shared, stream>>>(args...);
     char what[128];
     snprintf(what, sizeof what, "the launch of %s", name);

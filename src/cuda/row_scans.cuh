@@ -82,11 +82,17 @@ SIMT_KERNEL void tile_checks_kernel(solver_view<T> v) {
   if (simt::thread_rank() == 0) v.tiles[t].max_w = max_w, v.tiles[t].bad = bad;
 }
 
+/* The per-row kernels' rows: block b takes rows b, b + gridDim.x, ... (a batch of many short rows
+ * beside a chunked one would otherwise launch a block for each). */
+#ifndef ROW_SCAN_ROW_BLOCKS /* the C tests set a small one to stride */
+#define ROW_SCAN_ROW_BLOCKS 4096
+#endif
+#define FOR_BLOCK_ROWS(v, r) for (int64_t r = simt::block_idx().x; r < (v).nrows; r += simt::grid_dim().x)
+
 /* ... per row: its state from its tiles' (row_scale_step's). */
 template <typename T>
-SIMT_KERNEL void row_checks_kernel(solver_view<T> v) {
-  ROW_SCAN_TEAM;
-  int64_t r = simt::block_idx().x, rank = simt::thread_rank();
+static SIMT_DEVICE void row_checks(const solver_view<T> &v, block_team team, int64_t r) {
+  int64_t rank = simt::thread_rank();
   if (row_on_lanes(v, r)) return; /* the whole block */
   larger_of larger;
   smaller_of smaller;
@@ -97,6 +103,12 @@ SIMT_KERNEL void row_checks_kernel(solver_view<T> v) {
   max_w = team.reduce(max_w, larger);
   bad = team.reduce(bad, smaller);
   if (rank == 0) v.rows[r] = row_state_of(v, r, max_w, bad == INT64_MAX ? -1 : bad);
+}
+
+template <typename T>
+SIMT_KERNEL void row_checks_kernel(solver_view<T> v) {
+  ROW_SCAN_TEAM;
+  FOR_BLOCK_ROWS(v, r) row_checks(v, team, r);
 }
 
 /* The chunk starts, per tile: its chunks' totals combined in the order of its scan, and their
@@ -116,9 +128,8 @@ SIMT_KERNEL void tile_sums_kernel(solver_view<T> v) {
 /* ... per row: the totals of its tiles before each, and the checks of its sums
  * (row_starts_step's). */
 template <typename T>
-SIMT_KERNEL void row_starts_kernel(solver_view<T> v) {
-  ROW_SCAN_TEAM;
-  int64_t r = simt::block_idx().x, rank = simt::thread_rank();
+static SIMT_DEVICE void row_starts(const solver_view<T> &v, block_team team, int64_t r) {
+  int64_t rank = simt::thread_rank();
   if (v.offsets[r + 1] == v.offsets[r] || row_on_lanes(v, r) || v.rows[r].status != GPUISO_OK)
     return; /* the whole block */
   hull_point run = {{0, 0}, {0, 0}}, zero = run;
@@ -133,6 +144,12 @@ SIMT_KERNEL void row_starts_kernel(solver_view<T> v) {
     sum_abs += team.reduce(in ? v.tiles[t].sum_abs : 0.0, sum_of());
   }
   if (rank == 0) check_row_sums(v, r, sum_abs, run.w.hi);
+}
+
+template <typename T>
+SIMT_KERNEL void row_starts_kernel(solver_view<T> v) {
+  ROW_SCAN_TEAM;
+  FOR_BLOCK_ROWS(v, r) row_starts(v, team, r);
 }
 
 /* ... per tile again: each chunk's start, the tiles before it and its scan of the tile's. */
@@ -163,9 +180,8 @@ SIMT_KERNEL void tile_levels_kernel(solver_view<T> v) {
 
 /* ... of the tiles before each, per row; */
 template <typename T>
-SIMT_KERNEL void row_levels_kernel(solver_view<T> v) {
-  ROW_SCAN_TEAM;
-  int64_t r = simt::block_idx().x, rank = simt::thread_rank();
+static SIMT_DEVICE void row_levels(const solver_view<T> &v, block_team team, int64_t r) {
+  int64_t rank = simt::thread_rank();
   if (!v.rows[r].stepped) return; /* the whole block */
   double run = -v.sign * INFINITY;
   level_keep keep = {v.sign};
@@ -176,6 +192,12 @@ SIMT_KERNEL void row_levels_kernel(solver_view<T> v) {
     if (t < v.tile_base[r + 1]) v.tiles[t].level_before = before;
     run = keep(run, tile);
   }
+}
+
+template <typename T>
+SIMT_KERNEL void row_levels_kernel(solver_view<T> v) {
+  ROW_SCAN_TEAM;
+  FOR_BLOCK_ROWS(v, r) row_levels(v, team, r);
 }
 
 /* ... and of each element, per tile, from the tiles before it. */
@@ -203,18 +225,24 @@ static gpuiso_status row_scan_launch(Exec &ex, const char *name, void (*kernel)(
   return ex.launch(name, kernel, dim3((unsigned)count), dim3(ROW_SCAN_THREADS), 0, v);
 }
 
+/* The blocks of a per-row kernel. */
+template <typename T>
+static int64_t row_blocks(const solver_view<T> &v) {
+  return v.nrows < ROW_SCAN_ROW_BLOCKS ? v.nrows : ROW_SCAN_ROW_BLOCKS;
+}
+
 /* The rows' states from their chunks' totals. */
 template <class Exec, typename T>
 static gpuiso_status scan_row_checks(Exec &ex, solver_view<T> v) {
   gpuiso_status s = row_scan_launch(ex, "tile_checks_kernel", tile_checks_kernel<T>, v.ntiles, v);
-  return s == GPUISO_OK ? row_scan_launch(ex, "row_checks_kernel", row_checks_kernel<T>, v.nrows, v) : s;
+  return s == GPUISO_OK ? row_scan_launch(ex, "row_checks_kernel", row_checks_kernel<T>, row_blocks(v), v) : s;
 }
 
 /* The chunk starts and the checks of the rows' sums. */
 template <class Exec, typename T>
 static gpuiso_status scan_row_starts(Exec &ex, solver_view<T> v) {
   gpuiso_status s = row_scan_launch(ex, "tile_sums_kernel", tile_sums_kernel<T>, v.ntiles, v);
-  if (s == GPUISO_OK) s = row_scan_launch(ex, "row_starts_kernel", row_starts_kernel<T>, v.nrows, v);
+  if (s == GPUISO_OK) s = row_scan_launch(ex, "row_starts_kernel", row_starts_kernel<T>, row_blocks(v), v);
   return s == GPUISO_OK ? row_scan_launch(ex, "tile_starts_kernel", tile_starts_kernel<T>, v.ntiles, v) : s;
 }
 
@@ -222,7 +250,7 @@ static gpuiso_status scan_row_starts(Exec &ex, solver_view<T> v) {
 template <class Exec, typename T>
 static gpuiso_status scan_row_unstep(Exec &ex, solver_view<T> v) {
   gpuiso_status s = row_scan_launch(ex, "tile_levels_kernel", tile_levels_kernel<T>, v.ntiles, v);
-  if (s == GPUISO_OK) s = row_scan_launch(ex, "row_levels_kernel", row_levels_kernel<T>, v.nrows, v);
+  if (s == GPUISO_OK) s = row_scan_launch(ex, "row_levels_kernel", row_levels_kernel<T>, row_blocks(v), v);
   return s == GPUISO_OK ? row_scan_launch(ex, "tile_unstep_kernel", tile_unstep_kernel<T>, v.ntiles, v) : s;
 }
 

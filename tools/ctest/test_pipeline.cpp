@@ -3,7 +3,9 @@
  * all kernels, the compact slots, slices, the row passes, the error reports, interrupts, and that
  * every buffer is released on every path. Against the CPU hull engine, on the families of
  * tools/gpu-check (tools/harness). The lane kernels' rows are test_short_rows', the wide rows
- * test_wide_rows'. */
+ * test_wide_rows'. The per-row passes stride over the rows with a few blocks. */
+#define ROW_SCAN_ROW_BLOCKS 7
+
 #include "batch.h"
 
 static void test_families(void) {
