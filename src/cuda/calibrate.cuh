@@ -1,9 +1,10 @@
 /* calibrate_isotonic() on the device (gpuiso_cuda_calibrate), written over an executor
  * (pipeline.cuh) so that the C tests run it on the CPU (tools/ctest). The input is checked on the
  * host first (calibrate_check), so the device sees only valid data. Then:
- *   1. the scores go up with the labels, weights and groups; a radix sort by the scores'
- *      order-preserving keys orders the elements by score, and with groups a second, stable
- *      radix sort of those positions by group orders them by group, then score;
+ *   1. the scores go up with the labels, weights and groups (in pinned slices where they are
+ *      large, staging.cuh); a radix sort by the scores' order-preserving keys orders the
+ *      elements by score, and with groups a second, stable radix sort of those positions by
+ *      group orders them by group, then score;
  *   2. the elements are laid out as one stream: in score order (the pooled curve), then in group
  *      order (the groups' curves one after another). A knot starts where the score changes, at
  *      the start of the groups' part, or where the group changes; a scan numbers the knots;
@@ -11,8 +12,8 @@
  *      within one tile of run_sums: the same doubles as the CPU's);
  *   4. the knots of every curve are a row of one batch of the CUDA solver, with block flags;
  *   5. a scan numbers the blocks, their knots' weights are summed (run_sums), and a thread per
- *      block writes its first and last score, level and weight: only the blocks, and where each
- *      curve's start, come back.
+ *      block writes its first and last score, level and weight: only the blocks (in pinned
+ *      slices where they are many), and where each curve's start, come back.
  * Device memory: about 130 bytes per element at the peak (while the stream, twice the input with
  * groups, is made from the sorted orders), plus the radix sort's scratch; buffers are released
  * as soon as their stage is over.
@@ -22,6 +23,7 @@
 
 #include "pipeline.cuh"
 #include "runs.cuh"
+#include "staging.cuh"
 
 struct calib_view {
   int64_t n, len, nrows;           /* elements; stream: n, or 2n with groups; curves */
@@ -181,24 +183,27 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   /* bound: 0, n, then n plus the elements of the groups before each */
   int64_t *bound = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *bound);
   int64_t *row_knots = (int64_t *)malloc(((size_t)nrows + 1) * sizeof *row_knots);
-  if (!bound || !row_knots) {
+  gpuiso_status s = GPUISO_E_NOMEM;
+  if (!bound || !row_knots) set_error(err, s, -1, -1);
+  else s = calibrate_check(n, score, label, w, g, ngroups, opt, bound + 2, err);
+  if (s != GPUISO_OK) {
     free(bound);
     free(row_knots);
-    set_error(err, GPUISO_E_NOMEM, -1, -1);
-    return GPUISO_E_NOMEM;
+    return s;
   }
-  gpuiso_status s = calibrate_check(n, score, label, w, g, ngroups, opt, bound + 2, err);
   bound[0] = 0;
   bound[1] = n;
-  for (int64_t r = 2; s == GPUISO_OK && r <= nrows; r++) bound[r] += bound[r - 1];
+  for (int64_t r = 2; r <= nrows; r++) bound[r] += bound[r - 1];
   gpuiso_cuda_plan plan;
   int planned = 0;
   gpuiso_block *out = NULL;
+  staging<Exec> st; /* sized for the largest array it carries: the blocks, at most one a stream element */
 
-  if (s == GPUISO_OK) s = upload(ex, &v.score, score, n);
-  if (s == GPUISO_OK) s = upload(ex, &v.label, label, n);
-  if (s == GPUISO_OK) s = upload(ex, &v.w, w, n);
-  if (s == GPUISO_OK) s = upload(ex, &v.g, g, n);
+  s = stage_open(ex, &st, (size_t)v.len * sizeof(gpuiso_block), resolve_threads(opt, n));
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.score, score, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.label, label, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.w, w, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.g, g, n);
   if (s == GPUISO_OK) s = calib_stream(ex, v, ngroups, opt, err);
   drop(ex, &v.score), drop(ex, &v.label), drop(ex, &v.w), drop(ex, &v.g);
 
@@ -252,8 +257,9 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
       set_error(err, s, -1, -1);
     }
   }
-  if (s == GPUISO_OK) s = ex.get(out, v.blocks, (size_t)nblocks * sizeof *out);
+  if (s == GPUISO_OK) s = stage_get(ex, &st, out, v.blocks, (size_t)nblocks * sizeof *out);
   if (s == GPUISO_OK) s = ex.get(first, v.row_blocks, ((size_t)nrows + 1) * sizeof *first);
+  stage_close(ex, &st);
   calib_release(ex, &v);
   free(bound);
   free(row_knots);

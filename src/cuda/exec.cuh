@@ -1,6 +1,8 @@
-/* The executor of the CUDA engine's host sides (pipeline.cuh, idr.cuh, calibrate.cuh) on the
- * current device and its default stream: device memory, checked copies and checked launches.
- * Its twin for the C tests is tools/simt/sim_exec.h. Nothing here prints or exits.
+/* The executor of the CUDA engine's host sides (pipeline.cuh) on the current device and its
+ * default stream: device memory, checked copies and checked launches; the plans of data on the
+ * device (plan_handle.cuh) run on it, the entry points that copy host arrays on sort_exec.cuh's,
+ * which adds lanes and CUB. Its twin for the C tests is tools/simt/sim_exec.h. Nothing here
+ * prints or exits.
  */
 #ifndef GPUISO_CUDA_EXEC_CUH
 #define GPUISO_CUDA_EXEC_CUH
@@ -111,9 +113,10 @@ struct cuda_exec {
 };
 
 /* The solver's plan (pipeline.cuh) on this executor, defined once, in solver.cu: calls from the
- * other entry points that fit rows (calibration, IDR, soft ranks) resolve to these rather than to
- * pipeline.cuh's templates, so the solver's kernels are compiled into the library once, not once
- * for each of them. (The C tests instantiate the templates on their own executor.) */
+ * other entry points that fit rows (calibration, IDR, soft ranks, through the forwards of
+ * sort_exec.cuh) resolve to these rather than to pipeline.cuh's templates, so the solver's kernels
+ * are compiled into the library once, not once for each of them. (The C tests instantiate the
+ * templates on their own executor.) */
 gpuiso_status plan_init(cuda_exec &ex, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
                         gpuiso_precision type, int weighted, const gpuiso_opts *opt, gpuiso_error *err);
 gpuiso_status plan_fit(cuda_exec &ex, const gpuiso_cuda_plan *p, const double *y, const double *w,

@@ -1,6 +1,6 @@
 /* The gradients' entry points on the device (declared in gpuiso.h): the backward pass of vjp.cuh
- * and the soft ranks and sorts of soft.cuh, run by the executor of sort_exec.cuh. CPU-only
- * twin: src/core/cuda_none.c.
+ * and the soft ranks and sorts of soft.cuh, run by the executor of sort_exec.cuh (its lanes for
+ * the staged transfers of both, its sort for soft.cuh). CPU-only twin: src/core/cuda_none.c.
  */
 #include "sort_exec.cuh"
 #include "soft.cuh"
@@ -10,7 +10,7 @@ extern "C" gpuiso_status gpuiso_cuda_vjp(int64_t nrows, const int64_t *offsets,
                                          const void *fit, const uint8_t *start, const void *g,
                                          const gpuiso_opts *opt, void *dy, void *dw,
                                          gpuiso_error *err) {
-  cuda_exec ex = {err};
+  cuda_sort_exec ex = {{err}};
   if (type == GPUISO_SINGLE)
     return vjp_host(ex, nrows, offsets, (const float *)y, (const float *)w, (const float *)fit,
                     start, (const float *)g, opt, (float *)dy, (float *)dw, err);

@@ -13,12 +13,14 @@
  *      changes), a thread per row scans its segments, the host scans the rows, and a thread per
  *      segment writes its runs: only the runs are copied back.
  * Each position's count and next observation carry over from one slice to the next, so every
- * count is summed in the CPU engine's order and is the same double.
+ * count is summed in the CPU engine's order and is the same double. The observations go up, and
+ * the runs come back, in pinned slices where they are large (staging.cuh).
  */
 #ifndef GPUISO_CUDA_IDR_CUH
 #define GPUISO_CUDA_IDR_CUH
 
 #include "pipeline.cuh"
+#include "staging.cuh"
 
 /* Positions of a row per thread when the rows are compressed into runs. */
 #define IDR_SEGMENT 256
@@ -194,6 +196,23 @@ static int idr_by_position(int64_t n, const int32_t *pos, const int32_t *thr, co
   return 1;
 }
 
+/* The observations by position to the device, and each position's first as the next to count. */
+template <class Exec>
+static gpuiso_status idr_upload(Exec &ex, idr_view &v, int64_t n, const int64_t *first, const int32_t *obs_thr,
+                                const double *obs_w, const double *total, int threads) {
+  int64_t npos = v.npos, most = n > npos ? n : npos + 1; /* the weights, or first */
+  staging<Exec> sg;
+  gpuiso_status s = stage_open(ex, &sg, (size_t)most * sizeof(double), threads);
+  if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.first, first, npos + 1);
+  if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.thr, obs_thr, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.obs_w, obs_w, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.total, total, npos);
+  if (s == GPUISO_OK) s = make(ex, &v.next, npos);
+  if (s == GPUISO_OK) s = stage_put(ex, &sg, v.next, first, (size_t)npos * sizeof *first, no_slice_work());
+  stage_close(ex, &sg);
+  return s;
+}
+
 /* Uploads the observations, sizes the slices to the memory free and allocates their rows. */
 template <class Exec>
 static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t *pos,
@@ -213,18 +232,9 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   /* Positions of equal weight fit as unweighted rows: no rows of weights. */
   int weighted = 0;
   for (int64_t j = 1; s == GPUISO_OK && j < npos; j++) weighted |= total[j] != total[0];
-  if (s == GPUISO_OK) s = ex.alloc((void **)&v.first, (size_t)(npos + 1) * sizeof *first);
-  if (s == GPUISO_OK) s = ex.alloc((void **)&v.thr, (size_t)n * sizeof *obs_thr);
-  if (s == GPUISO_OK && w) s = ex.alloc((void **)&v.obs_w, (size_t)n * sizeof *obs_w);
-  if (s == GPUISO_OK) s = ex.alloc((void **)&v.total, (size_t)npos * sizeof *total);
-  if (s == GPUISO_OK) s = ex.alloc((void **)&v.next, (size_t)npos * sizeof *v.next);
+  if (s == GPUISO_OK) s = idr_upload(ex, v, n, first, obs_thr, obs_w, total, resolve_threads(&st->solver, n));
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.count, (size_t)npos * sizeof *v.count);
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.cdf, (size_t)npos * sizeof *v.cdf);
-  if (s == GPUISO_OK) s = ex.put((void *)v.first, first, (size_t)(npos + 1) * sizeof *first);
-  if (s == GPUISO_OK) s = ex.put((void *)v.thr, obs_thr, (size_t)n * sizeof *obs_thr);
-  if (s == GPUISO_OK && w) s = ex.put((void *)v.obs_w, obs_w, (size_t)n * sizeof *obs_w);
-  if (s == GPUISO_OK) s = ex.put((void *)v.total, total, (size_t)npos * sizeof *total);
-  if (s == GPUISO_OK) s = ex.put(v.next, first, (size_t)npos * sizeof *first);
   if (s == GPUISO_OK) s = ex.fill(v.count, 0, (size_t)npos * sizeof *v.count);
   if (s == GPUISO_OK) s = ex.fill(v.cdf, 0, (size_t)npos * sizeof *v.cdf);
   free(first);
@@ -288,9 +298,10 @@ static gpuiso_status idr_reserve(Exec &ex, idr_state *st, int64_t slice_runs, gp
   return s;
 }
 
-/* The slice of thresholds v.k0 .. v.k0 + v.rows - 1: rows, fit, runs into out. */
+/* The slice of thresholds v.k0 .. v.k0 + v.rows - 1: rows, fit, runs into out (through sg). */
 template <class Exec>
-static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gpuiso_error *err) {
+static gpuiso_status idr_slice(Exec &ex, idr_state *st, staging<Exec> *sg, gpuiso_cdf_runs *out,
+                               gpuiso_error *err) {
   idr_view &v = st->v;
   gpuiso_status s = GPUISO_OK;
   if (v.rows != st->plan_rows) { /* the first slice, or a shorter last one */
@@ -318,8 +329,26 @@ static gpuiso_status idr_slice(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gp
   s = ex.put(v.row_runs, st->row_runs, (size_t)v.rows * sizeof(int64_t));
   if (s == GPUISO_OK) s = idr_reserve(ex, st, at, out, base + at, err);
   if (s == GPUISO_OK) s = each(ex, idr_write_step{v}, v.rows * v.segs);
-  if (s == GPUISO_OK) s = ex.get(out->start + base, v.run_start, (size_t)at * sizeof(int32_t));
-  if (s == GPUISO_OK) s = ex.get(out->value + base, v.run_value, (size_t)at * sizeof(double));
+  if (s == GPUISO_OK) s = stage_get(ex, sg, out->start + base, v.run_start, (size_t)at * sizeof(int32_t));
+  if (s == GPUISO_OK) s = stage_get(ex, sg, out->value + base, v.run_value, (size_t)at * sizeof(double));
+  return s;
+}
+
+/* The slices of thresholds in turn, their runs back through one staging sized to a slice's runs
+ * at most (one a position of a row). */
+template <class Exec>
+static gpuiso_status idr_slices(Exec &ex, idr_state *st, gpuiso_cdf_runs *out, gpuiso_error *err) {
+  idr_view &v = st->v;
+  int64_t cells = st->max_rows * v.npos;
+  staging<Exec> sg;
+  gpuiso_status s = stage_open(ex, &sg, (size_t)cells * sizeof(double), resolve_threads(&st->solver, cells));
+  for (int64_t k0 = 0; s == GPUISO_OK && k0 < v.nthr; k0 += v.rows) {
+    v.k0 = k0;
+    v.rows = v.nthr - k0 < st->max_rows ? v.nthr - k0 : st->max_rows;
+    s = idr_slice(ex, st, &sg, out, err);
+    if (s == GPUISO_OK && k0 + v.rows < v.nthr) s = exec_poll(ex, &st->plan.opt, err);
+  }
+  stage_close(ex, &sg);
   return s;
 }
 
@@ -352,12 +381,7 @@ static gpuiso_status idr_fit_device(Exec &ex, int64_t n, const int32_t *pos, con
     set_error(err, s, -1, -1);
   }
   if (s == GPUISO_OK) out->offset[0] = 0;
-  for (int64_t k0 = 0; s == GPUISO_OK && k0 < nthr; k0 += st.v.rows) {
-    st.v.k0 = k0;
-    st.v.rows = nthr - k0 < st.max_rows ? nthr - k0 : st.max_rows;
-    s = idr_slice(ex, &st, out, err);
-    if (s == GPUISO_OK && k0 + st.v.rows < nthr) s = exec_poll(ex, &st.plan.opt, err);
-  }
+  if (s == GPUISO_OK) s = idr_slices(ex, &st, out, err);
   idr_release(ex, &st);
   if (s != GPUISO_OK) gpuiso_cdf_runs_free(out);
   return s;

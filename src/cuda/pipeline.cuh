@@ -11,7 +11,8 @@
  *   bytes) and sync(); each(ex, step, count) (launch.cuh) runs step(i) for i < count. The
  *   calibration (calibrate.cuh) also needs sort_pairs(keys_in, keys_out, values_in, values_out,
  *   count, end_bit) (stable, by the key's bits below end_bit) and exclusive_sum(data, count) (in
- *   place); the fit on unsorted x (fit_xy.cuh) and host batches (host_fit.cuh) those and the
+ *   place); the fit on unsorted x (fit_xy.cuh) those too. The host sides that copy host arrays
+ *   (host_fit.cuh, fit_xy.cuh, soft.cuh, vjp.cuh, predict.cuh, idr.cuh, calibrate.cuh) need the
  *   lanes of staged transfers (staging.cuh, sort_exec.cuh), on which launches, copies and sync
  *   are ordered while use_lane names one.
  */

@@ -1,16 +1,18 @@
 /* gpuiso_predict on the device (gpuiso_cuda_predict), written over an executor (pipeline.cuh) so
  * that the C tests run it on the CPU (tools/ctest). The curves' blocks (a few hundred per curve,
- * where the scores may be millions) go up once; the new values and their curves go up in slices
- * of `slice`, a thread per value runs the CPU's code (src/core/predict_curve.h: a branch-free
- * binary search over the blocks of its curve, the same doubles), and the values come back. The
- * interrupt is polled between slices. Device memory: the blocks, plus 20 bytes per value of a
- * slice (12 without curves).
+ * where the scores may be millions) go up once, in plain copies; the new values and their curves
+ * go up in slices of `slice`, a thread per value runs the CPU's code (src/core/predict_curve.h: a
+ * branch-free binary search over the blocks of its curve, the same doubles), and the values come
+ * back, each slice's arrays in pinned slices where they are large (staging.cuh). The interrupt is
+ * polled between slices. Device memory: the blocks, plus 20 bytes per value of a slice (12
+ * without curves).
  */
 #ifndef GPUISO_CUDA_PREDICT_CUH
 #define GPUISO_CUDA_PREDICT_CUH
 
 #include "pipeline.cuh"
 #include "predict_curve.h"
+#include "staging.cuh"
 
 struct predict_step {
   gpuiso_curves cv;  /* device copies of the blocks */
@@ -39,7 +41,9 @@ static gpuiso_status predict_device(Exec &ex, const gpuiso_curves *cv, int64_t n
   double *lower = NULL, *upper = NULL, *level = NULL, *dv = NULL, *dout = NULL;
   int *dcurve = NULL;
   unsigned long long *count = NULL, outside = 0;
-  gpuiso_status s = upload(ex, (const int64_t **)&first, cv->first, ncurves + 1);
+  staging<Exec> st;
+  gpuiso_status s = stage_open(ex, &st, (size_t)part * sizeof *v, resolve_threads(opt, part));
+  if (s == GPUISO_OK) s = upload(ex, (const int64_t **)&first, cv->first, ncurves + 1);
   if (s == GPUISO_OK) s = upload(ex, (const double **)&lower, cv->lower, nb);
   if (s == GPUISO_OK) s = upload(ex, (const double **)&upper, cv->upper, nb);
   if (s == GPUISO_OK) s = upload(ex, (const double **)&level, cv->level, nb);
@@ -52,13 +56,15 @@ static gpuiso_status predict_device(Exec &ex, const gpuiso_curves *cv, int64_t n
                        dout, count};
   for (int64_t r0 = 0; s == GPUISO_OK && r0 < n; r0 += part) {
     int64_t m = n - r0 < part ? n - r0 : part;
-    s = ex.put(dv, v + r0, (size_t)m * sizeof *v);
-    if (s == GPUISO_OK && curve) s = ex.put(dcurve, curve + r0, (size_t)m * sizeof *curve);
+    s = stage_put(ex, &st, dv, v + r0, (size_t)m * sizeof *v, no_slice_work());
+    if (s == GPUISO_OK && curve)
+      s = stage_put(ex, &st, dcurve, curve + r0, (size_t)m * sizeof *curve, no_slice_work());
     if (s == GPUISO_OK) s = each(ex, step, m);
-    if (s == GPUISO_OK) s = ex.get(out + r0, dout, (size_t)m * sizeof *out);
+    if (s == GPUISO_OK) s = stage_get(ex, &st, out + r0, dout, (size_t)m * sizeof *out);
     if (s == GPUISO_OK && r0 + m < n) s = exec_poll(ex, opt, err);
   }
   if (s == GPUISO_OK && beyond) s = ex.get(&outside, count, sizeof outside);
+  stage_close(ex, &st);
   drop(ex, &first), drop(ex, &lower), drop(ex, &upper), drop(ex, &level);
   drop(ex, &dv), drop(ex, &dcurve), drop(ex, &dout), drop(ex, &count);
   if (s != GPUISO_OK) return s;

@@ -9,13 +9,15 @@
  *   3. forward: each position's value goes to its slot of the output; backward: the upstream
  *      gradient is gathered into stream order, averaged over the blocks (vjp.cuh), and each
  *      element's derivative written.
- * Only the output comes back.
+ * x and g go up, and only the output comes back, in pinned slices where they are large
+ * (staging.cuh).
  */
 #ifndef GPUISO_CUDA_SOFT_CUH
 #define GPUISO_CUDA_SOFT_CUH
 
 #include "pipeline.cuh"
 #include "soft.h"
+#include "staging.cuh"
 #include "vjp.cuh"
 
 struct soft_view {
@@ -153,11 +155,11 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
   int planned = 0;
   vjp_layout L;
   memset(&L, 0, sizeof L);
+  staging<Exec> st;
 
-  gpuiso_status s = make(ex, (double **)&v.x, v.n);
-  if (s == GPUISO_OK) s = ex.put((void *)v.x, x, bytes);
-  if (s == GPUISO_OK && g) s = make(ex, (double **)&v.g, v.n);
-  if (s == GPUISO_OK && g) s = ex.put((void *)v.g, g, bytes);
+  gpuiso_status s = stage_open(ex, &st, bytes, resolve_threads(opt, v.n));
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.x, x, v.n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.g, g, v.n);
   if (s == GPUISO_OK) s = soft_order(ex, v);
   if (s == GPUISO_OK) s = exec_poll(ex, opt, err);
 
@@ -189,7 +191,8 @@ static gpuiso_status soft_device(Exec &ex, gpuiso_soft_kind kind, int64_t nrow, 
     }
     if (s == GPUISO_OK) s = each(ex, soft_grad_step{v}, v.n);
   }
-  if (s == GPUISO_OK) s = ex.get(out, v.out, bytes);
+  if (s == GPUISO_OK) s = stage_get(ex, &st, out, v.out, bytes);
+  stage_close(ex, &st);
   vjp_layout_release(ex, &L);
   soft_release(ex, &v);
   free(offsets);

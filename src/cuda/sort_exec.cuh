@@ -1,8 +1,10 @@
 /* The executor of exec.cuh with the device-wide radix sort and scan of CUB, for the host sides
  * that sort (calibrate.cuh, soft.cuh, fit_xy.cuh; pipeline.cuh lists the calls), and the lanes
- * of staged transfers (staging.cuh): pinned host buffers, non-blocking streams, asynchronous
- * copies on them, and launches on a lane (use_lane) so that a slice's kernel runs while the next
- * slice is copied. CUB's calls are made twice: to size their scratch memory, then to run. */
+ * of staged transfers (staging.cuh), for every entry point whose host arrays go through the
+ * device (all but the plans of plan_handle.cuh): pinned host buffers, non-blocking streams,
+ * asynchronous copies on them, and launches on a lane (use_lane) so that a slice's kernel runs
+ * while the next slice is copied. CUB's calls are made twice: to size their scratch memory, then
+ * to run. */
 #ifndef GPUISO_CUDA_SORT_EXEC_CUH
 #define GPUISO_CUDA_SORT_EXEC_CUH
 
@@ -64,7 +66,9 @@ struct cuda_sort_exec : cuda_exec {
     release(temp);
     return timed(s, what);
   }
-  gpuiso_status exclusive_sum(int64_t *data, int64_t count) {
+  /* A template, as sort_pairs, so that CUB's kernels are compiled only where they are called. */
+  template <typename V>
+  gpuiso_status exclusive_sum(V *data, int64_t count) {
     size_t bytes = 0;
     void *temp = NULL;
     const char *what = "cub::DeviceScan::ExclusiveSum";

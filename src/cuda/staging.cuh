@@ -2,8 +2,9 @@
  * that the host's copy of one slice into its pinned buffer, the DMA of another and the kernels of
  * a third run at once: pageable memory cannot be copied asynchronously, and one cudaMemcpy of it
  * would leave the device idle for the whole transfer. Over an executor with the lanes of
- * sort_exec.cuh or tools/simt/sim_exec.h. A batch of many rows goes in groups instead, on
- * the two lanes and buffers in turn (host_fit.cuh: group_run).
+ * sort_exec.cuh or tools/simt/sim_exec.h. The entry points' large host arrays go so (host_fit.cuh,
+ * fit_xy.cuh, soft.cuh, vjp.cuh, predict.cuh, idr.cuh, calibrate.cuh); a batch of many rows goes
+ * in groups instead, on the two lanes and buffers in turn (host_fit.cuh: group_run).
  */
 #ifndef GPUISO_CUDA_STAGING_CUH
 #define GPUISO_CUDA_STAGING_CUH
@@ -109,6 +110,16 @@ static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const voi
     if (s == GPUISO_OK) s = t;
   }
   return s;
+}
+
+/* upload's (launch.cuh) through st: count host elements to a new device array (nothing for a NULL
+ * host). */
+template <class Exec, typename T>
+static gpuiso_status stage_upload(Exec &ex, staging<Exec> *st, const T **dev, const T *host, int64_t count) {
+  if (!host) return GPUISO_OK;
+  size_t bytes = (size_t)count * sizeof(T);
+  gpuiso_status s = ex.alloc((void **)dev, bytes);
+  return s == GPUISO_OK ? stage_put(ex, st, (void *)*dev, host, bytes, no_slice_work()) : s;
 }
 
 /* bytes from dev to host, slice by slice, after the work of the default stream: the host copies

@@ -11,12 +11,15 @@
  * left, and the total of the block holding the tile's last element. The tile kernel then starts
  * its scan from the carried sums and gives the last block that total.
  *
- * Sums are in double in both precisions. g counts only where the fit is inside (lo, hi).
+ * Sums are in double in both precisions. g counts only where the fit is inside (lo, hi). The
+ * host's arrays go up, and the derivatives come back, in pinned slices where they are large
+ * (staging.cuh).
  */
 #ifndef GPUISO_CUDA_VJP_CUH
 #define GPUISO_CUDA_VJP_CUH
 
 #include "launch.cuh"
+#include "staging.cuh"
 #include "view.cuh"
 
 #define VJP_TILE 1024
@@ -297,24 +300,21 @@ static gpuiso_status vjp_host(Exec &ex, int64_t nrows, const int64_t *offsets, c
   v.hi = opt->hi;
   gpuiso_status s = vjp_layout_init(ex, &v.L, nrows, offsets, err);
   if (s != GPUISO_OK) return s;
-  T *dev[6] = {NULL, NULL, NULL, NULL, NULL, NULL}; /* y, w, fit, g, dy, dw */
-  const T *host[4] = {dw ? y : NULL, w, fit, g};
-  uint8_t *dstart = NULL;
-  for (int k = 0; k < 4; k++) {
-    if (s == GPUISO_OK && host[k]) s = ex.alloc((void **)&dev[k], bytes);
-    if (s == GPUISO_OK && host[k]) s = ex.put(dev[k], host[k], bytes);
-  }
-  if (s == GPUISO_OK && dy) s = ex.alloc((void **)&dev[4], bytes);
-  if (s == GPUISO_OK && dw) s = ex.alloc((void **)&dev[5], bytes);
-  if (s == GPUISO_OK) s = ex.alloc((void **)&dstart, (size_t)n);
-  if (s == GPUISO_OK) s = ex.put(dstart, start, (size_t)n);
-  v.y = dev[0], v.w = dev[1], v.fit = dev[2], v.g = dev[3], v.dy = dev[4], v.dw = dev[5];
-  v.start = dstart;
+  staging<Exec> st;
+  s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.y, dw ? y : NULL, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.w, w, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.fit, fit, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.g, g, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.start, start, n);
+  if (s == GPUISO_OK && dy) s = make(ex, &v.dy, n);
+  if (s == GPUISO_OK && dw) s = make(ex, &v.dw, n);
   if (s == GPUISO_OK) s = vjp_run(ex, v);
-  if (s == GPUISO_OK && dy) s = ex.get(dy, dev[4], bytes);
-  if (s == GPUISO_OK && dw) s = ex.get(dw, dev[5], bytes);
-  for (int k = 0; k < 6; k++) ex.release(dev[k]);
-  ex.release(dstart);
+  if (s == GPUISO_OK && dy) s = stage_get(ex, &st, dy, v.dy, bytes);
+  if (s == GPUISO_OK && dw) s = stage_get(ex, &st, dw, v.dw, bytes);
+  stage_close(ex, &st);
+  drop(ex, &v.y), drop(ex, &v.w), drop(ex, &v.fit), drop(ex, &v.g), drop(ex, &v.start);
+  drop(ex, &v.dy), drop(ex, &v.dw);
   vjp_layout_release(ex, &v.L);
   return s;
 }

@@ -23,6 +23,20 @@ static inline gpuiso_opts test_options(int increasing, int nthreads) {
   return o;
 }
 
+/* The SIMT executor counting the slices of staged transfers (src/cuda/staging.cuh) copied in and
+ * out: that a path's host arrays went in pinned slices, and in many. */
+struct sim_sliced : sim_exec {
+  int64_t slices_in, slices_out;
+  gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane l) {
+    slices_in++;
+    return sim_exec::put_async(d, pinned, bytes, l);
+  }
+  gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane l) {
+    slices_out++;
+    return sim_exec::get_async(pinned, d, bytes, l);
+  }
+};
+
 /* By gpuiso_gpu_kernel. */
 static const char *const kernel_names[] = {"simple", "row PAV", "fast"};
 

@@ -3,7 +3,11 @@
  * against the CPU engines: the device's solver blocks against the hull engine's, the backward
  * pass on ragged rows whose blocks cross tiles (both precisions, weights, clipping) against
  * gpuiso_vjp, soft ranks and sorts against gpuiso_soft, and every buffer released on every path.
+ * Host arrays go in and out in many pinned slices (staging.cuh), the last one short.
  */
+#define STAGE_SLICE ((size_t)8 * 111) /* 111 doubles a slice: many slices, the last one short */
+#define STAGE_DIRECT ((size_t)0)       /* staged however small */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,12 +135,14 @@ static void test_vjp(void) {
   for (int64_t i = 0; i < 5000; i++) y[i] = 1.0, g[i] = (double)(i % 7), s[i] = i == 0;
   gpuiso_opts o = options(1, 0);
   gpuiso_error e;
-  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+  sim_sliced ex = {{&e, 0, 0, 0, 0, sim_seed}, 0, 0};
   gpuiso_status st = vjp_host(ex, 1, one, y, (const double *)NULL, y, s, g, &o, dy, (double *)NULL, &e);
   double mean = 0, worst = 0;
   for (int64_t i = 0; i < 5000; i++) mean += g[i] / 5000;
   for (int64_t i = 0; i < 5000; i++) worst = fmax(worst, fabs(dy[i] - mean));
-  CHECK(st == GPUISO_OK && worst < 1e-12, "one block across tiles: status %d, deviation %g", (int)st, worst);
+  CHECK(st == GPUISO_OK && worst < 1e-12 && ex.slices_in > 1 && ex.slices_out > 1,
+        "one block across tiles: status %d, deviation %g, %lld slices in, %lld out", (int)st, worst,
+        (long long)ex.slices_in, (long long)ex.slices_out);
 
   /* every allocation failing in turn: nothing stays held */
   sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
@@ -189,9 +195,11 @@ static void test_soft(void) {
   for (int i = 0; i < 600; i++) x[i] = unif(), g[i] = unif();
   gpuiso_opts o = options(1, 64);
   gpuiso_error e;
-  sim_exec counter = {&e, 0, 0, 0, 0, sim_seed};
+  sim_sliced counter = {{&e, 0, 0, 0, 0, sim_seed}, 0, 0};
   gpuiso_status st = soft_device(counter, GPUISO_SOFT_RANK, 6, 100, x, g, 1.0, 0, &o, out, &e);
-  CHECK(st == GPUISO_OK, "soft rank backward: status %d", (int)st);
+  CHECK(st == GPUISO_OK && counter.slices_in > 1 && counter.slices_out > 1,
+        "soft rank backward: status %d, %lld slices in, %lld out", (int)st, (long long)counter.slices_in,
+        (long long)counter.slices_out);
   for (int64_t k = 1; k <= counter.allocs; k++) {
     sim_exec fx = {&e, 0, 0, k, 0, sim_seed};
     st = soft_device(fx, GPUISO_SOFT_RANK, 6, 100, x, g, 1.0, 0, &o, out, &e);

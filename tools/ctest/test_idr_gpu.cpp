@@ -1,7 +1,11 @@
 /* IDR's device steps and host side (src/cuda/idr.cuh), run on the CPU by the SIMT executor
  * (tools/simt) under three schedule seeds, against the CPU engine (gpuiso_idr_fit): continuous data and ties, weights, both solver
  * kernels, slices of one row, of a few rows and of all thresholds; the error reports, interrupts,
- * and that every buffer is released on every path. */
+ * and that every buffer is released on every path; the observations and runs in many pinned
+ * slices (staging.cuh), the last one short. */
+#define STAGE_SLICE ((size_t)8 * 37) /* 37 doubles a slice: many slices, the last one short */
+#define STAGE_DIRECT ((size_t)0)      /* staged however small */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +133,11 @@ static void test_errors(void) {
           "interrupt at poll %d of %d: status %d, %lld held", p, polls, (int)s, (long long)ix.held);
   }
   o.interrupt = NULL;
-  sim_exec counter = {&e, 0, 0, 0, memory, sim_seed};
+  sim_sliced counter = {{&e, 0, 0, 0, memory, sim_seed}, 0, 0};
   s = idr_fit_device(counter, n, pos, thr, w, npos, nthr, &o, &out, &e);
-  CHECK(s == GPUISO_OK, "fit after errors: status %d", (int)s);
+  CHECK(s == GPUISO_OK && counter.slices_in > 1 && counter.slices_out > 1,
+        "fit after errors: status %d, %lld slices in, %lld out", (int)s, (long long)counter.slices_in,
+        (long long)counter.slices_out);
   if (s == GPUISO_OK) gpuiso_cdf_runs_free(&out);
   for (int64_t k = 1; k <= counter.allocs; k++) {
     sim_exec fx = {&e, 0, 0, k, memory, sim_seed};
