@@ -210,7 +210,7 @@ static gpuiso_status calibrate_device(Exec &ex, int64_t n, const double *score, 
   /* step 3: the knots, and where each curve's start */
   if (s == GPUISO_OK)
     s = find_runs(ex, knot_starts{n, v.skey, v.group_sorted}, v.len, &v.knot_at, &v.knot_first, &nknots);
-  if (s == GPUISO_OK) s = upload(ex, &v.bound, bound, nrows + 1);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, &v.bound, bound, nrows + 1);
   if (s == GPUISO_OK) s = make(ex, &v.row_knots, nrows + 1);
   if (s == GPUISO_OK) s = each(ex, calib_row_knots_step{v}, nrows + 1);
   if (s == GPUISO_OK) s = ex.get(row_knots, v.row_knots, ((size_t)nrows + 1) * sizeof *row_knots);

@@ -114,11 +114,8 @@ static inline gpuiso_status group_error(gpuiso_status s, const row_group *g, gpu
   return s;
 }
 
-/* The rows of a slice in groups, group k on lane k % 2 of st: the host takes group k - 2's fit out
- * of that lane's pinned buffer and copies group k's data into it while the device works on group
- * k - 1, then queues group k's copies in, its kernels and its copies out on the lane. A group's
- * failing rows are read once its lane is done; the first of the slice is reported (an error met
- * in queueing a group waits for the group before it). */
+/* The rows of a slice in groups, the parts of stage_parts, group k on lane k % 2 of st. A group's
+ * failing rows are read once its lane is done; the first of the slice is reported. */
 template <class Exec, typename T>
 struct group_run {
   Exec &ex;
@@ -169,17 +166,6 @@ struct group_run {
     if (start) copy_parallel(start + q->e0, buf + gb.second, len, st->threads);
     return GPUISO_OK;
   }
-  /* An error met in queueing group k stays in err unless taking group k - 1 finds an earlier
-   * one (take writes err only then). */
-  gpuiso_status run(int64_t ngroups, gpuiso_error *err) {
-    gpuiso_status s = GPUISO_OK, queued = GPUISO_OK;
-    for (int64_t k = 0; s == GPUISO_OK && k < ngroups + 2; k++) {
-      if (k >= 2) s = take(k - 2, err);
-      if (s == GPUISO_OK && queued != GPUISO_OK) return queued;
-      if (s == GPUISO_OK && k < ngroups) queued = queue(k, err);
-    }
-    return s;
-  }
 };
 
 /* The groups of a slice (g: nrows entries) for group_run, about equal in elements, where they make
@@ -222,7 +208,7 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   }
   if (s == GPUISO_OK) s = slice_alloc(ex, &run.d, n, sizeof(T), w != NULL, start != NULL);
   if (s == GPUISO_OK) s = ex.sync(); /* the plans' copies, on the default stream, before the lanes */
-  if (s == GPUISO_OK) s = run.run(ngroups, err);
+  if (s == GPUISO_OK) s = stage_parts(run, ngroups, err);
   stage_wait(ex, st); /* the lanes' work done before the memory it uses goes */
   slice_release(ex, &run.d);
   for (int64_t k = 0; k < made; k++) plan_release(ex, &plans[k]);

@@ -34,20 +34,12 @@ static const char *step_name() {
   return name;
 }
 
-/* Device buffers for the host sides: *p released and cleared; an upload of count host elements
- * (nothing for a NULL host); count elements allocated. */
+/* Device buffers for the host sides: *p released and cleared; count elements allocated (an
+ * upload of host elements: stage_upload, staging.cuh). */
 template <class Exec, typename T>
 static void drop(Exec &ex, T **p) {
   ex.release((void *)*p);
   *p = NULL;
-}
-
-template <class Exec, typename T>
-static gpuiso_status upload(Exec &ex, const T **dev, const T *host, int64_t count) {
-  if (!host) return GPUISO_OK;
-  size_t bytes = (size_t)count * sizeof(T);
-  gpuiso_status s = ex.alloc((void **)dev, bytes);
-  return s == GPUISO_OK ? ex.put((void *)*dev, host, bytes) : s;
 }
 
 template <class Exec, typename T>

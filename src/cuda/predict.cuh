@@ -1,10 +1,11 @@
 /* gpuiso_predict on the device (gpuiso_cuda_predict), written over an executor (pipeline.cuh) so
  * that the C tests run it on the CPU (tools/ctest). The curves' blocks (a few hundred per curve,
- * where the scores may be millions) go up once, in plain copies; the new values and their curves
- * go up in slices of `slice`, a thread per value runs the CPU's code (src/core/predict_curve.h: a
- * branch-free binary search over the blocks of its curve, the same doubles), and the values come
- * back, each slice's arrays in pinned slices where they are large (staging.cuh). The interrupt is
- * polled between slices. Device memory: the blocks, plus 20 bytes per value of a slice (12
+ * where the scores may be millions) go up once; the new values and their curves go in parts, a
+ * thread per value running the CPU's code (src/core/predict_curve.h: a branch-free binary search
+ * over the blocks of its curve, the same doubles). Where the values are large, the parts go
+ * through the two lanes and pinned buffers of staging.cuh in turn (stage_parts), so that one
+ * part's copies in, another's kernel and a third's copy out run at once. The interrupt is polled
+ * between parts. Device memory: the blocks, plus 20 bytes per value of a part on each lane (12
  * without curves).
  */
 #ifndef GPUISO_CUDA_PREDICT_CUH
@@ -16,7 +17,7 @@
 
 struct predict_step {
   gpuiso_curves cv;  /* device copies of the blocks */
-  const double *v;   /* the slice's values */
+  const double *v;   /* the part's values */
   const int *curve;  /* their curves; NULL: curve 0 */
   int linear, outside_missing;
   double missing;
@@ -29,44 +30,98 @@ struct predict_step {
   }
 };
 
-/* gpuiso_cuda_predict over an executor, in slices of `slice` values. */
+/* The values in parts on the lanes of st (stage_parts): part k's values, and their curves, through
+ * lane k % 2's pinned buffer (the values from 0, the curves after `part` values, the predictions
+ * back from 0) into that lane's device arrays (steps[k % 2]); in plain copies on the default
+ * stream where st has no buffers. */
+template <class Exec>
+struct predict_parts {
+  Exec &ex;
+  staging<Exec> *st;
+  predict_step steps[2];
+  const double *v;
+  const int *curve;
+  double *out;
+  int64_t n, part;
+  const gpuiso_opts *opt;
+
+  gpuiso_status queue(int64_t k, gpuiso_error *err) {
+    const predict_step &step = steps[k & 1];
+    int64_t r0 = k * part, m = n - r0 < part ? n - r0 : part;
+    char *buf = (char *)st->buf[k & 1];
+    typename Exec::lane lane = st->lane[k & 1];
+    if (k > 0 && poll_interrupt(opt)) {
+      set_error(err, GPUISO_E_INTERRUPT, -1, -1);
+      return GPUISO_E_INTERRUPT;
+    }
+    gpuiso_status s;
+    if (buf) {
+      copy_parallel(buf, v + r0, (size_t)m * sizeof *v, st->threads);
+      if (curve) copy_parallel(buf + (size_t)part * sizeof *v, curve + r0, (size_t)m * sizeof *curve, st->threads);
+      s = ex.put_async((void *)step.v, buf, (size_t)m * sizeof *v, lane);
+      if (s == GPUISO_OK && curve) s = ex.put_async((void *)step.curve, buf + (size_t)part * sizeof *v, (size_t)m * sizeof *curve, lane);
+    } else {
+      s = ex.put((void *)step.v, v + r0, (size_t)m * sizeof *v);
+      if (s == GPUISO_OK && curve) s = ex.put((void *)step.curve, curve + r0, (size_t)m * sizeof *curve);
+    }
+    ex.use_lane(lane);
+    if (s == GPUISO_OK) s = each(ex, step, m);
+    ex.use_lane(NULL);
+    if (s == GPUISO_OK && buf) s = ex.get_async(buf, step.out, (size_t)m * sizeof *out, lane);
+    return s;
+  }
+  gpuiso_status take(int64_t k, gpuiso_error *) {
+    int64_t r0 = k * part, m = n - r0 < part ? n - r0 : part;
+    const void *buf = st->buf[k & 1];
+    if (!buf) return ex.get(out + r0, steps[k & 1].out, (size_t)m * sizeof *out);
+    gpuiso_status s = ex.lane_sync(st->lane[k & 1]);
+    if (s == GPUISO_OK) copy_parallel(out + r0, buf, (size_t)m * sizeof *out, st->threads);
+    return s;
+  }
+};
+
+/* gpuiso_cuda_predict over an executor, in parts of at most `part` values (and of what a pinned
+ * buffer holds). */
 template <class Exec>
 static gpuiso_status predict_device(Exec &ex, const gpuiso_curves *cv, int64_t ncurves, int64_t n,
                                     const double *v, const int *curve, int linear,
                                     int outside_missing, double missing, const gpuiso_opts *opt,
                                     double *out, int64_t *beyond, gpuiso_error *err,
-                                    int64_t slice) {
-  int64_t nb = cv->first[ncurves], part = n < slice ? n : slice;
+                                    int64_t part) {
+  int64_t nb = cv->first[ncurves];
+  size_t per = sizeof *v + (curve ? sizeof *curve : 0); /* bytes in a value */
+  int64_t fits = (int64_t)(STAGE_SLICE / per);
+  part = n < part ? n : part;
+  part = part < fits ? part : fits;
+  part = part > 0 ? part : 1;
+  int64_t nparts = (n + part - 1) / part;
   int64_t *first = NULL;
-  double *lower = NULL, *upper = NULL, *level = NULL, *dv = NULL, *dout = NULL;
-  int *dcurve = NULL;
+  double *lower = NULL, *upper = NULL, *level = NULL;
   unsigned long long *count = NULL, outside = 0;
   staging<Exec> st;
-  gpuiso_status s = stage_open(ex, &st, (size_t)part * sizeof *v, resolve_threads(opt, part));
-  if (s == GPUISO_OK) s = upload(ex, (const int64_t **)&first, cv->first, ncurves + 1);
-  if (s == GPUISO_OK) s = upload(ex, (const double **)&lower, cv->lower, nb);
-  if (s == GPUISO_OK) s = upload(ex, (const double **)&upper, cv->upper, nb);
-  if (s == GPUISO_OK) s = upload(ex, (const double **)&level, cv->level, nb);
-  if (s == GPUISO_OK) s = make(ex, &dv, part);
-  if (s == GPUISO_OK && curve) s = make(ex, &dcurve, part);
-  if (s == GPUISO_OK) s = make(ex, &dout, part);
+  predict_parts<Exec> run = {ex, &st, {}, v, curve, out, n, part, opt};
+  gpuiso_status s = stage_open(ex, &st, (size_t)part * per, resolve_threads(opt, part));
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, (const int64_t **)&first, cv->first, ncurves + 1);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, (const double **)&lower, cv->lower, nb);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, (const double **)&upper, cv->upper, nb);
+  if (s == GPUISO_OK) s = stage_upload(ex, &st, (const double **)&level, cv->level, nb);
   if (s == GPUISO_OK && beyond) s = make(ex, &count, 1);
   if (s == GPUISO_OK && beyond) s = ex.fill(count, 0, sizeof *count);
-  predict_step step = {{first, lower, upper, level}, dv, dcurve, linear, outside_missing, missing,
-                       dout, count};
-  for (int64_t r0 = 0; s == GPUISO_OK && r0 < n; r0 += part) {
-    int64_t m = n - r0 < part ? n - r0 : part;
-    s = stage_put(ex, &st, dv, v + r0, (size_t)m * sizeof *v, no_slice_work());
-    if (s == GPUISO_OK && curve)
-      s = stage_put(ex, &st, dcurve, curve + r0, (size_t)m * sizeof *curve, no_slice_work());
-    if (s == GPUISO_OK) s = each(ex, step, m);
-    if (s == GPUISO_OK) s = stage_get(ex, &st, out + r0, dout, (size_t)m * sizeof *out);
-    if (s == GPUISO_OK && r0 + m < n) s = exec_poll(ex, opt, err);
+  for (int b = 0; b < (nparts > 1 ? 2 : 1); b++) {
+    predict_step &step = run.steps[b];
+    step = {{first, lower, upper, level}, NULL, NULL, linear, outside_missing, missing, NULL, count};
+    if (s == GPUISO_OK) s = make(ex, (double **)&step.v, part);
+    if (s == GPUISO_OK && curve) s = make(ex, (int **)&step.curve, part);
+    if (s == GPUISO_OK) s = make(ex, &step.out, part);
   }
+  if (s == GPUISO_OK) s = ex.sync(); /* the blocks and the count, on the default stream, before the lanes */
+  if (s == GPUISO_OK) s = stage_parts(run, nparts, err);
   if (s == GPUISO_OK && beyond) s = ex.get(&outside, count, sizeof outside);
   stage_close(ex, &st);
-  drop(ex, &first), drop(ex, &lower), drop(ex, &upper), drop(ex, &level);
-  drop(ex, &dv), drop(ex, &dcurve), drop(ex, &dout), drop(ex, &count);
+  drop(ex, &first), drop(ex, &lower), drop(ex, &upper), drop(ex, &level), drop(ex, &count);
+  for (int b = 0; b < 2; b++) {
+    drop(ex, (double **)&run.steps[b].v), drop(ex, (int **)&run.steps[b].curve), drop(ex, &run.steps[b].out);
+  }
   if (s != GPUISO_OK) return s;
   if (beyond) *beyond = (int64_t)outside;
   set_error(err, GPUISO_OK, -1, -1);

@@ -3,8 +3,9 @@
  * a third run at once: pageable memory cannot be copied asynchronously, and one cudaMemcpy of it
  * would leave the device idle for the whole transfer. Over an executor with the lanes of
  * sort_exec.cuh or tools/simt/sim_exec.h. The entry points' large host arrays go so (host_fit.cuh,
- * fit_xy.cuh, soft.cuh, vjp.cuh, predict.cuh, idr.cuh, calibrate.cuh); a batch of many rows goes
- * in groups instead, on the two lanes and buffers in turn (host_fit.cuh: group_run).
+ * fit_xy.cuh, soft.cuh, vjp.cuh, idr.cuh, calibrate.cuh); work in independent parts goes part by
+ * part instead, each part's copies in, kernels and copies out on the two lanes and buffers in
+ * turn (stage_parts: a batch's groups of rows, host_fit.cuh; the values of predict.cuh).
  */
 #ifndef GPUISO_CUDA_STAGING_CUH
 #define GPUISO_CUDA_STAGING_CUH
@@ -83,13 +84,13 @@ struct no_slice_work {
   }
 };
 
-/* bytes from host to dev, slice by slice: after(ex, offset, length) launches the kernels of a
- * slice as soon as it is on the device, on the slice's lane. Returns when every copy and kernel
- * is done. */
+/* bytes from host to dev, slice by slice (one plain copy where st is NULL or has no buffers):
+ * after(ex, offset, length) launches the kernels of a slice as soon as it is on the device, on the
+ * slice's lane. Returns when every copy and kernel is done. */
 template <class Exec, class After>
 static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const void *host, size_t bytes,
                                After after) {
-  if (!st->buf[0]) { /* one plain copy */
+  if (!st || !st->buf[0]) {
     gpuiso_status s = ex.put(dev, host, bytes);
     return s == GPUISO_OK && bytes > 0 ? after(ex, 0, bytes) : s;
   }
@@ -112,14 +113,30 @@ static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const voi
   return s;
 }
 
-/* upload's (launch.cuh) through st: count host elements to a new device array (nothing for a NULL
- * host). */
+/* count host elements to a new device array through st (stage_put; nothing for a NULL host). */
 template <class Exec, typename T>
 static gpuiso_status stage_upload(Exec &ex, staging<Exec> *st, const T **dev, const T *host, int64_t count) {
   if (!host) return GPUISO_OK;
   size_t bytes = (size_t)count * sizeof(T);
   gpuiso_status s = ex.alloc((void **)dev, bytes);
   return s == GPUISO_OK ? stage_put(ex, st, (void *)*dev, host, bytes, no_slice_work()) : s;
+}
+
+/* Parts 0 .. nparts - 1 through the two lanes in turn: parts.queue(k, err) queues part k's copies
+ * in, kernels and copies out on lane k % 2 once parts.take(k - 2, err) has waited for that lane and
+ * taken part k - 2 out of its pinned buffer, so that the host copies one part while the device
+ * moves or works on the part before. An error met in queueing part k is reported unless taking
+ * part k - 1 finds one first (take writes err only then). The caller waits for the lanes after,
+ * on failure too (stage_wait). */
+template <class Parts>
+static gpuiso_status stage_parts(Parts &parts, int64_t nparts, gpuiso_error *err) {
+  gpuiso_status s = GPUISO_OK, queued = GPUISO_OK;
+  for (int64_t k = 0; s == GPUISO_OK && k < nparts + 2; k++) {
+    if (k >= 2) s = parts.take(k - 2, err);
+    if (s == GPUISO_OK && queued != GPUISO_OK) return queued;
+    if (s == GPUISO_OK && k < nparts) queued = parts.queue(k, err);
+  }
+  return s;
 }
 
 /* bytes from dev to host, slice by slice, after the work of the default stream: the host copies

@@ -24,11 +24,17 @@ static inline gpuiso_opts test_options(int increasing, int nthreads) {
 }
 
 /* The SIMT executor counting the slices of staged transfers (src/cuda/staging.cuh) copied in and
- * out: that a path's host arrays went in pinned slices, and in many. */
+ * out: that a path's host arrays went in pinned slices, and in many; and whether parts on the
+ * two lanes overlapped. */
 struct sim_sliced : sim_exec {
-  int64_t slices_in, slices_out;
+  int64_t slices_in, slices_out, overlaps; /* overlaps: copies in queued while another lane has work */
   gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane l) {
     slices_in++;
+    for (const sim_lane *o : lanes)
+      if (o != l && !o->queue.empty()) {
+        overlaps++;
+        break;
+      }
     return sim_exec::put_async(d, pinned, bytes, l);
   }
   gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane l) {

@@ -299,15 +299,16 @@ static void check_predict(const char *name, const curves &c, int64_t n, uint64_t
           if (memcmp(&want[i], &got[i], sizeof want[i]) != 0) differ++, at = at < 0 ? i : at;
         /* the values in one slice: its arrays in many staged ones */
         int staged = slice < n || (ex.slices_in > 1 && ex.slices_out > 1);
+        int overlapped = ex.overlaps > 0; /* the parts on both lanes at once */
         CHECK(sc == GPUISO_OK && sg == GPUISO_OK && differ == 0 && want_beyond == got_beyond && ex.held == 0 &&
-                  staged,
+                  staged && overlapped,
               "predict %s (n %lld, slice %lld, curves %d, linear %d, outside missing %d): status %d, "
               "%lld differ (first at %lld: v %.17g, %.17g against %.17g), beyond %lld against %lld, "
-              "%lld held, %lld slices in, %lld out",
+              "%lld held, %lld slices in, %lld out, %lld overlapping",
               name, (long long)n, (long long)slice, grouped, linear, outside, (int)sg, (long long)differ,
               (long long)at, at >= 0 ? v[at] : 0.0, at >= 0 ? got[at] : 0.0, at >= 0 ? want[at] : 0.0,
               (long long)got_beyond, (long long)want_beyond, (long long)ex.held, (long long)ex.slices_in,
-              (long long)ex.slices_out);
+              (long long)ex.slices_out, (long long)ex.overlaps);
       }
   free(v), free(want), free(got), free(curve);
 }

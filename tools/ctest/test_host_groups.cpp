@@ -77,7 +77,7 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   gpuiso_error e[2];
   gpuiso_status s[2];
   int64_t held[2];
-  sim_exec ex = {&e[0], 0, 0, 0, 0, sim_seed};
+  sim_sliced ex = {{&e[0], 0, 0, 0, 0, sim_seed}, 0, 0, 0};
   s[0] = fit_rows_host(ex, nrows, o, type, yv, wv, &opt, fit[0], starts ? start[0] : NULL, &e[0]);
   held[0] = ex.held;
   sim_exec wx = {&e[1], 0, 0, 0, 0, sim_seed + 7};
@@ -101,12 +101,12 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   for (int64_t r = 0; starts && r < nrows; r++)
     for (int64_t i = o[r]; i < o[r + 1]; i++)
       flags_wrong += start[0][i] != (i == o[r] || z[i] != z[i - 1]);
-  CHECK((grouped ? ngroups >= GROUPS_MIN : ngroups == 0) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
+  CHECK((grouped ? ngroups >= GROUPS_MIN && ex.overlaps > 0 : ngroups == 0) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
             held[1] == 0,
-        "%s, %s, %s, %s, %s%s: %lld groups, status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
+        "%s, %s, %s, %s, %s%s: %lld groups (%lld overlapping), status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
         "downs, %lld flags wrong, %lld held",
         what, family_names[f], weight_names[wk], single ? "float32" : "float64", kernel_names[kernel],
-        starts ? ", flags" : "", (long long)ngroups, (int)s[0], (int)s[1], e[0].message, same, c.max_dev,
+        starts ? ", flags" : "", (long long)ngroups, (long long)ex.overlaps, (int)s[0], (int)s[1], e[0].message, same, c.max_dev,
         (long long)c.step_downs, (long long)flags_wrong, (long long)held[0]);
   free(y); free(w); free(ref); free(z); free(yf); free(wf); free(fit[0]); free(fit[1]); free(start[0]); free(start[1]);
 }
