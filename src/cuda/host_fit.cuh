@@ -181,15 +181,15 @@ static int64_t slice_groups(int64_t nrows, const int64_t *offsets, group_buffer 
   return k >= GROUPS_MIN ? k : 0;
 }
 
-/* fit_slice_whole, in groups (group_run) where slice_groups finds them and `grouped`. */
+/* fit_slice_whole, in groups (group_run) where slice_groups finds them. */
 template <class Exec, typename T>
 static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows, const int64_t *offsets,
                                      const T *y, const T *w, const gpuiso_opts *opt, T *fit, uint8_t *start,
-                                     int grouped, gpuiso_error *err) {
+                                     gpuiso_error *err) {
   gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
   int64_t n = offsets[nrows], ngroups = 0, nplans = 0;
   group_buffer gb = group_buffer_of(st->slice, sizeof(T), w != NULL, start != NULL);
-  row_group *g = grouped && st->buf[0] ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
+  row_group *g = st->buf[0] ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
   if (g) ngroups = slice_groups(nrows, offsets, gb, g, &nplans);
   if (ngroups == 0) {
     free(g);
@@ -218,24 +218,21 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   return s;
 }
 
-/* A slice of a host batch through the device: fit_slice_typed in the batch's precision. Only a
- * batch that fits the device memory in one slice goes in groups: their plans, one for each shape
- * of group, would each round their arrays up beyond what plan_row_bytes counts, which the slices
- * cut to the memory free cannot afford. */
+/* A slice of a host batch through the device: fit_slice_typed in the batch's precision. */
 template <class Exec>
 static gpuiso_status fit_slice_host(Exec &ex, int64_t nrows, const int64_t *offsets, gpuiso_precision type,
                                     const void *y, const void *w, const gpuiso_opts *opt, void *fit,
-                                    uint8_t *start, int grouped, gpuiso_error *err) {
+                                    uint8_t *start, gpuiso_error *err) {
   int64_t n = offsets[nrows];
   size_t bytes = (size_t)n * (type == GPUISO_SINGLE ? sizeof(float) : sizeof(double));
   staging<Exec> st;
   gpuiso_status s = stage_open(ex, &st, bytes, resolve_threads(opt, n));
   if (s == GPUISO_OK && type == GPUISO_SINGLE)
     s = fit_slice_typed(ex, &st, nrows, offsets, (const float *)y, (const float *)w, opt, (float *)fit, start,
-                        grouped, err);
+                        err);
   else if (s == GPUISO_OK)
     s = fit_slice_typed(ex, &st, nrows, offsets, (const double *)y, (const double *)w, opt, (double *)fit, start,
-                        grouped, err);
+                        err);
   stage_close(ex, &st);
   return s;
 }
@@ -253,7 +250,8 @@ static inline int64_t segment_length(const gpuiso_opts *opt, int64_t n, gpuiso_p
  * at most 2 n / len + 2). A weighted row's later segments start at a positive weight, the last
  * within len of the segment before where there is one, so that each holds a positive weight and no
  * cut parts zero weights from the block on their left; the first holds the row's first positive
- * weight. */
+ * weight. A segment longer than len holds one positive weight (the zero weights after it reach
+ * beyond len). */
 template <typename T>
 static int64_t segment_cuts(int64_t n, const T *w, int64_t len, int64_t *cut) {
   int64_t k = 0, first = 0;
@@ -271,6 +269,47 @@ static int64_t segment_cuts(int64_t n, const T *w, int64_t len, int64_t *cut) {
   return k;
 }
 
+/* The first invalid element of [from, to) of a row, as the device's checks report it (err: its
+ * index in the row). */
+template <typename T>
+static gpuiso_status run_status(const T *y, const T *w, int64_t from, int64_t to, gpuiso_error *err) {
+  for (int64_t i = from; i < to; i++) {
+    gpuiso_status s = value_status((double)y[i], (double)w[i]);
+    if (s != GPUISO_OK) {
+      set_error(err, s, i, 0);
+      return s;
+    }
+  }
+  return GPUISO_OK;
+}
+
+/* Segment [c, e) of a row through the device, as a row of its own. A segment longer than len
+ * holds one positive weight (segment_cuts), which alone goes to the device: the elements beside
+ * it, of no weight, are checked here and join its block, which they leave as it is (their
+ * products are exact zeros), so that a long run of zero weights takes no more device memory
+ * than a segment. A row with no positive weight is one such segment, reported here. */
+template <class Exec, typename T>
+static gpuiso_status fit_segment(Exec &ex, gpuiso_precision type, const T *y, const T *w, const gpuiso_opts *o,
+                                 int64_t c, int64_t e, int64_t len, T *fit, uint8_t *flags, gpuiso_error *err) {
+  int64_t f = c, off[2] = {0, e - c};
+  if (e - c > len)
+    while (f < e && !(w[f] > 0)) f++;
+  gpuiso_status s = e - c > len ? run_status(y, w, c, f, err) : GPUISO_OK;
+  if (s == GPUISO_OK && e - c > len && f == e) {
+    set_error(err, GPUISO_E_W_ALLZERO, -1, 0);
+    return GPUISO_E_W_ALLZERO;
+  }
+  if (s == GPUISO_OK) {
+    if (e - c > len) off[1] = 1;
+    s = fit_slice_host(ex, 1, off, type, y + f, w ? w + f : NULL, o, fit + f, flags + f, err);
+    if (s != GPUISO_OK && err && err->index >= 0) err->index += f;
+  }
+  if (s != GPUISO_OK || e - c <= len) return s;
+  s = run_status(y, w, f + 1, e, err);
+  for (int64_t i = c; s == GPUISO_OK && i < e; i++) fit[i] = fit[f], flags[i] = i == c;
+  return s;
+}
+
 /* A row larger than the device memory free (budget bytes for it): its segments fitted one after
  * another on the device as rows of their own, unclipped and with their solver blocks, then joined
  * on the host (row_join.cuh), clipped, and flagged. */
@@ -286,11 +325,8 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
   else ncuts = segment_cuts(n, w, len, cut);
   gpuiso_opts o = *opt;
   o.lo = -INFINITY, o.hi = INFINITY, o.solver_blocks = 1;
-  for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++) {
-    int64_t c = cut[k], off[2] = {0, (k + 1 < ncuts ? cut[k + 1] : n) - c};
-    s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, &o, fit + c, flags + c, 0, err);
-    if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
-  }
+  for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++)
+    s = fit_segment(ex, type, y, w, &o, cut[k], k + 1 < ncuts ? cut[k + 1] : n, len, fit, flags, err);
   if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
   int bounded = opt->lo > -INFINITY || opt->hi < INFINITY, level_starts = start && !opt->solver_blocks;
   if (s == GPUISO_OK && (bounded || level_starts))
@@ -316,19 +352,22 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   gpuiso_status s = plan_available(ex, opt, &avail);
   int64_t longest = plan_longest(nrows, offsets);
   int64_t *off = NULL; /* a slice's offsets, from 0 */
+  /* a slice's plan and arrays, and in groups (slice_groups: at most 2 n / cap + 1 of them) a plan
+   * each more */
+  double budget = SLICE_SHARE * (double)avail - 2 * ARENA_FIXED_BYTES;
+  double group_bytes = 2 * ARENA_FIXED_BYTES / (double)group_buffer_of(STAGE_SLICE, value, w != NULL, start != NULL).cap;
   for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
-    double need = 0;
+    double need = ARENA_FIXED_BYTES;
     for (r1 = r0; r1 < nrows; r1++) {
       int64_t len = offsets[r1 + 1] - offsets[r1];
-      double b = plan_slice_row_bytes(opt, longest, len, type, w != NULL, start != NULL);
-      if (need + b > SLICE_SHARE * (double)avail) break;
+      double b = plan_slice_row_bytes(opt, longest, len, type, w != NULL, start != NULL) + (double)len * group_bytes;
+      if (need + b > budget) break;
       need += b;
     }
-    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, 1, err);
+    if (r0 == 0 && r1 == nrows) return fit_slice_host(ex, nrows, offsets, type, y, w, opt, fit, start, err);
     int64_t e0 = offsets[r0];
     if (r1 == r0) { /* row r0 alone needs more */
       int64_t len = offsets[++r1] - e0;
-      double budget = SLICE_SHARE * (double)avail;
       s = type == GPUISO_SINGLE
               ? fit_row_segments(ex, len, type, (const float *)y + e0, w ? (const float *)w + e0 : NULL, opt, budget,
                                  (float *)fit + e0, start ? start + e0 : NULL, err)
@@ -345,7 +384,7 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
     for (int64_t r = r0; r <= r1; r++) off[r - r0] = offsets[r] - e0;
     s = fit_slice_host(ex, r1 - r0, off, type, (const char *)y + e0 * value,
                        w ? (const char *)w + e0 * value : NULL, opt, (char *)fit + e0 * value,
-                       start ? start + e0 : NULL, 0, err);
+                       start ? start + e0 : NULL, err);
     if (s != GPUISO_OK && err && err->row >= 0) err->row += r0, err->index += err->index >= 0 ? e0 : 0;
   }
   free(off);

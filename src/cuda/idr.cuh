@@ -243,13 +243,20 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   free(total);
 
   /* A row costs its values, fit, weights, runs (at most one per position) and segment counts,
-   * and the solver's scratch; slices take half the memory free, leaving room for others. */
+   * and the solver's scratch; slices take half the memory free, leaving room for others, or all
+   * of it where half holds no row; the solver's plan takes its fixed parts beside them. */
   size_t avail = 0;
   if (s == GPUISO_OK) s = plan_available(ex, &st->solver, &avail);
   v.segs = (npos + IDR_SEGMENT - 1) / IDR_SEGMENT;
   double row_bytes = (double)npos * ((weighted ? 4 : 3) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +
                      (double)(v.segs + 1) * sizeof(int64_t) + plan_row_bytes(&st->solver, npos, npos, 1);
-  double rows = 0.5 * (double)avail / row_bytes;
+  double room = (double)avail - ARENA_FIXED_BYTES;
+  double rows = (0.5 * (double)avail < room ? 0.5 * (double)avail : room) / row_bytes;
+  if (rows < 1 && room >= row_bytes) rows = 1;
+  if (s == GPUISO_OK && rows < 1) {
+    s = GPUISO_E_NOMEM;
+    set_error(err, s, -1, -1);
+  }
   st->max_rows = rows < 1 ? 1 : (rows > (double)v.nthr ? v.nthr : (int64_t)rows);
   int64_t cells = st->max_rows * npos;
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.y, (size_t)cells * sizeof(double));

@@ -508,9 +508,15 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
   return plan_fit(ex, p, (const double *)y, (const double *)w, (double *)fit, start, err);
 }
 
-/* The share of the free device memory a slice may take: the rest covers the plans' fixed parts
- * and the allocator's rounding. */
+/* The share of the free device memory a slice may take: the rest covers the allocator's
+ * rounding. */
 #define SLICE_SHARE 0.9
+
+/* Device bytes of one allocation of parts (part_arena) beyond what plan_row_bytes and
+ * plan_row_data_bytes count of its rows, at most: each part's rounding and gap, and the few
+ * entries a plan has beyond its rows'. A fit holds a plan and a slice's arrays, a group of rows
+ * a plan more. */
+#define ARENA_FIXED_BYTES ((double)ARENA_PARTS * 2 * ARENA_ALIGN + 8 * sizeof(int64_t))
 
 /* The device memory a fit may take: what is free, at most opt->gpu_memory where it is set. */
 template <class Exec>

@@ -56,9 +56,10 @@ static void test_cut(void) {
 }
 
 /* Fits the batch through fit_rows_host (in groups here) and through fit_slice_whole (one plan),
- * and checks them against each other bit for bit and against the CPU hull engine. */
+ * and checks them against each other bit for bit and against the CPU hull engine. With `share`,
+ * the device has that share of the memory the batch needs in one slice, and holds no more. */
 static void check_groups(const char *what, int nrows, const int64_t *o, family_kind f, weight_kind wk, int single,
-                         int starts, gpuiso_gpu_kernel kernel, int grouped) {
+                         int starts, gpuiso_gpu_kernel kernel, int grouped, double share = 0) {
   int64_t n = o[nrows];
   int increasing = (f + wk + single + starts) % 2;
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
@@ -77,7 +78,10 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   gpuiso_error e[2];
   gpuiso_status s[2];
   int64_t held[2];
-  sim_sliced ex = {{&e[0], 0, 0, 0, 0, sim_seed}, 0, 0, 0};
+  double need = 0;
+  for (int r = 0; r < nrows; r++)
+    need += plan_slice_row_bytes(&opt, plan_longest(nrows, o), o[r + 1] - o[r], type, wp != NULL, starts);
+  sim_sliced ex = {{&e[0], 0, 0, 0, (size_t)(share * need), sim_seed}, 0, 0, 0};
   s[0] = fit_rows_host(ex, nrows, o, type, yv, wv, &opt, fit[0], starts ? start[0] : NULL, &e[0]);
   held[0] = ex.held;
   sim_exec wx = {&e[1], 0, 0, 0, 0, sim_seed + 7};
@@ -101,12 +105,12 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   for (int64_t r = 0; starts && r < nrows; r++)
     for (int64_t i = o[r]; i < o[r + 1]; i++)
       flags_wrong += start[0][i] != (i == o[r] || z[i] != z[i - 1]);
-  CHECK((grouped ? ngroups >= GROUPS_MIN && ex.overlaps > 0 : ngroups == 0) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
+  CHECK((grouped ? ngroups >= GROUPS_MIN && ex.overlaps > 0 : ngroups == 0) && (share == 0 || ex.peak <= ex.memory) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
             held[1] == 0,
-        "%s, %s, %s, %s, %s%s: %lld groups (%lld overlapping), status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
+        "%s, %s, %s, %s, %s%s: %lld groups (%lld overlapping), %zu bytes held at most of %zu, status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
         "downs, %lld flags wrong, %lld held",
         what, family_names[f], weight_names[wk], single ? "float32" : "float64", kernel_names[kernel],
-        starts ? ", flags" : "", (long long)ngroups, (long long)ex.overlaps, (int)s[0], (int)s[1], e[0].message, same, c.max_dev,
+        starts ? ", flags" : "", (long long)ngroups, (long long)ex.overlaps, ex.peak, ex.memory, (int)s[0], (int)s[1], e[0].message, same, c.max_dev,
         (long long)c.step_downs, (long long)flags_wrong, (long long)held[0]);
   free(y); free(w); free(ref); free(z); free(yf); free(wf); free(fit[0]); free(fit[1]); free(start[0]); free(start[1]);
 }
@@ -140,6 +144,11 @@ static void test_fits(void) {
   twice[9] = 4097;
   offsets_of(twice, 56, m);
   check_groups("ragged rows and a chunked one", 56, m, FAM_SAWTOOTH, W_EXTREME, 0, 1, GPUISO_GPU_FAST, 1);
+  /* a batch larger than the device memory: slices of it, each in groups */
+  for (int k = 0; k < 4; k++)
+    check_groups("uniform rows in memory slices", 60, o, (family_kind)k, (weight_kind)(k % W_COUNT), k == 1, k % 2,
+                 k < 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, 1, 0.45);
+  check_groups("chunked rows in memory slices", 12, c, FAM_CLIFF, W_UNIFORM, 0, 1, GPUISO_GPU_FAST, 1, 0.6);
   /* too few elements for three groups: whole */
   offsets_of(uniform, 10, o);
   check_groups("ten rows", 10, o, FAM_NOISE, W_UNIFORM, 0, 1, GPUISO_GPU_FAST, 0);

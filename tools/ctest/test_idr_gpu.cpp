@@ -36,13 +36,36 @@ typedef struct {
   weight_kind wk;
 } idr_case;
 
+/* The least device memory, in steps of 256 bytes, in which idr_setup succeeds (the SIMT executor
+ * fails an allocation beyond the memory it reports), which must give slices of one row. */
+static size_t least_memory(int64_t n, const int32_t *pos, const int32_t *thr, const double *w, int64_t npos,
+                           int64_t nthr, const gpuiso_opts *o) {
+  gpuiso_error e;
+  for (size_t memory = 256;; memory += 256) {
+    sim_exec probe = {&e, 0, 0, 0, memory, sim_seed};
+    idr_state st;
+    memset(&st, 0, sizeof st);
+    st.v.npos = npos;
+    st.v.nthr = nthr;
+    st.solver = *o;
+    gpuiso_status s = idr_setup(probe, &st, n, pos, thr, w, &e);
+    int64_t rows = st.max_rows;
+    idr_release(probe, &st);
+    if (s == GPUISO_OK) {
+      CHECK(rows == 1, "the least memory, %zu bytes: slices of %lld rows", memory, (long long)rows);
+      return memory;
+    }
+  }
+}
+
 static void test_against_cpu(void) {
   const idr_case cases[] = {{"continuous", 1500, 0, W_NONE},  {"ties", 3000, 1, W_NONE},
                             {"ties, weights", 2000, 1, W_UNIFORM},
                             {"continuous, extreme weights", 1200, 0, W_EXTREME},
                             {"one observation", 1, 0, W_NONE}, {"three", 3, 1, W_UNIFORM}};
-  /* device memory: slices of one row, of a few rows, of every threshold */
-  const size_t memory[] = {1, (size_t)1 << 21, (size_t)1 << 40};
+  /* device memory: the least that suffices (slices of one row), slices of a few rows, of every
+   * threshold */
+  size_t memory[] = {0, (size_t)1 << 21, (size_t)1 << 40};
   const struct {
     gpuiso_gpu_kernel kernel;
     int64_t chunk;
@@ -62,6 +85,7 @@ static void test_against_cpu(void) {
     for (size_t m = 0; s == GPUISO_OK && m < sizeof memory / sizeof memory[0]; m++) {
       for (size_t v = 0; v < sizeof solvers / sizeof solvers[0]; v++) {
         gpuiso_opts o = options(solvers[v].kernel, solvers[v].chunk);
+        if (m == 0) memory[0] = least_memory(ic.n, pos, thr, wp, npos, nthr, &o);
         sim_exec ex = {&e, 0, 0, 0, memory[m], sim_seed};
         gpuiso_cdf_runs got;
         gpuiso_status sg = idr_fit_device(ex, ic.n, pos, thr, wp, npos, nthr, &o, &got, &e);

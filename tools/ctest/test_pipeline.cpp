@@ -105,11 +105,11 @@ static void test_slices(void) {
     gpuiso_error e;
     sim_exec whole = {&e, 0, 0, 0, 0, sim_seed};
     gpuiso_status s = fit_rows_host(whole, nrows, off, GPUISO_DOUBLE, y, w, &opt, ref, ref_start, &e);
-    /* room for about a tenth of the batch */
+    /* room for about a tenth of the batch, beside a slice's fixed parts */
     double need = 0;
     for (int64_t r = 0; r < nrows; r++)
       need += plan_slice_row_bytes(&opt, 600, off[r + 1] - off[r], GPUISO_DOUBLE, 1, 1);
-    size_t memory = (size_t)(need / 10);
+    size_t memory = (size_t)((need / 10 + 3 * ARENA_FIXED_BYTES) / SLICE_SHARE);
     sim_exec sliced = {&e, 0, 0, 0, memory, sim_seed};
     gpuiso_status s2 = fit_rows_host(sliced, nrows, off, GPUISO_DOUBLE, y, w, &opt, z, start, &e);
     double dev = 0;

@@ -115,14 +115,19 @@ static void test_zeros_bounds_blocks(void) {
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
-  const char *const cases[] = {"a zero run over two cuts", "zeros leading for a segment", "bounds", "solver blocks"};
-  for (int k = 0; k < 4; k++) {
+  const char *const cases[] = {"a zero run over two cuts", "zeros leading for a segment", "bounds", "solver blocks",
+                               "zeros leading the row past a segment", "zeros to the row's end"};
+  for (int k = 0; k < 6; k++) {
     for (int increasing = 0; increasing <= 1; increasing++) {
       gen_rows(k == 3 ? FAM_SAWTOOTH : FAM_NOISE, W_UNIFORM, 3, batch, 41 + k, 0, y, w);
       if (k == 0)
         for (int64_t i = 300 + 3000; i < 300 + 8000; i++) w[i] = 0;
       if (k == 1)
         for (int64_t i = 300; i < 300 + 3000; i++) w[i] = 0;
+      if (k == 4)
+        for (int64_t i = 300; i < 300 + 5000; i++) w[i] = 0;
+      if (k == 5)
+        for (int64_t i = 300 + 7000; i < 300 + LONG_ROW; i++) w[i] = 0;
       gpuiso_opts opt = options(increasing, 256, GPUISO_GPU_FAST);
       if (k == 2) opt.lo = 0.5, opt.hi = 2.2;
       opt.solver_blocks = k == 3;
@@ -133,17 +138,19 @@ static void test_zeros_bounds_blocks(void) {
       comparison c = compare_rows(3, batch, y, ref, GPUISO_DOUBLE, z, increasing, 0);
       int64_t flags = 0;
       for (int64_t i = 0; i < n; i++) flags += start[i] != ref_start[i];
-      CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && flags == 0 && ex.held == 0,
-            "segments, %s, %s: status %d (%s), deviation %g at %lld, %lld flags differ", cases[k],
-            increasing ? "increasing" : "decreasing", (int)s, e.message, c.max_dev, (long long)c.worst,
-            (long long)flags);
+      /* a zero run longer than a segment takes no more device memory than one */
+      CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && flags == 0 && ex.held == 0 &&
+                ex.peak <= ex.memory,
+            "segments, %s, %s: status %d (%s), deviation %g at %lld, %lld flags differ, %zu bytes held at most of %zu",
+            cases[k], increasing ? "increasing" : "decreasing", (int)s, e.message, c.max_dev, (long long)c.worst,
+            (long long)flags, ex.peak, ex.memory);
     }
   }
   free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
-/* Errors in a later segment of the long row, by the batch's element; a long row with no
- * positive weight; nothing held. */
+/* Errors in a later segment of the long row, by the batch's element, also among zero weights
+ * fitted on the host (fit_segment); a long row with no positive weight; nothing held. */
 static void test_errors(void) {
   int64_t n = batch[3];
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w), *z = (double *)malloc(n * sizeof *z);
@@ -151,17 +158,20 @@ static void test_errors(void) {
     gpuiso_opts opt = options(1, 256, (gpuiso_gpu_kernel)kernel);
     size_t memory = memory_for(&opt, GPUISO_DOUBLE, 1, 5);
     const int64_t bad = 300 + 9000;
-    for (int k = 0; k < 3; k++) {
+    /* then within a zero run longer than a segment, and in a row of no positive weight */
+    for (int k = 0; k < 6; k++) {
       gen_rows(FAM_NOISE, W_UNIFORM, 3, batch, 51, 0, y, w);
-      gpuiso_status want = k == 0 ? GPUISO_E_Y_NONFINITE : k == 1 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_ALLZERO;
-      if (k == 0) y[bad] = NAN;
-      if (k == 1) w[bad] = -1;
-      if (k == 2)
+      gpuiso_status want = k == 0 || k == 3 ? GPUISO_E_Y_NONFINITE : k == 2 ? GPUISO_E_W_ALLZERO : GPUISO_E_W_NEGATIVE;
+      if (k == 2 || k == 4)
         for (int64_t i = batch[1]; i < batch[2]; i++) w[i] = 0;
+      if (k == 3 || k == 5)
+        for (int64_t i = 300 + 2000; i < 300 + 11000; i++) w[i] = 0;
+      if (k == 0 || k == 3) y[bad] = NAN;
+      if (k == 1 || k == 4 || k == 5) w[bad] = -1;
       gpuiso_error e;
       sim_exec ex = {&e, 0, 0, 0, memory, sim_seed};
       gpuiso_status s = fit_rows_host(ex, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
-      CHECK(s == want && e.row == 1 && e.index == (k < 2 ? bad : -1) && ex.held == 0,
+      CHECK(s == want && e.row == 1 && e.index == (k != 2 ? bad : -1) && ex.held == 0,
             "segments, %s kernel, error %d: status %d, row %lld, index %lld, %lld held", kernel_names[kernel], (int)want,
             (int)s, (long long)e.row, (long long)e.index, (long long)ex.held);
     }

@@ -3,7 +3,8 @@
  * stand-ins for the CUB calls (a stable sort, a scan) that copy through the device memory as CUB
  * would read and write it. It counts the buffers held, fails the allocation numbered fail_at
  * (from 1) when set, reports `memory` bytes free (to size the slices of batches and of IDR;
- * 0: SIM_DEFAULT_MEMORY) and schedules its
+ * 0: SIM_DEFAULT_MEMORY) and, where it is set, fails an allocation that would hold more, as a
+ * device with that much free would (peak: the most held at once), and schedules its
  * launches from `seed`. A defect (a launch's, or host code touching device memory) is a CUDA
  * error, as a failed kernel is on a device.
  *
@@ -31,6 +32,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "internal.h"
@@ -86,6 +88,8 @@ struct sim_exec {
   sim_lane stream0;              /* the default stream's queue */
   uint64_t queued = 0, calls = 0; /* operations queued on the streams, and calls, so far */
   std::string late;              /* the first defect of a queued operation not yet reported */
+  size_t in_use = 0, peak = 0;   /* device bytes held now, and at most */
+  std::vector<std::pair<void *, size_t>> sizes; /* of the allocations held */
 
   gpuiso_status defect(const char *what) {
     if (err) {
@@ -160,23 +164,32 @@ struct sim_exec {
     *p = NULL;
     progress(begin());
     if (bytes == 0) return GPUISO_OK;
-    if (++allocs == fail_at || !(*p = sim_alloc(bytes))) {
+    if (++allocs == fail_at || (memory && bytes > memory - in_use) || !(*p = sim_alloc(bytes))) {
       set_error(err, GPUISO_E_NOMEM, -1, -1);
       return GPUISO_E_NOMEM;
     }
     held++;
+    sizes.push_back({*p, bytes});
+    in_use += bytes;
+    peak = std::max(peak, in_use);
     return GPUISO_OK;
   }
   /* cudaFree synchronises the device. */
   void release(void *p) {
     if (!p) return;
     run_all();
+    for (size_t k = 0; k < sizes.size(); k++)
+      if (sizes[k].first == p) {
+        in_use -= sizes[k].second;
+        sizes.erase(sizes.begin() + (long)k);
+        break;
+      }
     held--, sim_free(p);
   }
   void guard(void *p, size_t bytes) { sim_guard(p, bytes); }
   gpuiso_status available(size_t *bytes) {
     progress(begin());
-    *bytes = memory ? memory : SIM_DEFAULT_MEMORY;
+    *bytes = !memory ? SIM_DEFAULT_MEMORY : memory > in_use ? memory - in_use : 0;
     return GPUISO_OK;
   }
   /* On a lane, the host is read at the call and the device written when the lane gets there. */
