@@ -116,21 +116,23 @@ static void test_zeros_bounds_blocks(void) {
   double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
   uint8_t *start = (uint8_t *)malloc(n), *ref_start = (uint8_t *)malloc(n);
   const char *const cases[] = {"a zero run over two cuts", "zeros leading for a segment", "bounds", "solver blocks",
-                               "zeros leading the row past a segment", "zeros to the row's end"};
-  for (int k = 0; k < 6; k++) {
+                               "zeros leading the row past a segment", "zeros to the row's end",
+                               "zeros leading the row past a segment, solver blocks",
+                               "zeros to the row's end, solver blocks"};
+  for (int k = 0; k < 8; k++) {
     for (int increasing = 0; increasing <= 1; increasing++) {
       gen_rows(k == 3 ? FAM_SAWTOOTH : FAM_NOISE, W_UNIFORM, 3, batch, 41 + k, 0, y, w);
       if (k == 0)
         for (int64_t i = 300 + 3000; i < 300 + 8000; i++) w[i] = 0;
       if (k == 1)
         for (int64_t i = 300; i < 300 + 3000; i++) w[i] = 0;
-      if (k == 4)
+      if (k == 4 || k == 6)
         for (int64_t i = 300; i < 300 + 5000; i++) w[i] = 0;
-      if (k == 5)
+      if (k == 5 || k == 7)
         for (int64_t i = 300 + 7000; i < 300 + LONG_ROW; i++) w[i] = 0;
       gpuiso_opts opt = options(increasing, 256, GPUISO_GPU_FAST);
       if (k == 2) opt.lo = 0.5, opt.hi = 2.2;
-      opt.solver_blocks = k == 3;
+      opt.solver_blocks = k == 3 || k >= 6;
       reference(batch, 3, y, w, &opt, ref, ref_start);
       gpuiso_error e;
       sim_exec ex = {&e, 0, 0, 0, memory_for(&opt, GPUISO_DOUBLE, 1, 5), sim_seed};
