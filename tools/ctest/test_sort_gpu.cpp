@@ -203,6 +203,17 @@ static void test_fits(void) {
     check_fit("too little device memory for the sort", d, o, 0, 200000);
     free_data(&d);
   }
+  /* the least device memory for the device's sort (the SIMT executor fails an allocation beyond
+   * it): xy_device_bytes an element is all the device path holds */
+  for (int variant = 0; variant < 4; variant++) {
+    xy_data d = make_data(6000, variant % 2 ? 700 : 1, (family_kind)(variant + 1), variant < 2 ? W_UNIFORM : W_NONE,
+                          70 + variant);
+    gpuiso_opts o = options(variant % 2, variant % 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, variant == 3);
+    o.solver_blocks = variant == 2;
+    size_t least = (size_t)ceil((double)d.n * xy_device_bytes(d.w != NULL) / SLICE_SHARE) + 1;
+    check_fit("the least device memory for the sort", d, o, 0, least);
+    free_data(&d);
+  }
   /* weights near the subnormals: the knots' means brought up by a power of two, as the CPU */
   xy_data d = make_data(3000, 5, FAM_NOISE, W_UNIFORM, 50);
   for (int64_t i = 0; i < d.n; i++) d.w[i] *= 1e-318; /* subnormal: w * y loses digits unscaled */
