@@ -7,7 +7,8 @@
  * and a pinned buffer given back with work queued is a defect (the buffers are kept for the next
  * fit); a lane keeps its order whatever its progress; the CUB stand-ins and the staged transfers
  * (src/cuda/staging.cuh) work on lanes; lanes and pinned buffers count as held and fail as
- * allocations. */
+ * allocations; asynchronous copies take pinned memory only, within its buffers; and the device
+ * memory held stays within what the executor reports free. */
 #define STAGE_SLICE ((size_t)8 * 64) /* 64 elements a slice: many slices, the last one short */
 #define STAGE_DIRECT ((size_t)0)      /* staged however small */
 
@@ -150,6 +151,49 @@ static void test_put_async(void) {
 }
 
 /* The default stream does not wait for a lane's kernel; get and sync on the lane do. */
+/* Asynchronous copies only from and to pinned buffers, within them: a copy of pageable memory
+ * would run synchronously on a device, and one past a buffer's end would write host memory. */
+static void test_unpinned(void) {
+  rig r;
+  rig_open(&r, sim_seed, 0);
+  if (!r.ok) return;
+  int64_t h[NV];
+  set_values(h, 3);
+  gpuiso_status s = r.ex.put_async(r.dev, h, BYTES, r.l);
+  CHECK(s == GPUISO_E_CUDA && strstr(r.e.message, "not pinned"), "a copy in from pageable memory: status %d (%s)",
+        (int)s, r.e.message);
+  s = r.ex.get_async((char *)r.pinned + 8, r.dev, BYTES, r.l);
+  CHECK(s == GPUISO_E_CUDA && strstr(r.e.message, "not pinned"), "a copy out past a pinned buffer's end: status %d",
+        (int)s);
+  s = r.ex.get_async((char *)r.pinned + 8, r.dev, BYTES - 8, r.l);
+  if (s == GPUISO_OK) s = r.ex.lane_sync(r.l);
+  CHECK(s == GPUISO_OK, "a copy out to the end of a pinned buffer: status %d", (int)s);
+  rig_close(&r, "unpinned");
+}
+
+/* Device memory as a device with `memory` bytes free holds it: an allocation beyond fails, the
+ * memory free is what the allocations leave, and the most held is counted. */
+static void test_memory(void) {
+  gpuiso_error e;
+  sim_exec ex = {&e, 0, 0, 0, 1000, sim_seed};
+  void *a = NULL, *b = NULL, *c = NULL;
+  size_t free_now = 0;
+  gpuiso_status s = ex.alloc(&a, 600);
+  if (s == GPUISO_OK) s = ex.available(&free_now);
+  gpuiso_status over = ex.alloc(&b, 401);
+  CHECK(s == GPUISO_OK && free_now == 400 && over == GPUISO_E_NOMEM && b == NULL,
+        "600 of 1000 bytes held: %zu free, a further 401 status %d", free_now, (int)over);
+  s = ex.alloc(&b, 400);
+  CHECK(s == GPUISO_OK && ex.in_use == 1000 && ex.peak == 1000, "the rest: status %d, %zu held", (int)s, ex.in_use);
+  ex.release(a);
+  s = ex.alloc(&c, 500);
+  CHECK(s == GPUISO_OK && ex.in_use == 900 && ex.peak == 1000, "after a release: status %d, %zu held, %zu at most",
+        (int)s, ex.in_use, ex.peak);
+  ex.release(b);
+  ex.release(c);
+  CHECK(ex.held == 0 && ex.in_use == 0, "all released: %lld held, %zu bytes", (long long)ex.held, ex.in_use);
+}
+
 static void test_lane_kernels(void) {
   rig r;
   rig_open(&r, sim_seed, 1);
@@ -457,7 +501,7 @@ static void test_failures(void) {
 }
 
 int main(void) {
-  static void (*const tests[])(void) = {test_get_async, test_put_async, test_lane_kernels, test_lane_copies,
+  static void (*const tests[])(void) = {test_get_async, test_put_async, test_unpinned, test_memory, test_lane_kernels, test_lane_copies,
                                          test_default_stream,
                                          test_late_defect, test_waits_of_frees, test_lane_order, test_progress,
                                          test_cub_on_lane, test_staging, test_failures};

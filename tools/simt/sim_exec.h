@@ -89,7 +89,7 @@ struct sim_exec {
   uint64_t queued = 0, calls = 0; /* operations queued on the streams, and calls, so far */
   std::string late;              /* the first defect of a queued operation not yet reported */
   size_t in_use = 0, peak = 0;   /* device bytes held now, and at most */
-  std::vector<std::pair<void *, size_t>> sizes; /* of the allocations held */
+  std::vector<std::pair<void *, size_t>> sizes, pinned; /* of the allocations held, of the pinned buffers */
 
   gpuiso_status defect(const char *what) {
     if (err) {
@@ -280,7 +280,16 @@ struct sim_exec {
       return GPUISO_E_NOMEM;
     }
     held++;
+    pinned.push_back({*p, bytes});
     return GPUISO_OK;
+  }
+  /* Whether host bytes [p, p + bytes) lie in a pinned buffer: an asynchronous copy of pageable
+   * memory runs synchronously on a device, overlapping nothing. */
+  bool is_pinned(const void *p, size_t bytes) const {
+    for (const auto &b : pinned)
+      if ((const char *)p >= (const char *)b.first && (const char *)p + bytes <= (const char *)b.first + b.second)
+        return true;
+    return false;
   }
   /* The real executor keeps pinned buffers for the next fit (src/cuda/pinned.cu), so unpin waits
    * for nothing: work still queued on a lane is a defect, reported by a later call (the queues
@@ -291,10 +300,16 @@ struct sim_exec {
     for (const sim_lane *l : lanes) busy = busy || !l->queue.empty();
     if (busy && late.empty()) late = "a pinned buffer given back with work queued on a lane";
     run_all();
+    for (size_t k = 0; k < pinned.size(); k++)
+      if (pinned[k].first == p) {
+        pinned.erase(pinned.begin() + (long)k);
+        break;
+      }
     held--, free(p);
   }
   gpuiso_status put_async(void *d, const void *pinned, size_t bytes, lane l) {
     uint64_t before = begin();
+    if (!is_pinned(pinned, bytes)) return defect("simt: an asynchronous copy in from memory not pinned");
     return end(before, submit(l, [=](char *m, size_t n) { return sim_copy_result(sim_put(d, pinned, bytes), m, n); },
                               pinned, bytes));
   }
@@ -302,6 +317,7 @@ struct sim_exec {
    * where a copy queued before it on the lane reads them, from that copy on. */
   gpuiso_status get_async(void *pinned, const void *d, size_t bytes, lane l) {
     uint64_t before = begin();
+    if (!is_pinned(pinned, bytes)) return defect("simt: an asynchronous copy out to memory not pinned");
     sim_op poison = [=](char *, size_t) { return memset(pinned, 0xff, bytes), 0; };
     if (l && l->reads(pinned, bytes)) submit(l, poison);
     else if (l) poison(NULL, 0);
