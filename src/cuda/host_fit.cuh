@@ -181,7 +181,9 @@ static int64_t slice_groups(int64_t nrows, const int64_t *offsets, group_buffer 
   return k >= GROUPS_MIN ? k : 0;
 }
 
-/* fit_slice_whole, in groups (group_run) where slice_groups finds them. */
+/* fit_slice_whole, in groups (group_run) where slice_groups finds them in full pinned buffers
+ * (STAGE_SLICE bytes: fit_rows_host counts the groups' plans by them; a smaller slice would gain
+ * little). */
 template <class Exec, typename T>
 static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows, const int64_t *offsets,
                                      const T *y, const T *w, const gpuiso_opts *opt, T *fit, uint8_t *start,
@@ -189,7 +191,7 @@ static gpuiso_status fit_slice_typed(Exec &ex, staging<Exec> *st, int64_t nrows,
   gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
   int64_t n = offsets[nrows], ngroups = 0, nplans = 0;
   group_buffer gb = group_buffer_of(st->slice, sizeof(T), w != NULL, start != NULL);
-  row_group *g = st->buf[0] ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
+  row_group *g = st->buf[0] && st->slice == STAGE_SLICE ? (row_group *)malloc((size_t)nrows * sizeof *g) : NULL;
   if (g) ngroups = slice_groups(nrows, offsets, gb, g, &nplans);
   if (ngroups == 0) {
     free(g);
@@ -284,30 +286,32 @@ static gpuiso_status run_status(const T *y, const T *w, int64_t from, int64_t to
 }
 
 /* Segment [c, e) of a row through the device, as a row of its own. A segment longer than len
- * holds one positive weight (segment_cuts), which alone goes to the device: the elements beside
- * it, of no weight, are checked here and join its block, which they leave as it is (their
- * products are exact zeros), so that a long run of zero weights takes no more device memory
- * than a segment. A row with no positive weight is one such segment, reported here. */
+ * holds one positive weight (segment_cuts), which alone goes to the device: its elements are
+ * checked here, in order, before the device checks its sums, and those of no weight join its
+ * block, which they leave as it is (their products are exact zeros), so that a long run of zero
+ * weights takes no more device memory than a segment. A row with no positive weight is one such
+ * segment, reported here. */
 template <class Exec, typename T>
 static gpuiso_status fit_segment(Exec &ex, gpuiso_precision type, const T *y, const T *w, const gpuiso_opts *o,
                                  int64_t c, int64_t e, int64_t len, T *fit, uint8_t *flags, gpuiso_error *err) {
-  int64_t f = c, off[2] = {0, e - c};
-  if (e - c > len)
-    while (f < e && !(w[f] > 0)) f++;
-  gpuiso_status s = e - c > len ? run_status(y, w, c, f, err) : GPUISO_OK;
-  if (s == GPUISO_OK && e - c > len && f == e) {
+  int64_t off[2] = {0, e - c};
+  if (e - c <= len) {
+    gpuiso_status s = fit_slice_host(ex, 1, off, type, y + c, w ? w + c : NULL, o, fit + c, flags + c, err);
+    if (s != GPUISO_OK && err && err->index >= 0) err->index += c;
+    return s;
+  }
+  int64_t f = c;
+  while (f < e && !(w[f] > 0)) f++;
+  gpuiso_status s = run_status(y, w, c, e, err);
+  if (s == GPUISO_OK && f == e) {
     set_error(err, GPUISO_E_W_ALLZERO, -1, 0);
     return GPUISO_E_W_ALLZERO;
   }
-  if (s == GPUISO_OK) {
-    if (e - c > len) off[1] = 1;
-    s = fit_slice_host(ex, 1, off, type, y + f, w ? w + f : NULL, o, fit + f, flags + f, err);
-    if (s != GPUISO_OK && err && err->index >= 0) err->index += f;
-  }
-  if (s != GPUISO_OK || e - c <= len) return s;
-  s = run_status(y, w, f + 1, e, err);
-  for (int64_t i = c; s == GPUISO_OK && i < e; i++) fit[i] = fit[f], flags[i] = i == c;
-  return s;
+  off[1] = 1;
+  if (s == GPUISO_OK) s = fit_slice_host(ex, 1, off, type, y + f, w + f, o, fit + f, flags + f, err);
+  if (s != GPUISO_OK) return s; /* the device's error, of its sums alone */
+  for (int64_t i = c; i < e; i++) fit[i] = fit[f], flags[i] = i == c;
+  return GPUISO_OK;
 }
 
 /* A row larger than the device memory free (budget bytes for it): its segments fitted one after
@@ -352,10 +356,14 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
   gpuiso_status s = plan_available(ex, opt, &avail);
   int64_t longest = plan_longest(nrows, offsets);
   int64_t *off = NULL; /* a slice's offsets, from 0 */
-  /* a slice's plan and arrays, and in groups (slice_groups: at most 2 n / cap + 1 of them) a plan
-   * each more */
+  /* a slice's plan and arrays, and in groups (of capacity cap: at most 3 n / cap + 1 of them,
+   * slice_groups) a plan each more */
   double budget = SLICE_SHARE * (double)avail - 2 * ARENA_FIXED_BYTES;
-  double group_bytes = 2 * ARENA_FIXED_BYTES / (double)group_buffer_of(STAGE_SLICE, value, w != NULL, start != NULL).cap;
+  double group_bytes = 3 * ARENA_FIXED_BYTES / (double)group_buffer_of(STAGE_SLICE, value, w != NULL, start != NULL).cap;
+  if (s == GPUISO_OK && !(budget >= plan_slice_row_bytes(opt, 1, 1, type, w != NULL, start != NULL))) {
+    s = GPUISO_E_NOMEM; /* not even an element fits */
+    set_error(err, s, -1, -1);
+  }
   for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
     double need = ARENA_FIXED_BYTES;
     for (r1 = r0; r1 < nrows; r1++) {

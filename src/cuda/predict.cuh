@@ -5,7 +5,7 @@
  * over the blocks of its curve, the same doubles). Where the values are large, the parts go
  * through the two lanes and pinned buffers of staging.cuh in turn (stage_parts), so that one
  * part's copies in, another's kernel and a third's copy out run at once. The interrupt is polled
- * between parts. Device memory: the blocks, plus 20 bytes per value of a part on each lane (12
+ * between parts. Device memory: the blocks, plus 20 bytes per value of a part on each lane (16
  * without curves).
  */
 #ifndef GPUISO_CUDA_PREDICT_CUH

@@ -148,18 +148,22 @@ static void join_write(const row_join<T> &j) {
 
 /* Joins a row of n elements fitted in segments starting at cut[0] = 0 < cut[1] < ... <
  * cut[ncuts - 1], the last ending at n: fit and flags (the segments' levels, not clipped, and
- * their solver blocks) become the row's. Returns GPUISO_OK, or GPUISO_E_NOMEM (err filled). */
+ * their solver blocks) become the row's. Returns GPUISO_OK, GPUISO_E_OVERFLOW where the sums of
+ * blocks pooled across cuts are not finite, or GPUISO_E_NOMEM (err filled). */
 template <typename T>
 static gpuiso_status join_row(int64_t n, const T *y, const T *w, int increasing, const int64_t *cut,
                               int64_t ncuts, T *fit, uint8_t *flags, gpuiso_error *err) {
   row_join<T> j = {n, y, w, join_scale(n, w), increasing ? 1.0 : -1.0, fit, flags, NULL, 0, 0};
   int ok = 1;
   for (int64_t k = 1; ok && k < ncuts; k++) ok = join_cut(&j, cut[k], k + 1 < ncuts ? cut[k + 1] : n);
-  if (ok) join_write(j);
+  /* sums of blocks pooled across cuts that overflow, where no segment's did */
+  gpuiso_status s = ok ? GPUISO_OK : GPUISO_E_NOMEM;
+  for (int64_t k = 0; ok && k < j.top; k++)
+    if (!isfinite(j.stack[k].step.s.hi) || !isfinite(j.stack[k].step.w.hi)) s = GPUISO_E_OVERFLOW;
+  if (s == GPUISO_OK) join_write(j);
   free(j.stack);
-  if (ok) return GPUISO_OK;
-  set_error(err, GPUISO_E_NOMEM, -1, -1);
-  return GPUISO_E_NOMEM;
+  if (s != GPUISO_OK) set_error(err, s, -1, s == GPUISO_E_OVERFLOW ? 0 : -1);
+  return s;
 }
 
 #endif

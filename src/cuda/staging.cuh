@@ -84,13 +84,13 @@ struct no_slice_work {
   }
 };
 
-/* bytes from host to dev, slice by slice (one plain copy where st is NULL or has no buffers):
+/* bytes from host to dev, slice by slice (one plain copy where st has no buffers):
  * after(ex, offset, length) launches the kernels of a slice as soon as it is on the device, on the
  * slice's lane. Returns when every copy and kernel is done. */
 template <class Exec, class After>
 static gpuiso_status stage_put(Exec &ex, staging<Exec> *st, void *dev, const void *host, size_t bytes,
                                After after) {
-  if (!st || !st->buf[0]) {
+  if (!st->buf[0]) { /* one plain copy */
     gpuiso_status s = ex.put(dev, host, bytes);
     return s == GPUISO_OK && bytes > 0 ? after(ex, 0, bytes) : s;
   }

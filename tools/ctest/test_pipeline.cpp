@@ -466,8 +466,9 @@ static void check_fit_tiles(int64_t chunk, int weighted, int blocks) {
   uint8_t *dstart[3] = {NULL, NULL, NULL};
   row_state rows[6];
   gpuiso_status s = plan_init(ex, &p, 6, off, type, weighted, &opt, &e);
-  if (s == GPUISO_OK) s = stage_upload(ex, (staging<sim_exec> *)NULL, &dy, y, n);
-  if (s == GPUISO_OK) s = stage_upload(ex, (staging<sim_exec> *)NULL, &dw, weighted ? w : NULL, n);
+  staging<sim_exec> plain = {}; /* no pinned buffers: plain copies */
+  if (s == GPUISO_OK) s = stage_upload(ex, &plain, &dy, y, n);
+  if (s == GPUISO_OK) s = stage_upload(ex, &plain, &dw, weighted ? w : NULL, n);
   for (int k = 0; k < 3; k++) {
     if (s == GPUISO_OK) s = make(ex, &dfit[k], n);
     if (s == GPUISO_OK) s = make(ex, &dstart[k], n);

@@ -164,7 +164,7 @@ struct sim_exec {
     *p = NULL;
     progress(begin());
     if (bytes == 0) return GPUISO_OK;
-    if (++allocs == fail_at || (memory && bytes > memory - in_use) || !(*p = sim_alloc(bytes))) {
+    if (++allocs == fail_at || (memory && in_use + bytes > memory) || !(*p = sim_alloc(bytes))) {
       set_error(err, GPUISO_E_NOMEM, -1, -1);
       return GPUISO_E_NOMEM;
     }
