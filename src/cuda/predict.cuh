@@ -54,15 +54,17 @@ struct predict_parts {
       set_error(err, GPUISO_E_INTERRUPT, -1, -1);
       return GPUISO_E_INTERRUPT;
     }
+    size_t vbytes = (size_t)m * sizeof *v, cbytes = (size_t)m * sizeof *curve;
+    char *cbuf = buf ? buf + (size_t)part * sizeof *v : NULL; /* the curves after the values */
     gpuiso_status s;
     if (buf) {
-      copy_parallel(buf, v + r0, (size_t)m * sizeof *v, st->threads);
-      if (curve) copy_parallel(buf + (size_t)part * sizeof *v, curve + r0, (size_t)m * sizeof *curve, st->threads);
-      s = ex.put_async((void *)step.v, buf, (size_t)m * sizeof *v, lane);
-      if (s == GPUISO_OK && curve) s = ex.put_async((void *)step.curve, buf + (size_t)part * sizeof *v, (size_t)m * sizeof *curve, lane);
+      copy_parallel(buf, v + r0, vbytes, st->threads);
+      if (curve) copy_parallel(cbuf, curve + r0, cbytes, st->threads);
+      s = ex.put_async((void *)step.v, buf, vbytes, lane);
+      if (s == GPUISO_OK && curve) s = ex.put_async((void *)step.curve, cbuf, cbytes, lane);
     } else {
-      s = ex.put((void *)step.v, v + r0, (size_t)m * sizeof *v);
-      if (s == GPUISO_OK && curve) s = ex.put((void *)step.curve, curve + r0, (size_t)m * sizeof *curve);
+      s = ex.put((void *)step.v, v + r0, vbytes);
+      if (s == GPUISO_OK && curve) s = ex.put((void *)step.curve, curve + r0, cbytes);
     }
     ex.use_lane(lane);
     if (s == GPUISO_OK) s = each(ex, step, m);

@@ -150,7 +150,6 @@ static void test_put_async(void) {
   rig_close(&r, "put_async");
 }
 
-/* The default stream does not wait for a lane's kernel; get and sync on the lane do. */
 /* Asynchronous copies only from and to pinned buffers, within them: a copy of pageable memory
  * would run synchronously on a device, and one past a buffer's end would write host memory. */
 static void test_unpinned(void) {
@@ -194,6 +193,7 @@ static void test_memory(void) {
   CHECK(ex.held == 0 && ex.in_use == 0, "all released: %lld held, %zu bytes", (long long)ex.held, ex.in_use);
 }
 
+/* The default stream does not wait for a lane's kernel; get and sync on the lane do. */
 static void test_lane_kernels(void) {
   rig r;
   rig_open(&r, sim_seed, 1);
