@@ -271,12 +271,12 @@ static int64_t segment_cuts(int64_t n, const T *w, int64_t len, int64_t *cut) {
   return k;
 }
 
-/* The first invalid element of [from, to) of a row, as the device's checks report it (err: its
- * index in the row). */
+/* The first invalid element of [from, to) of a row (w: NULL where unweighted), as the device's
+ * checks report it (err: its index in the row). */
 template <typename T>
 static gpuiso_status run_status(const T *y, const T *w, int64_t from, int64_t to, gpuiso_error *err) {
   for (int64_t i = from; i < to; i++) {
-    gpuiso_status s = value_status((double)y[i], (double)w[i]);
+    gpuiso_status s = value_status((double)y[i], w ? (double)w[i] : 1.0);
     if (s != GPUISO_OK) {
       set_error(err, s, i, 0);
       return s;
@@ -329,8 +329,15 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
   else ncuts = segment_cuts(n, w, len, cut);
   gpuiso_opts o = *opt;
   o.lo = -INFINITY, o.hi = INFINITY, o.solver_blocks = 1;
-  for (int64_t k = 0; s == GPUISO_OK && k < ncuts; k++)
+  int64_t k = 0;
+  for (; s == GPUISO_OK && k < ncuts; k++)
     s = fit_segment(ex, type, y, w, &o, cut[k], k + 1 < ncuts ? cut[k + 1] : n, len, fit, flags, err);
+  /* a segment's sums overflowed: an invalid element after it comes first, as in a fit in one piece
+   * (a row of no positive weight is one segment, fit_segment) */
+  if (s == GPUISO_E_OVERFLOW) {
+    gpuiso_status later = run_status(y, w, k < ncuts ? cut[k] : n, n, err); /* err: set only on one */
+    if (later != GPUISO_OK) s = later;
+  }
   if (s == GPUISO_OK) s = join_row(n, y, w, opt->increasing, cut, ncuts, fit, flags, err);
   int bounded = opt->lo > -INFINITY || opt->hi < INFINITY, level_starts = start && !opt->solver_blocks;
   if (s == GPUISO_OK && (bounded || level_starts))

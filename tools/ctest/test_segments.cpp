@@ -163,28 +163,33 @@ static void test_errors(void) {
     /* then within a zero run longer than a segment (k 6: its one positive weight, at 2299 with
      * these segments, overflowing: the element error first, as in one plan), in a row of no
      * positive weight, and sums that overflow only when pooled across the cuts (k 7: a falling
-     * row, one block) */
-    for (int k = 0; k < 8; k++) {
+     * row, one block); then an element error after a segment whose sums overflow (k 8) and in a row
+     * of no positive weight (k 9), reported first, as in one plan */
+    for (int k = 0; k < 10; k++) {
       gen_rows(FAM_NOISE, W_UNIFORM, 3, batch, 51, 0, y, w);
-      gpuiso_status want = k == 0 || k == 3 || k == 6 ? GPUISO_E_Y_NONFINITE
-                           : k == 2                   ? GPUISO_E_W_ALLZERO
-                           : k == 7                   ? GPUISO_E_OVERFLOW
-                                                      : GPUISO_E_W_NEGATIVE;
-      if (k == 2 || k == 4)
+      gpuiso_status want = k == 0 || k == 3 || k == 6 || k >= 8 ? GPUISO_E_Y_NONFINITE
+                           : k == 2                             ? GPUISO_E_W_ALLZERO
+                           : k == 7                             ? GPUISO_E_OVERFLOW
+                                                                : GPUISO_E_W_NEGATIVE;
+      if (k == 2 || k == 4 || k == 9)
         for (int64_t i = batch[1]; i < batch[2]; i++) w[i] = 0;
       if (k == 3 || k == 5 || k == 6)
         for (int64_t i = 300 + 2000; i < 300 + 11000; i++) w[i] = 0;
       if (k == 6) y[300 + 1999] = 1e300, w[300 + 1999] = 1e10;
       if (k == 7)
         for (int64_t i = batch[1]; i < batch[2]; i++) y[i] = 2.4e304 * (2 - (double)(i - batch[1]) / LONG_ROW), w[i] = 1;
-      if (k == 0 || k == 3 || k == 6) y[bad] = NAN;
+      if (k == 8) y[300 + 10] = 1e300, w[300 + 10] = 1e10;
+      if (k == 0 || k == 3 || k == 6 || k >= 8) y[bad] = NAN;
       if (k == 1 || k == 4 || k == 5) w[bad] = -1;
-      gpuiso_error e;
-      sim_exec ex = {&e, 0, 0, 0, memory, sim_seed};
+      gpuiso_error e, e1;
+      sim_exec ex = {&e, 0, 0, 0, memory, sim_seed}, whole = {&e1, 0, 0, 0, 0, sim_seed};
       gpuiso_status s = fit_rows_host(ex, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
-      CHECK(s == want && e.row == 1 && e.index == (k != 2 && k != 7 ? bad : -1) && ex.held == 0,
-            "segments, %s kernel, error %d: status %d, row %lld, index %lld, %lld held", kernel_names[kernel], (int)want,
-            (int)s, (long long)e.row, (long long)e.index, (long long)ex.held);
+      gpuiso_status s1 = fit_rows_host(whole, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e1);
+      CHECK(s == want && e.row == 1 && e.index == (k != 2 && k != 7 ? bad : -1) && ex.held == 0 && s1 == s &&
+                e1.row == e.row && e1.index == e.index,
+            "segments, %s kernel, case %d: status %d, row %lld, index %lld, %lld held; in one plan status %d, "
+            "index %lld", kernel_names[kernel], k, (int)s, (long long)e.row, (long long)e.index, (long long)ex.held,
+            (int)s1, (long long)e1.index);
     }
     /* a device too small for a plan of one element: out of memory, before anything is made */
     gen_rows(FAM_NOISE, W_UNIFORM, 3, batch, 52, 0, y, w);
