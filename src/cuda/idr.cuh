@@ -12,7 +12,7 @@
  *   4. a thread per segment of a row counts the row's runs there (a run starts where the value
  *      changes), a thread per row scans its segments, the host scans the rows, and a thread per
  *      segment writes its runs: only the runs are copied back.
- * Each position's count and next observation carry over from one slice to the next, so every
+ * Each position's count and observations counted carry over from one slice to the next, so every
  * count is summed in the CPU engine's order and is the same double. The observations go up, and
  * the runs come back, in pinned slices where they are large (staging.cuh).
  */
@@ -31,7 +31,7 @@ struct idr_view {
   const int32_t *thr;    /* by threshold (then in input order) */
   const double *obs_w;   /* their weights; NULL: 1 */
   const double *total;   /* npos: the weight of each position */
-  int64_t *next;         /* npos: each position's first observation not counted yet */
+  int64_t *counted;      /* npos: each position's observations counted (from its first) */
   double *count;         /* npos: its weighted count of the observations counted */
   double *cdf;           /* npos: its CDF value at the threshold before the slice */
   double *y, *w, *fit;   /* rows x npos, row r (threshold k0 + r) at r * npos; w NULL: 1 */
@@ -46,7 +46,7 @@ struct idr_view {
 struct idr_rows_step {
   idr_view v;
   SIMT_DEVICE void operator()(int64_t j) const {
-    int64_t i = v.next[j], end = v.first[j + 1];
+    int64_t i = v.first[j] + v.counted[j], end = v.first[j + 1];
     double c = v.count[j], t = v.total[j];
     for (int64_t r = 0; r < v.rows; r++) {
       for (; i < end && v.thr[i] <= v.k0 + r; i++) c += v.obs_w ? v.obs_w[i] : 1.0;
@@ -54,7 +54,7 @@ struct idr_rows_step {
       v.cnt[r * v.npos + j] = c;
       if (v.w) v.w[r * v.npos + j] = t;
     }
-    v.next[j] = i;
+    v.counted[j] = i - v.first[j];
     v.count[j] = c;
   }
 };
@@ -166,7 +166,7 @@ struct idr_state {
 template <class Exec>
 static void idr_release(Exec &ex, idr_state *st) {
   idr_view &v = st->v;
-  void *buf[] = {(void *)v.first, (void *)v.thr, (void *)v.obs_w, (void *)v.total, v.next,
+  void *buf[] = {(void *)v.first, (void *)v.thr, (void *)v.obs_w, (void *)v.total, v.counted,
                  v.count,         v.cdf,         v.y,             v.w,             v.fit,           v.cnt,
                  v.seg_runs,      v.row_runs,    v.run_start,     v.run_value};
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) ex.release(buf[i]);
@@ -196,7 +196,7 @@ static int idr_by_position(int64_t n, const int32_t *pos, const int32_t *thr, co
   return 1;
 }
 
-/* The observations by position to the device, and each position's first as the next to count. */
+/* The observations by position to the device, none of them counted yet. */
 template <class Exec>
 static gpuiso_status idr_upload(Exec &ex, idr_view &v, int64_t n, const int64_t *first, const int32_t *obs_thr,
                                 const double *obs_w, const double *total, int threads) {
@@ -207,10 +207,9 @@ static gpuiso_status idr_upload(Exec &ex, idr_view &v, int64_t n, const int64_t 
   if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.thr, obs_thr, n);
   if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.obs_w, obs_w, n);
   if (s == GPUISO_OK) s = stage_upload(ex, &sg, &v.total, total, npos);
-  if (s == GPUISO_OK) s = make(ex, &v.next, npos);
-  if (s == GPUISO_OK) s = stage_put(ex, &sg, v.next, first, (size_t)npos * sizeof *first, no_slice_work());
+  if (s == GPUISO_OK) s = make(ex, &v.counted, npos);
   stage_close(ex, &sg);
-  return s;
+  return s == GPUISO_OK ? ex.fill(v.counted, 0, (size_t)npos * sizeof *v.counted) : s;
 }
 
 /* Uploads the observations, sizes the slices to the memory free and allocates their rows. */
