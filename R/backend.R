@@ -13,7 +13,8 @@
 #' then does not use the GPU for the rest of the R session: `device = "auto"` runs on the CPU, and
 #' `device = "gpu"` is an error at once, without calling the CUDA runtime; `unusable` and
 #' `reason` report it. Restart R to use the GPU again. Other CUDA errors, out of memory among
-#' them, leave the GPU usable.
+#' them, leave the GPU usable; with `device = "auto"` the CPU redoes a fit that met one, or that
+#' the GPU's free memory cannot hold.
 #'
 #' @return An object of class `"gpuiso_backend"`, a list with `cuda_built` (logical),
 #'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`),

@@ -177,16 +177,19 @@ engine_code <- function(backend, method) {
 }
 
 # Runs fit(engine code) on the backend; returns list(value, backend that ran). A GPU that "auto"
-# chose and that fails with a CUDA error hands the fit to the CPU, with a message (the error of a
-# GPU lost in the fit, which was usable when "auto" chose it, says so itself); a GPU asked for by
-# name reports the error.
+# chose and that fails with a CUDA error, or whose memory cannot hold the fit (as its plan
+# foresees it, or as the CUDA runtime reports it), hands the fit to the CPU, with a message (the
+# error of a GPU lost in the fit, which was usable when "auto" chose it, says so itself); a GPU
+# asked for by name reports the error.
 run_on <- function(backend, device, method, fit) {
   if (backend == "gpu" && check_choice(device, c("auto", "cpu", "gpu"), "device") == "auto") {
     return(tryCatch(list(value = fit(engine_code("gpu", method)), backend = "gpu"), error = function(e) {
       why <- conditionMessage(e)
       lost <- !is.null(gpu_lost())
-      if (!lost && !startsWith(why, "CUDA error")) stop(e)
-      message("gpuiso: ", if (lost) why else sprintf("the GPU failed (%s)", why), "; fitting on the CPU")
+      full <- identical(why, "gpuiso: out of memory")
+      if (!lost && !full && !startsWith(why, "CUDA error")) stop(e)
+      message("gpuiso: ", if (lost) why else if (full) "the GPU's memory cannot hold the fit"
+              else sprintf("the GPU failed (%s)", why), "; fitting on the CPU")
       list(value = fit(engine_code("cpu", method)), backend = "cpu")
     }))
   }

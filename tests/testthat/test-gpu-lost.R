@@ -131,6 +131,19 @@ test_that("a GPU lost in a fit that 'auto' sent to it hands the fit to the CPU",
                  "^gpuiso: the GPU failed \\(CUDA error: a test \\(code 2\\)\\); fitting on the CPU")
   expect_identical(res, cpu)
   expect_false(gpuiso_backend()$unusable)
+  # out of memory as a plan foresees it (no CUDA call failed): the CPU redoes the fit too
+  full <- function(engine) {
+    if (engine == gpuiso:::engine_code("gpu", "pav")) stop(simpleError("gpuiso: out of memory"))
+    engine
+  }
+  expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", full),
+                 "^gpuiso: the GPU's memory cannot hold the fit; fitting on the CPU")
+  expect_identical(res, cpu)
+  expect_false(gpuiso_backend()$unusable)
+  expect_error(gpuiso:::run_on("gpu", "gpu", "pav", full), "^gpuiso: out of memory$")
+  # other errors of the GPU's fit (bad input) are not handed on
+  bad <- function(engine) stop(simpleError("`y` must be finite, but has NaN at element 2"))
+  expect_error(gpuiso:::run_on("gpu", "auto", "pav", bad), "must be finite")
   # a sticky one: the same, and the GPU is lost
   expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", fit(700L)),
                  "^gpuiso: the GPU failed: a test \\(code 700\\);.*restart R.*; fitting on the CPU")
