@@ -12,6 +12,13 @@
 #define THREADS_PER_BLOCK 256
 #define MAX_BLOCKS ((int64_t)1 << 30)
 
+/* A grid of `blocks` blocks in x: a count over CUDA's limit (2^31 - 1) becomes 2^31, which the
+ * launch refuses as a configuration error, rather than its low bits, a smaller grid that would
+ * leave work undone. */
+static inline dim3 grid_of(int64_t blocks) {
+  return dim3(blocks < ((int64_t)1 << 31) ? (unsigned)blocks : 1u << 31);
+}
+
 /* A grid-stride loop: a grid of MAX_BLOCKS blocks at most covers any count. */
 template <class Step>
 SIMT_KERNEL void each_kernel(Step step, int64_t count) {
@@ -52,7 +59,7 @@ template <class Exec, class Step>
 static gpuiso_status each(Exec &ex, const Step &step, int64_t count) {
   if (count <= 0) return GPUISO_OK;
   int64_t blocks = (count + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-  return ex.launch(step_name<Step>(), each_kernel<Step>, dim3((unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS)),
+  return ex.launch(step_name<Step>(), each_kernel<Step>, grid_of(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS),
                    dim3(THREADS_PER_BLOCK), 0, step, count);
 }
 

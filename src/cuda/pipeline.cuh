@@ -409,7 +409,7 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
   auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
   if (p->npacks > 0)
-    s = ex.launch("short_rows_kernel", short_rows, dim3((unsigned)p->npacks), dim3(SIMT_WARP),
+    s = ex.launch("short_rows_kernel", short_rows, grid_of(p->npacks), dim3(SIMT_WARP),
                   short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
   /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
    * could fail a larger one still queued on another lane */
@@ -419,7 +419,7 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
     int threads = 2 * SIMT_WARP << k;
     size_t shared = block_rows_shared(threads, v.w != NULL);
     if (s == GPUISO_OK && p->block_rows_of[k] > 0)
-      s = ex.launch("block_rows_kernel", block_rows, dim3((unsigned)p->block_rows_of[k]), dim3((unsigned)threads),
+      s = ex.launch("block_rows_kernel", block_rows, grid_of(p->block_rows_of[k]), dim3((unsigned)threads),
                     shared, v, (const int64_t *)p->block_row + first);
   }
   return s;
@@ -436,7 +436,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   int64_t M = p->nchunks, R = p->nrows;
   int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
   gpuiso_status s = fast ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
-                                     dim3((unsigned)((M + TOTALS_WARPS - 1) / TOTALS_WARPS)),
+                                     grid_of((M + TOTALS_WARPS - 1) / TOTALS_WARPS),
                                      dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
                          : each(ex, totals_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
@@ -445,7 +445,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = ex.launch("chunk_hulls_kernel",
                   p->opt.gpu_plain_sums ? chunk_hulls_kernel<T, typename lane_sums_of<T>::type> : chunk_hulls_kernel<T>,
-                  dim3((unsigned)M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
+                  grid_of(M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   if (s == GPUISO_OK) s = each(ex, wide_chain_step<T>{v}, M);
@@ -457,7 +457,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     else if (count >= WARP_MERGE_BELOW)
       s = each(ex, merge_step<T>{v, span, node}, count);
     else
-      s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, dim3((unsigned)((count + MERGE_WARPS - 1) / MERGE_WARPS)),
+      s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, grid_of((count + MERGE_WARPS - 1) / MERGE_WARPS),
                     dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
   }
   if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);

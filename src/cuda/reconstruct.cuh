@@ -165,7 +165,7 @@ static gpuiso_status tile_launch(Exec &ex, const char *name, void (*kernel)(solv
                                  solver_view<T> v) {
   int64_t count = v.nchunks * ((v.chunk + FIT_TILE - 1) / FIT_TILE);
   if (count == 0) return GPUISO_OK;
-  return ex.launch(name, kernel, dim3((unsigned)((count + FIT_WARPS - 1) / FIT_WARPS)), dim3(FIT_WARPS * SIMT_WARP),
+  return ex.launch(name, kernel, grid_of((count + FIT_WARPS - 1) / FIT_WARPS), dim3(FIT_WARPS * SIMT_WARP),
                    0, v, count);
 }
 

@@ -222,7 +222,7 @@ template <class Exec, typename T>
 static gpuiso_status row_scan_launch(Exec &ex, const char *name, void (*kernel)(solver_view<T>), int64_t count,
                                      solver_view<T> v) {
   if (count == 0) return GPUISO_OK;
-  return ex.launch(name, kernel, dim3((unsigned)count), dim3(ROW_SCAN_THREADS), 0, v);
+  return ex.launch(name, kernel, grid_of(count), dim3(ROW_SCAN_THREADS), 0, v);
 }
 
 /* The blocks of a per-row kernel. */

@@ -274,11 +274,11 @@ template <class Exec, typename T>
 static gpuiso_status vjp_run(Exec &ex, const vjp_view<T> &v) {
   if (v.L.ntiles == 0) return GPUISO_OK;
   dim3 block(SIMT_WARP * VJP_WARPS);
-  dim3 tiles((unsigned)((v.L.ntiles + VJP_WARPS - 1) / VJP_WARPS));
+  dim3 tiles = grid_of((v.L.ntiles + VJP_WARPS - 1) / VJP_WARPS);
   gpuiso_status s = GPUISO_OK;
   if (v.L.head) {
     s = ex.launch("vjp_bounds_kernel", vjp_bounds_kernel<T>, tiles, block, 0, v);
-    dim3 rows((unsigned)((v.L.nrows + VJP_WARPS - 1) / VJP_WARPS));
+    dim3 rows = grid_of((v.L.nrows + VJP_WARPS - 1) / VJP_WARPS);
     if (s == GPUISO_OK) s = ex.launch("vjp_carry_kernel", vjp_carry_kernel, rows, block, 0, v.L);
   }
   if (s == GPUISO_OK) s = ex.launch("vjp_tile_kernel", vjp_tile_kernel<T>, tiles, block, 0, v);

@@ -360,6 +360,26 @@ static void test_errors(void) {
   }
 }
 
+/* A step that writes nothing: the launch of a grid over CUDA's limit must fail before it runs. */
+struct idle_step {
+  SIMT_DEVICE void operator()(int64_t) const {}
+};
+
+/* Grids of more blocks than CUDA launches (2^31 - 1 in x) are refused as a configuration error,
+ * not cut to their count's low bits (2^32 + 3 blocks would be 3). */
+static void test_grids(void) {
+  CHECK(grid_of(7).x == 7 && grid_of(((int64_t)1 << 31) - 1).x == 0x7fffffffu &&
+            grid_of((int64_t)1 << 31).x == 1u << 31 && grid_of(((int64_t)1 << 32) + 3).x == 1u << 31,
+        "grid_of: %u, %u", grid_of(7).x, grid_of(((int64_t)1 << 32) + 3).x);
+  gpuiso_error e;
+  sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+  gpuiso_status s = ex.launch("idle", each_kernel<idle_step>, grid_of(((int64_t)1 << 32) + 3), dim3(32), 0,
+                              idle_step{}, (int64_t)1);
+  if (s == GPUISO_OK) s = ex.sync();
+  CHECK(s == GPUISO_E_CUDA && strstr(e.message, "grid") != NULL, "a grid of 2^32 + 3 blocks: status %d (%s)", (int)s,
+        e.message);
+}
+
 /* The number of elements flagged as block starts. */
 static int64_t count_flags(int64_t n, const uint8_t *start) {
   int64_t k = 0;
@@ -523,6 +543,6 @@ static void test_fit_tiles(void) {
 
 int main(void) {
   static void (*const tests[])(void) = {test_compact_slots, test_mixed_rows, test_families, test_tiny_weights,
-                                        test_slices, test_row_scans, test_errors, test_fit_tiles};
+                                        test_slices, test_row_scans, test_errors, test_fit_tiles, test_grids};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
