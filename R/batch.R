@@ -89,7 +89,7 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
   if (single && !exact) single <- 2L # float32 without the pairs (see isoreg_gpu)
   if (is.logical(y)) storage.mode(y) <- "double"
   if (!is.null(x)) x <- batch_x(x, y)
-  backend <- resolve_device(device, length(y))
+  backend <- resolve_device(device, length(y), "batch")
   # the problems laid out for the direction of each (copies of the data: only for "auto")
   problems <- if (identical(increasing, "auto")) batch_problems(y, w, group, x)
   up <- if (identical(increasing, "auto")) {

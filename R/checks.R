@@ -129,12 +129,11 @@ interp_fraction <- function(x, x0, x1) {
   f
 }
 
-# The backend that runs a fit of n elements: "gpu" when requested (an error naming the reason
+# The backend that runs work of n elements: "gpu" when requested (an error naming the reason
 # when the package has no CUDA, the runtime sees no device or the GPU was lost), "cpu" when
-# requested, and for "auto" the CPU unless the option gpuiso.gpu_min_n is set, n reaches it and a
-# usable device is present. (The size from which the GPU, transfers included, is faster has not
-# been measured yet.)
-resolve_device <- function(device, n) {
+# requested, and for "auto" the GPU where gpu_auto() says the size calls for it and a usable
+# device is present.
+resolve_device <- function(device, n, work = "fit") {
   device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (device == "cpu") return("cpu")
   if (device == "gpu") {
@@ -145,8 +144,26 @@ resolve_device <- function(device, n) {
     }
     return("gpu")
   }
+  if (gpu_auto(n, work) && is.null(gpu_unavailable())) "gpu" else "cpu"
+}
+
+# The sizes from which the GPU, transfers included, was measured faster than the CPU engine on
+# all host cores (tools/gpu-check on an H200 beside 16 cores; tools/bench/RESULTS.md, 2026-12-04):
+# one fit (isoreg_gpu) from 1e5 elements, batches (rows of 100) from 1e6, soft ranks and sorts
+# from 4e5 (4 rows of 1e5; 256 rows of 1e3 ran faster on the CPU), calibration and the vjp at
+# 1e7, the one size timed. IDR stays on the CPU (idr.R): its GPU path was slower.
+gpu_auto_min_n <- c(fit = 1e5, batch = 1e6, soft = 4e5, calibrate = 1e7, vjp = 1e7)
+
+# Whether device = "auto" would take the GPU for work of n elements: from the measured size of
+# that work, or from options(gpuiso.gpu_min_n) for all work where it is set.
+gpu_auto <- function(n, work) {
   min_n <- getOption("gpuiso.gpu_min_n")
-  if (is.null(min_n) || n < min_n || !is.null(gpu_unavailable())) "cpu" else "gpu"
+  if (is.null(min_n)) return(n >= gpu_auto_min_n[[work]])
+  if (!is.numeric(min_n) || length(min_n) != 1L || is.na(min_n) || min_n < 0) {
+    stop("option `gpuiso.gpu_min_n` must be NULL or a single non-negative number of elements",
+         call. = FALSE)
+  }
+  n >= min_n
 }
 
 # NULL when a CUDA device can be used, else why not. A lost GPU is told without a call to the

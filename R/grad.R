@@ -53,7 +53,7 @@ isoreg_vjp <- function(fit, g, device = c("auto", "cpu", "gpu")) {
   if (missing(g)) stop_arg("g", "is missing")
   g <- check_upstream(g, fit$fitted, "the fitted values")
   rows <- vjp_rows(fit)
-  backend <- resolve_device(device, length(g))
+  backend <- resolve_device(device, length(g), "vjp")
   res <- run_on(backend, device, "pav", function(engine) {
     .Call(C_vjp, rows$offsets, as.double(rows$take(fit$y)),
           if (!is.null(fit$w)) as.double(rows$take_w(fit$w)), as.double(rows$take(fit$fitted)),
@@ -239,7 +239,7 @@ soft_call <- function(kind, x, g, epsilon, decreasing, device, order) {
     g <- check_upstream(g, x, "`x`")
     order <- check_order(order, x)
   }
-  backend <- resolve_device(device, length(x))
+  backend <- resolve_device(device, length(x), "soft")
   out <- run_on(backend, device, "pav", function(engine) {
     .Call(C_soft, kind, x, g, epsilon, decreasing, engine, order)
   })$value

@@ -173,9 +173,10 @@ static void lane_fill(const part_arena *a, int64_t nrows, const int64_t *offsets
   pack_rows(nrows, offsets, l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
 }
 
-/* The rows' states and the failed-row word, on the device alone (all but the row-PAV control). */
+/* The rows' states (all but the row-PAV control, which checks nothing) and the failed-row word
+ * (every plan: a group reads it back whatever the kernel), on the device alone. */
 static void row_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
-  arena_part(a, &p->rows, nrows, sizeof(row_state));
+  if (p->opt.gpu_kernel != GPUISO_GPU_ROW_PAV) arena_part(a, &p->rows, nrows, sizeof(row_state));
   arena_part(a, &p->failed_row, 1, sizeof(unsigned long long));
 }
 
@@ -314,12 +315,12 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
   if (lane_rows > 0) lane_fill(&a, nrows, offsets, &l, at_lanes);
   free(base);
 
+  row_parts(&a, p, nrows);
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV) {
     arena_part(&a, &p->pav_sum, p->n, sizeof(double));
     arena_part(&a, &p->pav_weight, p->n, sizeof(double));
     arena_part(&a, &p->pav_start, p->n, sizeof(int64_t));
   } else {
-    row_parts(&a, p, nrows);
     arena_part(&a, &p->tot, M, sizeof(chunk_total));
     arena_part(&a, &p->starts, M, sizeof(hull_point));
     arena_part(&a, &p->vd, slots * (weighted ? 2 : 1), sizeof(double));
@@ -474,11 +475,10 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
  * row-PAV control checks nothing). */
 template <class Exec, typename T>
 static gpuiso_status plan_queue(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
-  gpuiso_status s = GPUISO_OK;
-  if (p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
+  gpuiso_status s = ex.fill(v.failed_row, 0xff, sizeof *v.failed_row); /* NO_FAILED_ROW, queued without a host copy */
+  if (s == GPUISO_OK && p->opt.gpu_kernel == GPUISO_GPU_ROW_PAV) {
     s = each(ex, row_pav_step<T>{v}, p->nrows);
   } else {
-    s = ex.fill(v.failed_row, 0xff, sizeof *v.failed_row); /* NO_FAILED_ROW, queued without a host copy */
     if (s == GPUISO_OK && p->pack_first) s = fit_short(ex, p, v);
     if (s == GPUISO_OK && p->nchunks > 0) s = fit_simple(ex, p, v);
   }
@@ -495,7 +495,7 @@ static gpuiso_status plan_fit(Exec &ex, const gpuiso_cuda_plan *p, const T *y, c
   solver_view<T> v = plan_view(p, y, w, fit, start);
   set_error(err, GPUISO_OK, -1, -1);
   gpuiso_status s = plan_queue(ex, p, v);
-  if (s == GPUISO_OK && p->opt.gpu_kernel != GPUISO_GPU_ROW_PAV) s = row_failure(ex, v, err);
+  if (s == GPUISO_OK) s = row_failure(ex, v, err);
   if (s == GPUISO_OK) s = ex.sync();
   return s;
 }

@@ -34,11 +34,15 @@
 static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHORT_ROW_MAX,
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
-/* The lane kernels' registers: as the compiler chooses them (136 to 148 a thread under nvcc 13:
- * 13 to 15 warps an SM on an H200, in whole blocks), or capped so that GPUISO_LANE_WARPS warps
- * fit an SM (16: 128 registers, without spills). Which is faster needs a device:
- * tools/gpu-check builds and times both. */
-#if defined(GPUISO_LANE_WARPS) && GPUISO_LANE_WARPS > 0
+/* The lane kernels' registers, capped so that GPUISO_LANE_WARPS warps fit an SM: 16 (128
+ * registers, without spills) by default, which on an H200 ran the lane kernels' shapes 2 to 14%
+ * faster than the compiler's choice (136 to 148 registers: 13 to 15 warps) and most of them
+ * faster than 20 or 24 warps (with spills), the fits bit for bit the same (tools/bench/RESULTS.md,
+ * 2026-12-04); 0 leaves them to the compiler, tools/gpu-check's second build. */
+#ifndef GPUISO_LANE_WARPS
+#define GPUISO_LANE_WARPS 16
+#endif
+#if GPUISO_LANE_WARPS > 0
 static_assert(GPUISO_LANE_WARPS % 4 == 0, "GPUISO_LANE_WARPS: whole blocks of four warps an SM");
 #define LANE_BOUNDS(threads) SIMT_BOUNDS(threads, GPUISO_LANE_WARPS * SIMT_WARP / (threads))
 #else

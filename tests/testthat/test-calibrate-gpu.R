@@ -20,7 +20,7 @@ test_that("without a device, the GPU pipeline's entry point fails with the error
   expect_error(gpu_call(), if (gpuiso_backend()$cuda_built) "^CUDA error" else "built without CUDA")
 })
 
-test_that("'auto' calibrates on the CPU unless gpuiso.gpu_min_n is set and reached", {
+test_that("'auto' calibrates on the CPU below 1e7 scores or gpuiso.gpu_min_n", {
   s <- c(0.1, 0.5, 0.9, 0.3)
   y <- c(0, 1, 1, 0)
   expect_identical(calibrate_isotonic(s, y)$backend, "cpu")

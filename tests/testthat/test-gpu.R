@@ -13,11 +13,29 @@ test_that("device = 'gpu' without a device is a clear error; 'auto' uses the CPU
   expect_equal(isoreg_batch(matrix(c(3, 1, 2, 4), 1))[1, ], c(2, 2, 2, 4))
 })
 
-test_that("'auto' stays on the CPU unless gpuiso.gpu_min_n is set and reached", {
+test_that("'auto' takes the GPU from each work's measured size, or from gpuiso.gpu_min_n", {
+  auto <- gpuiso:::gpu_auto
+  # the crossovers of tools/bench/RESULTS.md (2026-12-04), each work at its own
+  sizes <- c(fit = 1e5, batch = 1e6, soft = 4e5, calibrate = 1e7, vjp = 1e7)
+  for (work in names(sizes)) {
+    expect_false(auto(sizes[[work]] - 1, work), label = work)
+    expect_true(auto(sizes[[work]], work), label = work)
+  }
   expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
+  expect_identical(isoreg_gpu(stats::runif(1e5))$backend, if (has_gpu()) "gpu" else "cpu")
   old <- options(gpuiso.gpu_min_n = 10)
   on.exit(options(old), add = TRUE)
+  expect_false(auto(9, "fit"))
+  expect_true(auto(10, "calibrate"))
   expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
+  options(gpuiso.gpu_min_n = Inf)
+  expect_false(auto(1e9, "fit"))
+  expect_identical(isoreg_gpu(stats::runif(1e5))$backend, "cpu")
+  for (bad in list("many", -1, c(1, 2), NA_real_)) {
+    options(gpuiso.gpu_min_n = bad)
+    expect_error(isoreg_gpu(c(3, 1, 2)), "option `gpuiso.gpu_min_n` must be NULL or a single non-negative number")
+  }
+  expect_identical(isoreg_gpu(c(3, 1, 2), device = "cpu")$backend, "cpu")
 })
 
 # Deviation of a fit from a reference, relative to 1 + |ref| (issue 11) unless scale is given.

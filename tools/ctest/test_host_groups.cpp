@@ -123,6 +123,9 @@ static void test_fits(void) {
   for (int k = 0; k < 8; k++)
     check_groups("uniform rows", 60, o, (family_kind)(k % FAM_COUNT), (weight_kind)(k % W_COUNT), k % 3 == 1,
                  k % 2, k < 4 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, 1);
+  /* the row-PAV control in groups: it reads back the failed-row word as the others do */
+  for (int k = 0; k < 2; k++)
+    check_groups("uniform rows", 60, o, (family_kind)k, (weight_kind)(k + 1), k, 0, GPUISO_GPU_ROW_PAV, 1);
   /* chunked rows, a group each or two, on both paths */
   int64_t chunked[12], c[13];
   for (int r = 0; r < 12; r++) chunked[r] = r % 3 == 0 ? 2 * 1024 + 1 + r : 4097 + 131 * r;
