@@ -892,8 +892,9 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
            s == GPUISO_OK ? (long long)first[ncurves] : -1LL, c.max_dev, c.max_weight_dev,
            (long long)c.curves_differ, s == GPUISO_OK ? "" : " error: ", s == GPUISO_OK ? "" : error_text(s, &e));
     if (ok && timed) {
-      /* the parts: the input check on the host, the copy of score, label, weights and groups to
-       * the device (CUDA events); the rest is the device's stages and the blocks' copy back */
+      /* beside it: the input check on the host, and one plain (pageable) copy of score, label,
+       * weights and groups to the device (CUDA events); the pipeline stages its copies through
+       * pinned buffers beside its kernels, so neither is a part to subtract */
       size_t bytes = n * (2 * sizeof(double) + (wp ? sizeof(double) : 0) + (gp ? sizeof(int) : 0));
       int64_t *count = xmalloc((ngroups + 1) * sizeof *count);
       double check[3];
@@ -911,10 +912,10 @@ static void check_calibrate(int64_t n, int64_t ngroups, int ties, weight_kind wk
         check[k] = 1e3 * (now() - t0);
       }
       double tg = median(gpu, reps), tc = median(cpu, reps), tk = median(check, 3);
-      printf("INFO timing calibrate n %lld, %lld curves%s: GPU host-to-host %.1f ms (input check "
-             "on the host %.1f, input copy %.1f, device stages and blocks back %.1f), CPU path on "
+      printf("INFO timing calibrate n %lld, %lld curves%s: GPU host-to-host %.1f ms (beside it: the "
+             "input check on the host %.1f, a pageable copy of the input alone %.1f), CPU path on "
              "%d threads %.1f ms; CPU / GPU %.1f\n",
-             (long long)n, (long long)ncurves, wp ? ", weighted" : "", tg, tk, h2d, tg - tk - h2d,
+             (long long)n, (long long)ncurves, wp ? ", weighted" : "", tg, tk, h2d,
              omp_get_max_threads(), tc, tc / tg);
       free(count);
     }
