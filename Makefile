@@ -53,8 +53,12 @@ deps:
 	  echo "deps: all present"; \
 	fi
 
+# roxygen2 reads the code of the package installed into a temporary library: its own loading of
+# the sources needs pkgbuild, which make deps does not install.
 document:
-	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+	@lib=$$(mktemp -d) && $(R) CMD INSTALL --no-test-load --library="$$lib" . >"$$lib.log" 2>&1 && \
+	  R_LIBS="$$lib" $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'; \
+	  rc=$$?; [ $$rc -eq 0 ] || tail -n 20 "$$lib.log"; rm -rf "$$lib" "$$lib.log"; exit $$rc
 
 # Always rebuilt: the tarball depends on every source file.
 build:
