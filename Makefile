@@ -53,12 +53,16 @@ deps:
 	  echo "deps: all present"; \
 	fi
 
-# roxygen2 reads the code of the package installed into a temporary library: its own loading of
-# the sources needs pkgbuild, which make deps does not install.
+# roxygen2 reads the code of the package installed into a temporary library (its own loading of
+# the sources needs pkgbuild, which make deps does not install): CPU-only, as only its R code
+# matters, built clean and cleaned after, so that none of its objects stays in src/.
 document:
-	@lib=$$(mktemp -d) && $(R) CMD INSTALL --no-test-load --library="$$lib" . >"$$lib.log" 2>&1 && \
-	  R_LIBS="$$lib" $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'; \
-	  rc=$$?; [ $$rc -eq 0 ] || tail -n 20 "$$lib.log"; rm -rf "$$lib" "$$lib.log"; exit $$rc
+	@lib=$$(mktemp -d); \
+	if ! GPUISO_CUDA=0 $(R) CMD INSTALL --preclean --clean --no-test-load --library="$$lib" . >"$$lib.log" 2>&1; then \
+	  tail -n 20 "$$lib.log"; rm -rf "$$lib" "$$lib.log"; exit 1; \
+	fi; \
+	R_LIBS="$$lib$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'; \
+	rc=$$?; rm -rf "$$lib" "$$lib.log"; exit $$rc
 
 # Always rebuilt: the tarball depends on every source file.
 build:

@@ -160,19 +160,19 @@ curves_at <- function(object, code, s, type, device) {
     first <- as.double(first)
   }
   s <- if (is.double(s)) s else as.double(s)
-  run_on(predict_backend(object, device), device, "pav", function(engine) {
+  run_on(predict_backend(object, device, length(s)), device, "pav", function(engine) {
     .Call(C_predict_calibrator, pooled, curves, first, code, s, type == "linear",
           engine == engine_code("gpu", "pav"))
   })$value
 }
 
-# The backend of predictions: "auto" is the GPU for a calibrator fitted there while a device is
-# usable (the fit's choice, kept for its predictions), else the CPU; "gpu" a device or an error
-# saying why not.
-predict_backend <- function(object, device) {
+# The backend of predictions at n scores: "auto" is the GPU for a calibrator fitted there while a
+# device is usable and n is of the calibration's size for the GPU (gpu_auto), else the CPU; "gpu"
+# a device or an error saying why not.
+predict_backend <- function(object, device, n) {
   device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
   if (device != "auto") return(resolve_device(device, 0))
-  if (identical(object$backend, "gpu") && is.null(gpu_unavailable())) "gpu" else "cpu"
+  if (identical(object$backend, "gpu") && gpu_auto(n, "calibrate") && is.null(gpu_unavailable())) "gpu" else "cpu"
 }
 
 #' Calibrated probabilities
@@ -192,8 +192,9 @@ predict_backend <- function(object, device) {
 #' @param strict What to do with a group not seen in training: `FALSE` gives it the pooled curve
 #'   with a warning that names it, `TRUE` is an error.
 #' @param device Where the probabilities are computed: `"auto"` (the default) on the GPU for a
-#'   calibrator fitted there (`object$backend == "gpu"`) while a device is usable, else on the
-#'   CPU, falling back to the CPU with a message when the GPU fails; `"cpu"`; or `"gpu"`, an error
+#'   calibrator fitted there (`object$backend == "gpu"`) while a device is usable and there are
+#'   at least as many scores as [calibrate_isotonic()] takes to the GPU (1e7, or
+#'   `options(gpuiso.gpu_min_n)`), else on the CPU, falling back to the CPU with a message when the GPU fails; `"cpu"`; or `"gpu"`, an error
 #'   when the package has no CUDA or no device is found. The GPU gives the same doubles as the
 #'   CPU, bit for bit: it runs the same code, a binary search over the blocks of each score's
 #'   curve, a thread per score, with the blocks on the device and the scores sent in slices.

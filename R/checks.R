@@ -147,11 +147,12 @@ resolve_device <- function(device, n, work = "fit") {
   if (gpu_auto(n, work) && is.null(gpu_unavailable())) "gpu" else "cpu"
 }
 
-# The sizes from which the GPU, transfers included, was measured faster than the CPU engine on
-# all host cores (tools/gpu-check on an H200 beside 16 cores; tools/bench/RESULTS.md, 2026-12-04):
-# one fit (isoreg_gpu) from 1e5 elements, batches (rows of 100) from 1e6, soft ranks and sorts
-# from 4e5 (4 rows of 1e5; 256 rows of 1e3 ran faster on the CPU), calibration and the vjp at
-# 1e7, the one size timed. IDR stays on the CPU (idr.R): its GPU path was slower.
+# The sizes from which "auto" takes the GPU, chosen from timings on an H200 beside 16 cores,
+# transfers included (tools/gpu-check; tools/bench/RESULTS.md, 2026-12-04): one fit
+# (isoreg_gpu) from 1e5 elements and batches from 1e6, the crossovers of one row and of rows of
+# 100; calibration (and its predictions) and the vjp at 1e7, the one size timed, where the GPU was
+# 5 to 7 times faster; soft ranks and sorts from 4e5, between 256 rows of 1e3 (the CPU faster) and
+# 4 rows of 1e5 (the GPU). IDR stays on the CPU (idr.R): its GPU path was slower.
 gpu_auto_min_n <- c(fit = 1e5, batch = 1e6, soft = 4e5, calibrate = 1e7, vjp = 1e7)
 
 # Whether device = "auto" would take the GPU for work of n elements: from the measured size of

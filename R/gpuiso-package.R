@@ -1,8 +1,8 @@
 #' gpuiso: exact isotonic regression, IDR, calibration and soft ranks
 #'
 #' Exact weighted least-squares isotonic regression and the methods built on it, on the CPU and,
-#' in a CUDA build, on NVIDIA GPUs (the CUDA code has so far run only on a CPU executor of CUDA's
-#' execution model, not yet on a GPU; `device = "auto"` uses the CPU).
+#' in a CUDA build, on NVIDIA GPUs (`device = "auto"` takes a GPU for work of the sizes at which
+#' one was measured faster than the CPU; see [isoreg_gpu()]).
 #'
 #' * Isotonic regression: [isoreg_gpu()] fits one monotone regression (with [predict()],
 #'   [plot()], [summary()] and [isoreg_blocks()] for its fit), [isoreg_batch()] fits many at once

@@ -62,13 +62,15 @@
 #' `options(gpuiso.gpu_memory = bytes)` caps the device memory a fit takes, for a GPU shared with
 #' other work (default: what is free). `method` chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
 #' and the fit put back in input order, with the data sent in slices whose copies overlap the
-#' kernels. `device = "auto"` uses a GPU, when one is usable, from the size at which it was
-#' measured faster than the CPU engine on all host cores, transfers included (an H200 beside 16
-#' cores; `tools/bench/RESULTS.md`): 1e5 elements for `isoreg_gpu()`, 1e6 for [isoreg_batch()],
-#' 4e5 for [soft_rank()] and [soft_sort()], 1e7 for [calibrate_isotonic()] and [isoreg_vjp()]
-#' (IDR stays on the CPU, see [idr()]); below that it uses the CPU. `options(gpuiso.gpu_min_n =
-#' n)` sets one size for all of them instead (`Inf`: never), for a machine whose CPU or GPU
-#' differs; a CUDA error then falls back to the CPU with a message. After a CUDA error that leaves the GPU unusable (an illegal memory
+#' kernels. `device = "auto"` uses a GPU, when one is usable, for work of at least a size chosen
+#' from timings on an H200 beside 16 CPU cores, transfers included (`tools/bench/RESULTS.md`):
+#' 1e5 elements for `isoreg_gpu()` and 1e6 for [isoreg_batch()] (where the GPU became the faster),
+#' 1e7 for [calibrate_isotonic()] and [isoreg_vjp()] (the one size timed, 5 to 7 times faster),
+#' 4e5 for [soft_rank()] and [soft_sort()] (between a shape the CPU won and one the GPU won); IDR
+#' stays on the CPU (see [idr()]). Below those sizes it uses the CPU. The first GPU call of a
+#' session also starts the CUDA runtime (about 0.15 s there), which these sizes do not count.
+#' `options(gpuiso.gpu_min_n = n)` sets one size for all of them instead (`Inf`: never), for a
+#' machine whose CPU or GPU differs; a CUDA error falls back to the CPU with a message. After a CUDA error that leaves the GPU unusable (an illegal memory
 #' access, a failed kernel launch, ...), the GPU is not used for the rest of the R session:
 #' `"auto"` runs on the CPU and `"gpu"` is an error (see [gpuiso_backend()]); restart R to use it
 #' again.

@@ -36,9 +36,10 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
 
 /* The lane kernels' registers, capped so that GPUISO_LANE_WARPS warps fit an SM: 16 (128
  * registers, without spills) by default, which on an H200 ran the lane kernels' shapes 2 to 14%
- * faster than the compiler's choice (136 to 148 registers: 13 to 15 warps) and most of them
- * faster than 20 or 24 warps (with spills), the fits bit for bit the same (tools/bench/RESULTS.md,
- * 2026-12-04); 0 leaves them to the compiler, tools/gpu-check's second build. */
+ * faster than the compiler's choice (121 to 138 registers under nvcc 13.0: 13 to 16 warps) and
+ * most of them faster than 20 or 24 warps (with spills), the fits bit for bit the same
+ * (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler, tools/gpu-check's second
+ * build. */
 #ifndef GPUISO_LANE_WARPS
 #define GPUISO_LANE_WARPS 16
 #endif

@@ -1,3 +1,7 @@
+# "auto" runs on the CPU in the tests, on any machine, so that the tests of the CPU engines' paths
+# test them there; the tests of the GPU and of the choice set gpuiso.gpu_min_n themselves.
+options(gpuiso.gpu_min_n = Inf)
+
 # Whether a CUDA device is present, and the skip of the GPU tests when none is.
 has_gpu <- function() nrow(gpuiso_backend()$devices) > 0
 skip_without_gpu <- function() {

@@ -59,7 +59,10 @@ test_that("predictions on the GPU are the CPU's, bit for bit", {
                        predict(cal, q$score, type = type, device = "cpu"), label = paste(fitted_on, type, "pooled"))
     }
   }
-  # "auto" on a calibrator fitted on the GPU: the GPU's values (the same), with a factor's groups
+  # "auto" on a calibrator fitted on the GPU, from gpuiso.gpu_min_n scores on: the GPU's values
+  # (the same), with a factor's groups
+  old <- options(gpuiso.gpu_min_n = 1)
+  on.exit(options(old), add = TRUE)
   cal <- calibrate_isotonic(d$score, d$label, group = factor(d$group), device = "gpu")
   g <- factor(sample(sprintf("g%02d", 1:25), length(q$score), replace = TRUE))
   expect_identical(predict(cal, q$score, group = g), predict(cal, q$score, group = g, device = "cpu"))

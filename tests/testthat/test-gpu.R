@@ -14,6 +14,8 @@ test_that("device = 'gpu' without a device is a clear error; 'auto' uses the CPU
 })
 
 test_that("'auto' takes the GPU from each work's measured size, or from gpuiso.gpu_min_n", {
+  old <- options(gpuiso.gpu_min_n = NULL) # the package's sizes (helper-gpu.R sets Inf)
+  on.exit(options(old), add = TRUE)
   auto <- gpuiso:::gpu_auto
   # the crossovers of tools/bench/RESULTS.md (2026-12-04), each work at its own
   sizes <- c(fit = 1e5, batch = 1e6, soft = 4e5, calibrate = 1e7, vjp = 1e7)
@@ -23,8 +25,7 @@ test_that("'auto' takes the GPU from each work's measured size, or from gpuiso.g
   }
   expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
   expect_identical(isoreg_gpu(stats::runif(1e5))$backend, if (has_gpu()) "gpu" else "cpu")
-  old <- options(gpuiso.gpu_min_n = 10)
-  on.exit(options(old), add = TRUE)
+  options(gpuiso.gpu_min_n = 10)
   expect_false(auto(9, "fit"))
   expect_true(auto(10, "calibrate"))
   expect_identical(isoreg_gpu(c(3, 1, 2))$backend, "cpu")
