@@ -12,7 +12,9 @@
 
 #include "wide_rows.cuh"
 
+#ifndef WARP_MERGE_BELOW /* -D: a build of other sizes, for tools/gpu-check's section merges */
 #define WARP_MERGE_BELOW 256
+#endif
 #define MERGE_WARPS 4 /* merges a block of merge_warp_kernel runs */
 
 /* Merge m of the level: node[m]'s chunk takes in the one span after it (node NULL: m is a chunk,

@@ -17,6 +17,9 @@
  *     lanes         the fast path and its lane kernels' stages on the shapes that they fit (rows
  *                   of 16, 1e3 and 4e3, chunks of a row of 1e7), float32 and float64: run once by
  *                   each build of the lane kernels' registers (GPUISO_CHECK_VARIANT names it)
+ *     merges        the fast path and its merge levels' stages at walk caps 64 (the default), 16,
+ *                   4 and 1 on rows of 1e4 to 1e8, float32, with the fits' hashes (the same at
+ *                   every cap)
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
@@ -430,26 +433,35 @@ static void stage_text(plan_work *p, char *text, size_t size) {
   }
 }
 
-/* The device ms of the lane kernels in one run of the plan: the sum of their stages. */
-static double lane_stage_ms(plan_work *p) {
-  static const char *const lane_kernels[] = {"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"};
+/* Stages of a run: the lane kernels', the merge levels' (the thread-per-merge steps and
+ * merge_warp_kernel). */
+typedef struct {
+  const char *names[3]; /* the stages whose names begin with one of these */
+} stage_set;
+static const stage_set lane_stages = {{"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"}};
+static const stage_set merge_stages = {{"merge"}};
+
+/* The device ms of a set's stages in one run of the plan: the sum of their times. */
+static double set_ms(plan_work *p, const stage_set *set) {
   gpuiso_stage_times t;
   gpuiso_error e;
   if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return NAN;
   double ms = 0;
   for (int i = 0; i < t.count; i++)
-    for (int k = 0; k < 3; k++)
-      if (strncmp(t.name[i], lane_kernels[k], strlen(lane_kernels[k])) == 0) ms += t.ms[i];
+    for (int k = 0; k < 3 && set->names[k]; k++)
+      if (strncmp(t.name[i], set->names[k], strlen(set->names[k])) == 0) ms += t.ms[i];
   return ms;
 }
 
-/* A plan of the kernel over the rows of off, timed on device data; NAN when it cannot be made.
- * stages (when not NULL) gets the time of each stage of one more run, lanes (when not NULL) the
- * median of 5 more runs' lane-kernel ms. */
+/* A plan of the kernel over the rows of off, merges walking at most cap steps (0: the default),
+ * timed on device data; NAN when it cannot be made. stages (when not NULL) gets the time of each
+ * stage of one more run, set_time (when not NULL) the median of 5 more runs' ms of the stages of
+ * set. */
 static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision type,
-                          gpuiso_gpu_kernel kernel, const void *dy, void *dfit, int reps, int warm,
-                          const char *what, char *stages, size_t stages_size, double *lanes) {
-  gpuiso_opts o = options(1, kernel, 0, 0);
+                          gpuiso_gpu_kernel kernel, int64_t cap, const void *dy, void *dfit, int reps,
+                          int warm, const char *what, char *stages, size_t stages_size,
+                          const stage_set *set, double *set_time) {
+  gpuiso_opts o = options(1, kernel, 0, cap);
   gpuiso_error e;
   plan_work p = {NULL, dy, dfit};
   gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, type, 0, &o, &p.plan, &e); /* runs: w NULL */
@@ -459,10 +471,10 @@ static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision ty
   }
   double ms = time_ms(run_plan, &p, reps, warm, what);
   if (stages && !isnan(ms)) stage_text(&p, stages, stages_size);
-  if (lanes) {
-    double lane[5];
-    for (int k = 0; k < 5 && !isnan(ms); k++) lane[k] = lane_stage_ms(&p);
-    *lanes = isnan(ms) ? NAN : median(lane, 5);
+  if (set_time) {
+    double part[5];
+    for (int k = 0; k < 5 && !isnan(ms); k++) part[k] = set_ms(&p, set);
+    *set_time = isnan(ms) ? NAN : median(part, 5);
   }
   gpuiso_cuda_plan_free(p.plan);
   return ms;
@@ -506,12 +518,13 @@ static void time_row(shape sh, family_kind f, gpuiso_precision type, int control
   CUDA_OK(cudaMalloc(&dfit, bytes));
   double h2d = time_copy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice, 3, what);
   int big = n >= 100000000; /* the simple path: seconds a run, so once */
-  double simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, dy, dfit, big ? 1 : 5, !big, what, NULL, 0, NULL);
-  *fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, stages, sizeof stages, NULL);
+  double simple = time_kernel(nrows, off, type, GPUISO_GPU_SIMPLE, 0, dy, dfit, big ? 1 : 5, !big, what, NULL, 0,
+                              NULL, NULL);
+  *fast = time_kernel(nrows, off, type, GPUISO_GPU_FAST, 0, dy, dfit, 5, 1, what, stages, sizeof stages, NULL, NULL);
   double d2h = time_copy(back, dfit, bytes, cudaMemcpyDeviceToHost, 3, what);
   double density = isnan(*fast) ? NAN : (double)count_blocks(nrows, off, type, back) / n;
-  *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, dy, dfit,
-                                        control_reps, control_reps > 1, what, NULL, 0, NULL)
+  *control = control_reps ? time_kernel(nrows, off, type, GPUISO_GPU_ROW_PAV, 0, dy, dfit,
+                                        control_reps, control_reps > 1, what, NULL, 0, NULL, NULL)
                           : NAN;
   double d2d = time_copy(dfit, dy, bytes, cudaMemcpyDeviceToDevice, 5, what);
   printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sh.name,
@@ -537,26 +550,32 @@ static uint64_t fnv1a(const void *data, size_t bytes) {
   return h;
 }
 
-/* One line for tools/gpu-check to set beside the other build's: the fast path's ms and its lane
- * kernels' ms (medians of 5) on unweighted noise of the shape, in the precision, and the hash of
- * the fit (the builds' fits must be the same bit for bit). */
-static void time_lanes(const char *variant, shape sh, gpuiso_precision type) {
+/* Lines for tools/gpu-check to set beside another build's or setting's: on unweighted noise of
+ * the shape, in the precision, at each walk cap of the merges (0: the default), the fast path's ms
+ * and its ms in the stages of set (medians of 5), and the hash of the fit, the same bit for bit
+ * whatever the build or the cap (the caps find the same bridges). "INFO SECTION VARIANT SHAPE TYPE
+ * MS SET_MS HASH", the variant followed by "/capN" where a cap is given. */
+static void time_stages(const char *section, const char *variant, shape sh, gpuiso_precision type,
+                        const int64_t *caps, int ncaps, const stage_set *set) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   int single = type == GPUISO_SINGLE;
   size_t bytes = n * (single ? sizeof(float) : sizeof(double));
-  double *y = xmalloc(n * sizeof *y), lanes;
+  double *y = xmalloc(n * sizeof *y), part;
   gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, single, y, NULL);
   float *yf = single ? to_float(y, n) : NULL;
   void *back = xmalloc(bytes), *dy, *dfit;
-  char what[64];
-  snprintf(what, sizeof what, "lanes %s %s %s", variant, sh.name, single ? "f32" : "f64");
   CUDA_OK(cudaMalloc(&dy, bytes));
   CUDA_OK(cudaMalloc(&dfit, bytes));
   CUDA_OK(cudaMemcpy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice));
-  double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, dy, dfit, 5, 1, what, NULL, 0, &lanes);
-  if (!isnan(ms)) {
+  for (int c = 0; c < ncaps; c++) {
+    char name[48], what[96];
+    if (caps[c] > 0) snprintf(name, sizeof name, "%s/cap%lld", variant, (long long)caps[c]);
+    else snprintf(name, sizeof name, "%s", variant);
+    snprintf(what, sizeof what, "%s %s %s %s", section, name, sh.name, single ? "f32" : "f64");
+    double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, caps[c], dy, dfit, 5, 1, what, NULL, 0, set, &part);
+    if (isnan(ms)) continue;
     CUDA_OK(cudaMemcpy(back, dfit, bytes, cudaMemcpyDeviceToHost));
-    printf("INFO lanes %s %s %s %.4f %.4f %016llx\n", variant, sh.name, single ? "f32" : "f64", ms, lanes,
+    printf("INFO %s %s %s %s %.4f %.4f %016llx\n", section, name, sh.name, single ? "f32" : "f64", ms, part,
            (unsigned long long)fnv1a(back, bytes));
   }
   cudaFree(dy);
@@ -567,19 +586,40 @@ static void time_lanes(const char *variant, shape sh, gpuiso_precision type) {
   free(back);
 }
 
+/* The build's name for these lines (GPUISO_CHECK_VARIANT). */
+static const char *variant_name(void) {
+  const char *variant = getenv("GPUISO_CHECK_VARIANT");
+  return variant ? variant : "default";
+}
+
 /* The lane kernels' shapes: packed short rows, a row a warp, a row a block, a row in chunks. */
 static void run_lanes(void) {
-  const char *variant = getenv("GPUISO_CHECK_VARIANT");
   shape shapes[] = {{"1e6x16", 1000000, 16}, {"1e4x1e3", 10000, 1000}, {"1e4x4e3", 10000, 4000},
                     {"1x1e7", 1, 10000000}};
+  const int64_t cap = 0;
   for (int single = 1; single >= 0; single--)
     for (int k = 0; k < 4; k++) {
       if (late(2)) {
         skip("lanes");
         continue;
       }
-      time_lanes(variant ? variant : "default", shapes[k], single ? GPUISO_SINGLE : GPUISO_DOUBLE);
+      time_stages("lanes", variant_name(), shapes[k], single ? GPUISO_SINGLE : GPUISO_DOUBLE, &cap, 1, &lane_stages);
     }
+}
+
+/* The merge levels (a thread per merge at the large levels, a warp per merge at the small ones)
+ * at walk caps 64 (the default), 16, 4 and 1, float32, on rows of several levels to one of 1e8. */
+static void run_merges(void) {
+  shape shapes[] = {{"1e3x1e4", 1000, 10000}, {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000},
+                    {"1x1e8", 1, 100000000}};
+  const int64_t caps[] = {64, 16, 4, 1};
+  for (int k = 0; k < 4; k++) {
+    if (late(k == 3 ? 5 : 2)) {
+      skip("merges");
+      continue;
+    }
+    time_stages("merges", variant_name(), shapes[k], GPUISO_SINGLE, caps, 4, &merge_stages);
+  }
 }
 
 /* Rows of host doubles on the fast path (R's default): copy in, fit, copy out (what an R call
@@ -1101,6 +1141,7 @@ typedef struct {
 static const section sections[] = {{"device", run_device},           {"small", run_small},
                                    {"accuracy-1e8", run_accuracy_1e8}, {"accuracy", run_accuracy},
                                    {"timing", run_timing},           {"lanes", run_lanes},
+                                   {"merges", run_merges},
                                    {"idr", run_idr},
                                    {"calibration", run_calibration}, {"grad", run_grad}};
 
