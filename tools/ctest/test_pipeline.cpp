@@ -5,6 +5,7 @@
  * tools/gpu-check (tools/harness). The lane kernels' rows are test_short_rows', the wide rows
  * test_wide_rows'. The per-row passes stride over the rows with a few blocks. */
 #define ROW_SCAN_ROW_BLOCKS 7
+#define WARP_MERGE_BELOW 256 /* levels of a thread and of a warp per merge in little data */
 
 #include "batch.h"
 
