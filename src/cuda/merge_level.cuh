@@ -13,7 +13,7 @@
 #include "wide_rows.cuh"
 
 /* A warp per merge below this many merges a level, a thread per merge from it on: on an H200 the
- * warps ran every level of up to 5,000 merges faster (rows of 1e4 to 1e7: the merges 15 to 30%,
+ * warps ran every level of up to 5,000 merges faster (rows of 1e4 to 1e7: the merges 17 to 31%,
  * the fits 2 to 10% faster than from 256 on), the threads the levels of rows of 1e8 (warps for
  * all of its levels: the fit 7% slower), where more merges than the device holds warps wait
  * (tools/bench/RESULTS.md, 2026-12-04). Tests set it lower to meet both kinds in little data. */

@@ -71,6 +71,9 @@ extern "C" gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const v
   s = ex.mark(NULL);
   if (s == GPUISO_OK) s = plan_fit_any(ex, plan, y, w, fit, start, err);
   if (s == GPUISO_OK) s = ex.sync();
+  /* the sync's own event, recorded after it, done before the times are read (else "not ready") */
+  if (s == GPUISO_OK && clock.count > 0)
+    s = ex.check(cudaEventSynchronize(clock.event[clock.count - 1]), "cudaEventSynchronize");
   for (int k = 1; s == GPUISO_OK && k < clock.count; k++) {
     float ms = 0;
     s = ex.check(cudaEventElapsedTime(&ms, clock.event[k - 1], clock.event[k]), "cudaEventElapsedTime");

@@ -2,6 +2,7 @@
  * run on the CPU by the SIMT executor under three schedule seeds: the lane kernels' one chain and
  * the long rows' chains per chunk merged in levels (src/cuda/wide_rows.cuh), against the CPU hull
  * engine (hull/wide.h) and the PAV engine. */
+#define WARP_MERGE_BELOW 256 /* levels of a thread and of a warp per merge in little data */
 #include "batch.h"
 
 /* Rows of the wide families of tests/testthat/helper-exact.R, 10^U(-span, span): signed values

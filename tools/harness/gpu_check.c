@@ -1104,7 +1104,9 @@ static void run_device(void) {
 /* Many chunks, merges, searches and ragged rows in little data; reserve: a case under a sanitizer.
  * The one-off checks first: check_shape skips what would run past the deadline, they do not. */
 static void run_small(void) {
-  shape rows = {"small", 3, 20000}, ragged = {"ragged-s", 30000, 0};
+  /* levels: a row in 12,500 chunks of 8, whose first level has more merges than WARP_MERGE_BELOW
+   * (a thread per merge), the others fewer (a warp per merge) */
+  shape rows = {"small", 3, 20000}, ragged = {"ragged-s", 30000, 0}, levels = {"levels-s", 1, 100000};
   check_unsorted_x(20000);
   check_idr(600, 1, W_UNIFORM, GPUISO_GPU_SIMPLE, 32, 1);
   check_idr(1500, 0, W_NONE, GPUISO_GPU_FAST, 64, 1);
@@ -1113,6 +1115,7 @@ static void run_small(void) {
   check_vjp(5000, 0);
   check_shape(rows, 0, 2, 0, W_COUNT, 64, 2, 3);
   check_shape(ragged, 0, 2, 0, 2, 32, 1, 3);
+  check_shape(levels, 0, 1, 0, 2, 8, 2, 3);
 }
 
 static void run_accuracy_1e8(void) {
