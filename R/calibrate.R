@@ -166,13 +166,12 @@ curves_at <- function(object, code, s, type, device) {
   })$value
 }
 
-# The backend of predictions at n scores: "auto" is the GPU for a calibrator fitted there while a
-# device is usable and n is of the calibration's size for the GPU (gpu_auto), else the CPU; "gpu"
-# a device or an error saying why not.
+# The backend of predictions at n scores: "auto" is the CPU for a calibrator fitted on the CPU, else
+# what "auto" gives the calibration of n scores; "gpu" a device or an error saying why not.
 predict_backend <- function(object, device, n) {
   device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
-  if (device != "auto") return(resolve_device(device, 0))
-  if (identical(object$backend, "gpu") && gpu_auto(n, "calibrate") && is.null(gpu_unavailable())) "gpu" else "cpu"
+  if (device == "auto" && !identical(object$backend, "gpu")) return("cpu")
+  resolve_device(device, n, "calibrate")
 }
 
 #' Calibrated probabilities
@@ -194,8 +193,9 @@ predict_backend <- function(object, device, n) {
 #' @param device Where the probabilities are computed: `"auto"` (the default) on the GPU for a
 #'   calibrator fitted there (`object$backend == "gpu"`) while a device is usable and there are
 #'   at least as many scores as [calibrate_isotonic()] takes to the GPU (1e7, or
-#'   `options(gpuiso.gpu_min_n)`), else on the CPU, falling back to the CPU with a message when the GPU fails; `"cpu"`; or `"gpu"`, an error
-#'   when the package has no CUDA or no device is found. The GPU gives the same doubles as the
+#'   `options(gpuiso.gpu_min_n)`), else on the CPU, falling back to the CPU with a message when
+#'   the GPU fails; `"cpu"`; or `"gpu"`, an error when the package has no CUDA or no device is
+#'   found. The GPU gives the same doubles as the
 #'   CPU, bit for bit: it runs the same code, a binary search over the blocks of each score's
 #'   curve, a thread per score, with the blocks on the device and the scores sent in slices.
 #' @param ... Nothing: an argument that is not one of the above is an error.

@@ -70,7 +70,8 @@
 #' stays on the CPU (see [idr()]). Below those sizes it uses the CPU. The first GPU call of a
 #' session also starts the CUDA runtime (about 0.15 s there), which these sizes do not count.
 #' `options(gpuiso.gpu_min_n = n)` sets one size for all of them instead (`Inf`: never), for a
-#' machine whose CPU or GPU differs; a CUDA error falls back to the CPU with a message. After a CUDA error that leaves the GPU unusable (an illegal memory
+#' machine whose CPU or GPU differs; a CUDA error falls back to the CPU with a message. After a
+#' CUDA error that leaves the GPU unusable (an illegal memory
 #' access, a failed kernel launch, ...), the GPU is not used for the rest of the R session:
 #' `"auto"` runs on the CPU and `"gpu"` is an error (see [gpuiso_backend()]); restart R to use it
 #' again.
