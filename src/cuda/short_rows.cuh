@@ -156,15 +156,20 @@ static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) {
   return (me.lane0 + j) * LANE_SLOTS + (int)(p - 1 - (int64_t)j * SIMT_WARP);
 }
 
-/* Point k (0..32) of the row's lane j, as a vertex of the slots' predicates. Point 0, the
- * lane's origin, loads point 1's slot and drops it: every k issues the same loads, so the lane
- * hull's loop has no branch around them (short_lane_hull). */
-static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
-  int at = k > 0 ? k : 1, i = short_slot(me, (int64_t)j * SIMT_WARP + at);
-  double w = sh.w ? sh.w[i] : (double)k, s = sh.s[i];
-  int rounded = (int)(sh.rounded[me.lane0 + j] >> (at - 1) & 1u);
-  hull_vertex q = {j, k, {{k > 0 ? w : 0, 0}, {k > 0 ? s : 0, 0}}, k > 0 ? rounded : 0};
+/* Point k (0..32) of lane j, whose slots follow slot `base` and whose rounding bits are
+ * `rounded`, as a vertex of the slots' predicates. Point 0, the lane's origin, loads point 1's
+ * slot and drops it: every k issues the same loads, so the lane hull's loop has no branch around
+ * them (short_lane_hull). */
+static SIMT_DEVICE hull_vertex lane_point(const short_shared &sh, int j, int base, unsigned rounded, int k) {
+  int at = k > 0 ? k : 1;
+  double w = sh.w ? sh.w[base + at] : (double)k, s = sh.s[base + at];
+  hull_vertex q = {j, k, {{k > 0 ? w : 0, 0}, {k > 0 ? s : 0, 0}}, k > 0 ? (int)(rounded >> (at - 1) & 1u) : 0};
   return q;
+}
+
+/* Point k (0..32) of the row's lane j. */
+static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
+  return lane_point(sh, j, (me.lane0 + j) * LANE_SLOTS - 1, sh.rounded[me.lane0 + j], k);
 }
 
 /* Point p (0..n) of the lane's row: point 0 of its lane, the row's end the last lane's last. */
@@ -254,27 +259,64 @@ static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_ver
   return turn ? turn : hull_orient_exact_vertices(&hs, a, b, c, relative);
 }
 
+/* lane_orient on three points of the lane's own, as lane_point gives them (one chunk, the low
+ * parts zero): each difference one rounding, so hull_orient's bound (geometry.h) widened by the
+ * coordinates' errors as the slots' filter widens it, in fewer operations; the exact points
+ * where it cannot decide, so the same decisions. */
+static SIMT_DEVICE double own_error(double rel, int rounded) { return rounded ? 0x1p-52 * fabs(rel) : 0.0; }
+
+static SIMT_DEVICE int own_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c) {
+  double x1 = b.rel.w.hi - a.rel.w.hi, y1 = b.rel.s.hi - a.rel.s.hi, x2 = c.rel.w.hi - a.rel.w.hi,
+         y2 = c.rel.s.hi - a.rel.s.hi;
+  double ewa = own_error(a.rel.w.hi, a.rounded), esa = own_error(a.rel.s.hi, a.rounded);
+  double ex1 = ewa + own_error(b.rel.w.hi, b.rounded), ey1 = esa + own_error(b.rel.s.hi, b.rounded),
+         ex2 = ewa + own_error(c.rel.w.hi, c.rounded), ey2 = esa + own_error(c.rel.s.hi, c.rounded);
+  double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
+  double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
+  double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
+  if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
+  return hull_orient_exact_vertices(&hs, a, b, c, 1);
+}
+
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
  * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
  * relative to its first. The monotone chain as one loop (paper, section 3.1): the stack is the
- * mask, its top the highest set bit, the entry under the top the next one (clz). Each iteration
- * loads the candidate k, the top and the entry under the top, whatever it then does, and
- * selects: a pop where the top makes no left turn between the entry under it and k, else a push
- * of k. So the lanes of a warp issue the same loads in step, with no inner pop loop and no load
- * on a pop alone. The turns are a pop loop's, in the same order (the fits stay bit-identical):
- * count pushes and at most count - 1 pops (point 0 stays), at most 2 count - 1 iterations. */
+ * mask, its top the highest set bit, the entry under the top the next one (clz). The candidate k,
+ * the top and the entry under it stay in registers, and each iteration loads the one point it
+ * needs next, whatever it then does, and selects: a pop where the top makes no left turn between
+ * the entry under it and k (the entry under the new top loaded), else a push of k (k + 1
+ * loaded). So the lanes of a warp issue the same load in step, with no inner pop loop. The turns
+ * are a pop loop's, in the same order (the fits stay bit-identical): count pushes and at most
+ * count - 1 pops (point 0 stays), at most 2 count - 1 iterations. */
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
-  unsigned mask = 1;
-  for (int k = 1; k <= (int)me.count;) {
-    int top = 31 - simt::clz(mask), under = 31 - simt::clz(mask & ~(1u << top)); /* -1: top is point 0 */
-    hull_vertex pu = lane_vertex(sh, me, me.q, under < 0 ? 0 : under), pt = lane_vertex(sh, me, me.q, top),
-                pk = lane_vertex(sh, me, me.q, k);
-    int pop = under >= 0 && lane_orient(hs, pu, pt, pk, 1) <= 0; /* point 0 alone: a push */
-    unsigned bit = k < (int)me.count ? 1u << k : 0u;             /* point count stays implicit */
+  int count = (int)me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
+  unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
+  hull_vertex pu = lane_point(sh, me.q, base, rounded, 0), pt = pu, pk = lane_point(sh, me.q, base, rounded, 1);
+  for (int k = 1; k <= count;) {
+    int pop = under >= 0 && own_orient(hs, pu, pt, pk) <= 0; /* point 0 alone: a push */
+    unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
+    int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
+    top = pop ? under : k;
+    under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
     k += !pop;
+    int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
+    hull_vertex pn = lane_point(sh, me.q, base, rounded, next);
+    hull_vertex pt2 = pop ? pu : pk;
+    pu = pop ? pn : pt;
+    pk = pop ? pk : pn;
+    pt = pt2;
   }
   return mask;
+}
+
+/* The bits of lane t's mask outside the open range (a, b) of the row's points: the points
+ * through a and from b on. */
+static SIMT_DEVICE unsigned lane_bits_outside(int t, int64_t a, int64_t b) {
+  int64_t first = (int64_t)t * SIMT_WARP, upto = a - first + 1, from = b - first; /* bits below upto, from from on */
+  unsigned low = upto <= 0 ? 0u : upto >= SIMT_WARP ? ~0u : (1u << upto) - 1u;
+  unsigned high = from <= 0 ? ~0u : from >= SIMT_WARP ? 0u : ~0u << from;
+  return low | high;
 }
 
 /* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
@@ -286,27 +328,25 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   int64_t a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
   hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), ps = short_vertex(sh, me, s);
   if (lane_orient(hs, pa, ps, pb, hull_vertices_relative(pa, ps, pb)) > 0) return; /* convex at s: s stays */
-  for (int moved = 1; moved;) {
+  /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
+   * gone as far as it can leaves the bridge found (the first turn aside) */
+  for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
     moved = 0;
-    while (a > lo) {
+    while (side == 0 && a > lo) {
       int64_t a2 = short_prev_vertex(sh, me, a, q);
       hull_vertex p2 = short_vertex(sh, me, a2);
       if (lane_orient(hs, p2, pa, pb, hull_vertices_relative(p2, pa, pb)) > 0) break;
       a = a2, pa = p2, moved = 1;
     }
-    while (b < end) {
+    while (side == 1 && b < end) {
       int64_t b2 = short_next_vertex(sh, me, b, hi, end);
       hull_vertex p2 = short_vertex(sh, me, b2);
       if (lane_orient(hs, pa, pb, p2, hull_vertices_relative(pa, pb, p2)) > 0) break;
       b = b2, pb = p2, moved = 1;
     }
   }
-  for (int t = q; t < hi; t++) {
-    int64_t first = (int64_t)t * SIMT_WARP;
-    unsigned keep = 0;
-    for (int k = 0; k < SIMT_WARP; k++) keep |= (unsigned)(first + k <= a || first + k >= b) << k;
-    sh.masks[me.lane0 + t] &= keep;
-  }
+  int last = (int)(b / SIMT_WARP) < hi ? (int)(b / SIMT_WARP) : hi - 1;
+  for (int t = (int)(a / SIMT_WARP); t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a, b);
 }
 
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
@@ -371,8 +411,10 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   Sums run;
   run.begin();
   unsigned rounded = 0;
-  for (int64_t k = 0; ok && k < me.count; k++) {
-    int64_t i = me.first + k, slot = short_slot(me, (int64_t)me.q * SIMT_WARP + k + 1);
+  int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 1 */
+  for (int k = 0; ok && k < (int)me.count; k++) {
+    int64_t i = me.first + k;
+    int slot = base + k;
     run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
     double rw, rs;
     rounded |= (unsigned)hull_round_rel(run.point(), sh.w != NULL, &rw, &rs) << k;
