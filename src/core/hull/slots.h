@@ -138,26 +138,37 @@ static GPUISO_COLD GPUISO_HD int hull_orient_exact_vertices_cold(const hull_slot
   return hull_orient_exact_vertices(v, a, b, c, relative);
 }
 
-/* The filter of hull_orient_vertices: hull_orient's, on the points from the rounded coordinates,
- * its bound widened by the coordinates' errors (e) carried through the two products. The sign,
- * or 0 where it cannot decide. */
+/* A coordinate's difference b - a of two vertices, each its chunk's first point's coordinate (a
+ * pair; zero where relative) plus its chunk-relative one (a pair), from the parts apart, without
+ * forming the points: the high parts' differences and the low parts' added. Each of its six
+ * roundings errs by at most u of what it adds, so the value is within 4u m of the exact
+ * difference of the parts, for the magnitude *m. */
+static inline GPUISO_HD double hull_coord_diff(dd sb, dd rb, dd sa, dd ra, double *m) {
+  double h = sb.hi - sa.hi, r = rb.hi - ra.hi;
+  *m = fabs(h) + fabs(r) + (fabs(sb.lo) + fabs(sa.lo)) + (fabs(rb.lo) + fabs(ra.lo));
+  return h + (r + ((sb.lo - sa.lo) + (rb.lo - ra.lo)));
+}
+
+/* The filter of hull_orient_vertices: the cross product of the differences of hull_coord_diff,
+ * each within 4u of its magnitude A or B, so the product within 10u (A1 B2 + B1 A2) of the exact
+ * one on the parts (1.5e-15 covers it, with the second-order terms), the bound widened by the
+ * coordinates' errors (e) carried through the two products. The sign, or 0 where it cannot
+ * decide. */
 static inline GPUISO_HD int hull_orient_vertices_filter(const hull_slots *v, hull_vertex a, hull_vertex b,
                                                         hull_vertex c, int relative) {
-  hull_point pa = hull_vertex_point(v, a, relative), pb = hull_vertex_point(v, b, relative),
-             pc = hull_vertex_point(v, c, relative);
-  const hull_point *s = v->starts;
-  double ewa = hull_coord_error(a.rel.w.hi, s[a.chunk].w.hi, a.rounded, relative),
-         esa = hull_coord_error(a.rel.s.hi, s[a.chunk].s.hi, a.rounded, relative);
-  double ex1 = ewa + hull_coord_error(b.rel.w.hi, s[b.chunk].w.hi, b.rounded, relative),
-         ey1 = esa + hull_coord_error(b.rel.s.hi, s[b.chunk].s.hi, b.rounded, relative),
-         ex2 = ewa + hull_coord_error(c.rel.w.hi, s[c.chunk].w.hi, c.rounded, relative),
-         ey2 = esa + hull_coord_error(c.rel.s.hi, s[c.chunk].s.hi, c.rounded, relative);
-  double hx1 = pb.w.hi - pa.w.hi, lx1 = pb.w.lo - pa.w.lo, hy1 = pb.s.hi - pa.s.hi, ly1 = pb.s.lo - pa.s.lo;
-  double hx2 = pc.w.hi - pa.w.hi, lx2 = pc.w.lo - pa.w.lo, hy2 = pc.s.hi - pa.s.hi, ly2 = pc.s.lo - pa.s.lo;
-  double A1 = fabs(hx1) + fabs(lx1), B1 = fabs(hy1) + fabs(ly1), A2 = fabs(hx2) + fabs(lx2),
-         B2 = fabs(hy2) + fabs(ly2);
-  double det = (hx1 + lx1) * (hy2 + ly2) - (hy1 + ly1) * (hx2 + lx2), mag = A1 * B2 + B1 * A2;
-  double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
+  const hull_point *s = v->starts, none = {{0, 0}, {0, 0}};
+  hull_point sa = relative ? none : s[a.chunk], sb = relative ? none : s[b.chunk], sc = relative ? none : s[c.chunk];
+  double ewa = hull_coord_error(a.rel.w.hi, sa.w.hi, a.rounded, relative),
+         esa = hull_coord_error(a.rel.s.hi, sa.s.hi, a.rounded, relative);
+  double ex1 = ewa + hull_coord_error(b.rel.w.hi, sb.w.hi, b.rounded, relative),
+         ey1 = esa + hull_coord_error(b.rel.s.hi, sb.s.hi, b.rounded, relative),
+         ex2 = ewa + hull_coord_error(c.rel.w.hi, sc.w.hi, c.rounded, relative),
+         ey2 = esa + hull_coord_error(c.rel.s.hi, sc.s.hi, c.rounded, relative);
+  double A1, B1, A2, B2;
+  double x1 = hull_coord_diff(sb.w, b.rel.w, sa.w, a.rel.w, &A1), y1 = hull_coord_diff(sb.s, b.rel.s, sa.s, a.rel.s, &B1),
+         x2 = hull_coord_diff(sc.w, c.rel.w, sa.w, a.rel.w, &A2), y2 = hull_coord_diff(sc.s, c.rel.s, sa.s, a.rel.s, &B2);
+  double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
+  double bound = 1.5e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
   if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
   return 0;
 }
