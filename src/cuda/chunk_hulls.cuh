@@ -28,14 +28,14 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
     for (int64_t i0 = from + lane; i0 < to && c.bad == INT64_MAX; i0 += TOTALS_LOADS * SIMT_WARP) {
-      double y[TOTALS_LOADS], w[TOTALS_LOADS];
+      T y[TOTALS_LOADS], w[TOTALS_LOADS];
       for (int u = 0; u < TOTALS_LOADS; u++) {
         int64_t i = i0 + u * SIMT_WARP;
-        y[u] = i < to ? (double)v.y[i] : 0.0;
-        w[u] = i < to && v.w ? (double)v.w[i] : 1.0;
+        y[u] = i < to ? v.y[i] : (T)0;
+        w[u] = i < to && v.w ? v.w[i] : (T)1;
       }
       for (int u = 0; u < TOTALS_LOADS && i0 + u * SIMT_WARP < to; u++) {
-        if (!chunk_total_add(&c, y[u], w[u], 1.0, v.sign)) {
+        if (!chunk_total_add(&c, (double)y[u], (double)w[u], 1.0, v.sign)) {
           c.bad = i0 + u * SIMT_WARP;
           break;
         }

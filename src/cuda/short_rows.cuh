@@ -487,20 +487,19 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   int64_t positive_before = team.exclusive_scan(last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
   first = team.reduce(first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   double level[SIMT_WARP], top = -INFINITY;
-  int64_t u = -1, w = -1; /* the edge above the element before, whose level it took */
+  int64_t w = -1; /* the end of the edge above the element before, whose level it took */
   for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
     int64_t i = me.first + k - me.from, j = i;
     if (v.w && v.w[me.first + k] == 0) j = left >= 0 ? left : first;
     else left = i;
     if (wide) {
       level[k] = short_wide_level(v, sh, me, j, st.scale);
+    } else if (k == 0 || j >= w) { /* j never goes back: the edge changes past its end only */
+      int64_t u = short_prev_vertex(sh, me, j + 1, 0);
+      w = short_next_vertex(sh, me, j, me.used, me.n);
+      level[k] = short_edge_level(sh, hs, me, u, w);
     } else {
-      int64_t u2 = short_prev_vertex(sh, me, j + 1, 0), w2 = short_next_vertex(sh, me, j, me.used, me.n);
-      if (k == 0 || u2 != u || w2 != w)
-        level[k] = short_edge_level(sh, hs, me, u2, w2);
-      else
-        level[k] = level[k - 1];
-      u = u2, w = w2;
+      level[k] = level[k - 1];
     }
     top = level[k] > top ? level[k] : top;
   }
