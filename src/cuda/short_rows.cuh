@@ -509,10 +509,15 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     v.fit[me.first + k] = (T)clip(v.sign * before, v.lo, v.hi);
   }
   if (v.edge_start) { /* the solver's blocks: from a vertex, past the zero weights on it */
-    for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
+    unsigned mask = 0;
+    for (int64_t k = 0, left = positive_before, vertex = -1; ok && k < me.count; k++) {
       int64_t i = me.first + k - me.from;
+      if (k == 0) /* the last vertex up to i: found once, then from the lane's own bits */
+        vertex = short_prev_vertex(sh, me, i + 1, 0), mask = sh.masks[me.lane0 + me.q];
+      else if (mask >> k & 1u)
+        vertex = i;
       int positive = !v.w || v.w[me.from + i] > 0;
-      v.edge_start[me.from + i] = i == 0 || (positive && left >= 0 && short_prev_vertex(sh, me, i + 1, 0) > left);
+      v.edge_start[me.from + i] = i == 0 || (positive && left >= 0 && vertex > left);
       if (positive) left = i;
     }
   } else if (v.start) { /* the level changes, once every lane has written its levels */
