@@ -2,7 +2,7 @@
  * noise (tools/harness's family), unweighted, for callgrind to count the instructions of the
  * lane kernels' phases. Shapes: "row" (one row of 65,536: 64 chunks of chunk_hulls_kernel) and
  * "short" (64 rows of 1,000: short_rows_kernel, a warp each). Prints the fit's status and a hash
- * of its values, so that two builds are seen to fit the same.
+ * of its values, so that two builds are seen to fit the same, and its number of elements.
  * Usage: lane_proxy row|short */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
   gpuiso_status s = fit_rows_host(ex, R, o, GPUISO_SINGLE, yf, NULL, &opt, zf, NULL, &e);
   uint64_t hash = 1469598103934665603ull; /* FNV-1a of the fit's bytes */
   for (size_t i = 0; i < n * sizeof *zf; i++) hash = (hash ^ ((const unsigned char *)zf)[i]) * 1099511628211ull;
-  printf("lane_proxy %s: status %d, fit hash %016llx\n", argv[1], (int)s, (unsigned long long)hash);
+  printf("lane_proxy %s: status %d, %lld elements, fit hash %016llx\n", argv[1], (int)s, (long long)n,
+         (unsigned long long)hash);
   free(y), free(yf), free(zf);
   return s != GPUISO_OK;
 }
