@@ -6,10 +6,13 @@
 #   wide  the hull engine on one row of 1e7 whose weights span e^-50 to e^50 (hull_is_wide: a
 #         chain on the steps), noise and increasing values; a row of uniform weights (0.5 to 2) as
 #         the control
+#   merges  the hull engine on one row of 1e7, unweighted, whose merge levels walk little
+#         (noise: a ramp plus normal noise), far (a sawtooth of period 37) and across the row
+#         (a cliff: increasing, then one value far below), as tools/harness's families
 # Usage: Rscript tools/bench/ab.R CASES THREADS LIB_A LIB_B
 # (LIB_*: R libraries holding an installed gpuiso each, e.g. main's and a branch's).
 args <- commandArgs(TRUE)
-cases <- match.arg(args[1], c("rank", "wide"))
+cases <- match.arg(args[1], c("rank", "wide", "merges"))
 threads <- as.integer(args[2])
 suppressMessages(library(gpuiso, lib.loc = args[3]))
 load_copy <- function(lib) {
@@ -32,6 +35,16 @@ if (cases == "rank") {
     rank = function(d) .Call(sym(d, "C_rank_direction"), x, y, NULL, g, k),
     rank_ties = function(d) .Call(sym(d, "C_rank_direction"), round(x, 1), round(y), NULL, g, k),
     fit_xy = function(d) fit(d, x, y, NULL, pav))
+} else if (cases == "merges") {
+  hull <- gpuiso:::engine_code("cpu", "hull")
+  i <- seq_len(n)
+  ramp <- 3 * i / n + rnorm(n)
+  sawtooth <- (i %% 37) / 37 + 0.05 * rnorm(n)
+  cliff <- c(0.505 * i[-n] + 0.49 * runif(n - 1), -10 * n)
+  calls <- list(
+    noise = function(d) fit(d, NULL, ramp, NULL, hull),
+    sawtooth = function(d) fit(d, NULL, sawtooth, NULL, hull),
+    cliff = function(d) fit(d, NULL, cliff, NULL, hull))
 } else {
   hull <- gpuiso:::engine_code("cpu", "hull")
   noise <- rnorm(n)
