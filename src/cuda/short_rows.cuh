@@ -263,14 +263,12 @@ static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_ver
  * parts zero): each difference one rounding, so hull_orient's bound (geometry.h) widened by the
  * coordinates' errors as the slots' filter widens it, in fewer operations; the exact points
  * where it cannot decide, so the same decisions. */
-static SIMT_DEVICE double own_error(double rel, int rounded) { return rounded ? 0x1p-52 * fabs(rel) : 0.0; }
-
 static SIMT_DEVICE int own_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c) {
   double x1 = b.rel.w.hi - a.rel.w.hi, y1 = b.rel.s.hi - a.rel.s.hi, x2 = c.rel.w.hi - a.rel.w.hi,
          y2 = c.rel.s.hi - a.rel.s.hi;
-  double ewa = own_error(a.rel.w.hi, a.rounded), esa = own_error(a.rel.s.hi, a.rounded);
-  double ex1 = ewa + own_error(b.rel.w.hi, b.rounded), ey1 = esa + own_error(b.rel.s.hi, b.rounded),
-         ex2 = ewa + own_error(c.rel.w.hi, c.rounded), ey2 = esa + own_error(c.rel.s.hi, c.rounded);
+  double ewa = hull_round_error(a.rel.w.hi, a.rounded), esa = hull_round_error(a.rel.s.hi, a.rounded);
+  double ex1 = ewa + hull_round_error(b.rel.w.hi, b.rounded), ey1 = esa + hull_round_error(b.rel.s.hi, b.rounded),
+         ex2 = ewa + hull_round_error(c.rel.w.hi, c.rounded), ey2 = esa + hull_round_error(c.rel.s.hi, c.rounded);
   double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));

@@ -119,8 +119,10 @@ static inline GPUISO_HD hull_point hull_vertex_point(const hull_slots *v, hull_v
 /* A bound on the error of a coordinate of hull_vertex_point from its chunk's first point `start`
  * and its chunk-relative `rel`: the rounding of rel (2u of it), and the pair additions (which
  * err by less than 2^-100 of the terms added, with room for the differences taken of them). */
+static inline GPUISO_HD double hull_round_error(double rel, int rounded) { return rounded ? 0x1p-52 * fabs(rel) : 0.0; }
+
 static inline GPUISO_HD double hull_coord_error(double rel, double start, int rounded, int relative) {
-  return (rounded ? 0x1p-52 * fabs(rel) : 0.0) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
+  return hull_round_error(rel, rounded) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
 }
 
 /* hull_orient on the exact points of three vertices, `relative` where all three share a chunk. */
