@@ -171,7 +171,7 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
   for (int64_t j = 0; j < m; j++) {
     int64_t to = (j + 1) * C < n ? (j + 1) * C : n, t = thread_num() * (C + 1);
     if (wide) {
-      hull_wide_chain(&slots, j * C, to);
+      hull_wide_chain(&slots, j * C, to, 0);
       continue;
     }
     hull_segment g = {j, 0, chunk_hull(&slots, j, j * C, to, vert + t, index + t) - 1};

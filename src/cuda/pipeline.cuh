@@ -449,7 +449,12 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
                   grid_of(M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
-  if (s == GPUISO_OK) s = each(ex, wide_chain_step<T>{v}, M);
+  int wide_warps = fast && p->chunk <= FIT_TILE; /* wide_level_warp_kernel's chunks */
+  if (s == GPUISO_OK)
+    s = wide_warps ? ex.launch("wide_chain_kernel", wide_chain_kernel<T>,
+                               grid_of((M + FIT_WARPS * SIMT_WARP - 1) / (FIT_WARPS * SIMT_WARP)),
+                               dim3(FIT_WARPS * SIMT_WARP), 0, v)
+                   : each(ex, wide_chain_step<T>{v, 0}, M);
   for (int64_t span = 1, l = 0; s == GPUISO_OK && span < p->max_chunks; span *= 2, l++) {
     const int64_t *node = p->merge_node + p->level_start[l];
     int64_t count = p->level_start[l + 1] - p->level_start[l];
@@ -461,7 +466,9 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
       s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, grid_of((count + MERGE_WARPS - 1) / MERGE_WARPS),
                     dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);
   }
-  if (s == GPUISO_OK) s = each(ex, wide_level_step<T>{v}, M);
+  if (s == GPUISO_OK)
+    s = wide_warps ? tile_launch(ex, "wide_level_warp_kernel", wide_level_warp_kernel<T>, v)
+                   : each(ex, wide_level_step<T>{v}, M);
   if (s == GPUISO_OK)
     s = fast ? tile_launch(ex, "fit_warp_kernel", fit_warp_kernel<T>, v) : each(ex, fit_step<T>{v, p->chunk}, M);
   if (s == GPUISO_OK)

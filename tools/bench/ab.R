@@ -4,8 +4,9 @@
 #   rank  increasing = "auto"'s rank covariance, 1e7 elements in 300 groups, without and with ties,
 #         and a fit on unsorted x as a control
 #   wide  the hull engine on one row of 1e7 whose weights span e^-50 to e^50 (hull_is_wide: a
-#         chain on the steps), noise and increasing values; a row of uniform weights (0.5 to 2) as
-#         the control
+#         chain on the steps), noise and increasing values; unweighted rows wide for their values'
+#         scale alone, a trend of 2^30 an element, with noise of the same size (blocks of a few)
+#         and without (a block an element); a row of uniform weights (0.5 to 2) as the control
 #   merges  the hull engine on one row of 1e7, unweighted, whose merge levels walk little
 #         (noise: a ramp plus normal noise), far (a sawtooth of period 37) and across the row
 #         (a cliff: increasing, then one value far below), as tools/harness's families
@@ -51,9 +52,13 @@ if (cases == "rank") {
   rising <- cumsum(abs(rnorm(n))) / n + rnorm(n, sd = 0.1)
   wide <- exp(runif(n, -50, 50))
   uniform <- runif(n, 0.5, 2)
+  trend <- 2^30 * seq_len(n)
+  trend_noise <- trend + 2^30 * rnorm(n)
   calls <- list(
     wide_noise = function(d) fit(d, NULL, noise, wide, hull),
     wide_increasing = function(d) fit(d, NULL, rising, wide, hull),
+    trend_noise = function(d) fit(d, NULL, trend_noise, NULL, hull),
+    trend = function(d) fit(d, NULL, trend, NULL, hull),
     uniform_noise = function(d) fit(d, NULL, noise, uniform, hull))
 }
 for (d in dll) .Call(sym(d, "C_threads"), threads)

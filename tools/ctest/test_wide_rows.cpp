@@ -104,7 +104,9 @@ static void test_wide(void) {
  * short ones, in chunks of 4, 64 and 1024 (merge levels of a thread and of a warp per merge on the
  * fast path), both directions, double and single: values 10^U(-30, 30) unweighted, weights
  * 10^U(-20, 20), or both, with zero weights (in the long rows) leading the row, leading every
- * third chunk, and filling every sixth (from the third). The kernels, to the bit, the CPU hull engine's fit and
+ * third chunk, and filling every sixth (from the third); or unweighted, a trend of 2^40 an
+ * element (wide for its values' scale alone), in stretches of 100 strictly increasing (runs of
+ * blocks of one element increasing, long blocks decreasing) and noisy (blocks of a few). The kernels, to the bit, the CPU hull engine's fit and
  * solver blocks (single: its fit of the same values, rounded once); the CPU engine within 1e-10
  * of the PAV engine (whose block sums hold these ranges: test-precision.R), and with the solver
  * blocks of the one chain over each row (a chunk of the row's length), its fit within 1e-14; no
@@ -118,20 +120,24 @@ static void test_wide_chunks(void) {
   double *pav = (double *)malloc(n * sizeof *pav), *z = (double *)malloc(n * sizeof *z);
   float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);
   uint8_t *ref_start = (uint8_t *)malloc(n), *one_start = (uint8_t *)malloc(n), *start = (uint8_t *)malloc(n);
-  const char *const kinds[] = {"values 1e+-30", "weights 1e+-20", "values 1e+-30 and weights 1e+-20"};
+  const char *const kinds[] = {"values 1e+-30", "weights 1e+-20", "values 1e+-30 and weights 1e+-20",
+                               "a trend of 2^40 an element"};
   const int64_t chunks[] = {4, 64, 1024};
-  for (int kind = 0; kind < 3; kind++)
+  for (int kind = 0; kind < 4; kind++)
     for (int c = 0; c < 3; c++)
       for (int single = 0; single <= 1; single++) {
         int64_t C = chunks[c];
+        int weighted = kind == 1 || kind == 2;
         int increasing = (kind + c + single) % 2;
         srand((unsigned)(31 * kind + c + 7 * single));
         for (int64_t i = 0; i < n; i++) {
           double u = rand() / (RAND_MAX + 1.0), v = rand() / (RAND_MAX + 1.0), sgn = rand() % 2 ? 1 : -1;
-          y[i] = kind == 1 ? sin(0.7 * i) + 3.0 * i / n + (u - 0.5) : sgn * pow(10, 30 * (2 * u - 1));
-          w[i] = kind == 0 ? 1 : pow(10, 20 * (2 * v - 1));
+          y[i] = kind == 1   ? sin(0.7 * i) + 3.0 * i / n + (u - 0.5)
+                 : kind == 3 ? ldexp(i / 3.0 + (i / 100 % 2 ? 2 * (u - 0.5) : 0), 40)
+                             : sgn * pow(10, 30 * (2 * u - 1));
+          w[i] = weighted ? pow(10, 20 * (2 * v - 1)) : 1;
         }
-        for (int r = 0; kind > 0 && r < R; r++)
+        for (int r = 0; weighted && r < R; r++)
           for (int64_t k = 0; lens[r] > 100 && k * C < lens[r]; k++) { /* the long rows */
             int64_t zeros = k % 6 == 2 ? C : k % 3 == 0 ? 1 + k % 5 : 0;
             for (int64_t i = o[r] + k * C; i < o[r] + k * C + zeros && i < o[r + 1]; i++) w[i] = 0;
@@ -140,7 +146,7 @@ static void test_wide_chunks(void) {
           yf[i] = (float)y[i], wf[i] = (float)w[i];
           if (single) y[i] = yf[i], w[i] = wf[i];
         }
-        const double *wp = kind ? w : NULL;
+        const double *wp = weighted ? w : NULL;
         gpuiso_opts opt = options(increasing, C, 0);
         opt.solver_blocks = 1;
         int64_t wide_rows = 0, zero_starts = 0;
