@@ -21,12 +21,17 @@
 #ifndef GPUISO_HULL_WIDE_H
 #define GPUISO_HULL_WIDE_H
 
+#include <stddef.h>
+
 #include "chunk.h"
 
 /* The longest block linked by its length; longer ones through the slots (a test sets it low to
  * reach them, tools/ctest/test_wide_links.cpp). */
 #ifndef HULL_WIDE_LINK_MAX
 #define HULL_WIDE_LINK_MAX INT32_MAX
+#endif
+#if HULL_WIDE_LINK_MAX < 3
+#error "HULL_WIDE_LINK_MAX: a block linked through the slots needs four entries"
 #endif
 
 /* The block [start, end) that a merge left across its middle; empty (start = end = the middle)
