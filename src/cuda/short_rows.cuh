@@ -267,8 +267,8 @@ static SIMT_DEVICE int own_orient(const hull_slots &hs, hull_vertex a, hull_vert
   double x1 = b.rel.w.hi - a.rel.w.hi, y1 = b.rel.s.hi - a.rel.s.hi, x2 = c.rel.w.hi - a.rel.w.hi,
          y2 = c.rel.s.hi - a.rel.s.hi;
   double ewa = hull_round_error(a.rel.w.hi, a.rounded), esa = hull_round_error(a.rel.s.hi, a.rounded);
-  double ex1 = ewa + hull_round_error(b.rel.w.hi, b.rounded), ey1 = esa + hull_round_error(b.rel.s.hi, b.rounded),
-         ex2 = ewa + hull_round_error(c.rel.w.hi, c.rounded), ey2 = esa + hull_round_error(c.rel.s.hi, c.rounded);
+  double ex1 = ewa + hull_round_error(b.rel.w.hi, b.rounded), ey1 = esa + hull_round_error(b.rel.s.hi, b.rounded);
+  double ex2 = ewa + hull_round_error(c.rel.w.hi, c.rounded), ey2 = esa + hull_round_error(c.rel.s.hi, c.rounded);
   double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));

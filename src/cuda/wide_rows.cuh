@@ -103,8 +103,8 @@ static SIMT_DEVICE int wide_next_start(const unsigned *marks, int64_t q, int64_t
  * a run of them is one step of the walk (every element of the increasing row of 1e8 in doubles
  * is its own block: a lane walking alone issued 55,000 instructions a chunk), and a longer block
  * takes the link of its start from its lane (its length; only a block too long for an int32
- * reads its end from the slots). Lane L keeps word L's mask of
- * block starts, a bit an element. Lane L then takes the elements 32 L to 32 L + 31, as
+ * reads its end from the slots). Lane L keeps word L's mask of block starts, a bit an element.
+ * Lane L then takes the elements 32 L to 32 L + 31, as
  * fit_warp_kernel's lanes take theirs: the block that holds its first element is the last start
  * before it (a scan over the lanes' words of the mask), each block ends at the next start, and
  * each block's level (hull_wide_level) goes to its elements in the tile (which the links no
@@ -137,11 +137,11 @@ SIMT_KERNEL void wide_level_warp_kernel(solver_view<T> v, int64_t count) {
       int q = (int)(walk - base);
       unsigned rest = ~(ones >> q); /* its zeros: the run of blocks of one element from q */
       int run = rest ? simt::ffs(rest) - 1 : SIMT_WARP;
-      word |= 1u << q;
       if (run > 0) {
         word |= (run == SIMT_WARP ? ~0u : (1u << run) - 1) << q;
         walk += run;
       } else {
+        word |= 1u << q;
         walk = hull_wide_end_at(&slots, f + walk, simt::shfl(SIMT_FULL_MASK, link, q)) - f;
       }
     }

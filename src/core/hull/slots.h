@@ -116,11 +116,14 @@ static inline GPUISO_HD hull_point hull_vertex_point(const hull_slots *v, hull_v
   return p;
 }
 
-/* A bound on the error of a coordinate of hull_vertex_point from its chunk's first point `start`
- * and its chunk-relative `rel`: the rounding of rel (2u of it), and the pair additions (which
- * err by less than 2^-100 of the terms added, with room for the differences taken of them). */
-static inline GPUISO_HD double hull_round_error(double rel, int rounded) { return rounded ? 0x1p-52 * fabs(rel) : 0.0; }
+/* A bound on the rounding of a chunk-relative coordinate `rel` (2u of it) where it was rounded. */
+static inline GPUISO_HD double hull_round_error(double rel, int rounded) {
+  return rounded ? 0x1p-52 * fabs(rel) : 0.0;
+}
 
+/* A bound on the error of a coordinate of hull_vertex_point from its chunk's first point `start`
+ * and its chunk-relative `rel`: the rounding of rel, and the pair additions (which err by less
+ * than 2^-100 of the terms added, with room for the differences taken of them). */
 static inline GPUISO_HD double hull_coord_error(double rel, double start, int rounded, int relative) {
   return hull_round_error(rel, rounded) + (relative ? 0.0 : 0x1p-100 * (fabs(start) + fabs(rel)));
 }
