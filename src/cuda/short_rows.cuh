@@ -250,48 +250,102 @@ static SIMT_DEVICE int64_t short_next_vertex(const short_shared &sh, const short
   return end;
 }
 
-/* hull_orient_vertices on the row's points, `relative` given (the compiler does not see that a
- * lane's own points share its chunk), the exact points inlined: ptxas gives an out-of-line
- * fallback registers apart from all those live at any of its call sites, which made the lane
- * kernels 158 to 162 registers a thread, with spills where capped at 128. */
-static SIMT_DEVICE int lane_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c, int relative) {
-  int turn = hull_orient_vertices_filter(&hs, a, b, c, relative);
-  return turn ? turn : hull_orient_exact_vertices(&hs, a, b, c, relative);
+/* A point of the row as the lane kernels' filters take it: each coordinate a double, with a
+ * bound on its distance from the point the exact predicates take (hull_orient_exact_vertices). */
+struct lane_coord {
+  double w, s, ew, es;
+};
+
+/* A point of the lane's own, as lane_point gives it, relative to the lane's first point: its
+ * coordinates' errors their rounding (hull_round_error). */
+static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
+  lane_coord c = {a.rel.w.hi, a.rel.s.hi, hull_round_error(a.rel.w.hi, a.rounded),
+                  hull_round_error(a.rel.s.hi, a.rounded)};
+  return c;
 }
 
-/* lane_orient on three points of the lane's own, as lane_point gives them (one chunk, the low
- * parts zero): each difference one rounding, so hull_orient's bound (geometry.h) widened by the
- * coordinates' errors as the slots' filter widens it, in fewer operations; the exact points
- * where it cannot decide, so the same decisions. */
-static SIMT_DEVICE int own_orient(const hull_slots &hs, hull_vertex a, hull_vertex b, hull_vertex c) {
-  double x1 = b.rel.w.hi - a.rel.w.hi, y1 = b.rel.s.hi - a.rel.s.hi, x2 = c.rel.w.hi - a.rel.w.hi,
-         y2 = c.rel.s.hi - a.rel.s.hi;
-  double ewa = hull_round_error(a.rel.w.hi, a.rounded), esa = hull_round_error(a.rel.s.hi, a.rounded);
-  double ex1 = ewa + hull_round_error(b.rel.w.hi, b.rounded), ey1 = esa + hull_round_error(b.rel.s.hi, b.rounded);
-  double ex2 = ewa + hull_round_error(c.rel.w.hi, c.rounded), ey2 = esa + hull_round_error(c.rel.s.hi, c.rounded);
+/* One coordinate relative to the row's first point: the lane's start's high part plus the
+ * lane-relative pair's, rounded once; its error the rounding of the sum (2u), the low parts, the
+ * rounding of the lane-relative one, and the pair additions of hull_vertex_point (as
+ * hull_coord_error). */
+static SIMT_DEVICE double row_coordinate(dd start, dd rel, int rounded, double *e) {
+  double x = start.hi + rel.hi;
+  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + fabs(rel.lo) + hull_round_error(rel.hi, rounded) +
+       0x1p-100 * (fabs(start.hi) + fabs(rel.hi));
+  return x;
+}
+
+/* Point p of the row relative to the row's first point, for the turns across lanes
+ * (short_merge): one addition a coordinate where hull_orient_vertices_filter takes the
+ * differences of the starts' and the points' parts apart. Translating the three points by the
+ * row's first changes no exact turn, and the bounds hold for the points of hull_vertex_point, so
+ * the filter decides as that one. */
+static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int64_t p) {
+  hull_vertex a = short_vertex(sh, me, p);
+  hull_point st = hs.starts[a.chunk];
+  lane_coord c;
+  c.w = row_coordinate(st.w, a.rel.w, a.rounded, &c.ew);
+  c.s = row_coordinate(st.s, a.rel.s, a.rounded, &c.es);
+  return c;
+}
+
+/* The filter of the lane kernels' turns on three points within the bounds of their coordinates:
+ * each difference one rounding, so hull_orient's bound (geometry.h) widened by the coordinates'
+ * errors as the slots' filter widens it, in fewer operations. The sign, or 0 where it cannot
+ * decide. */
+static SIMT_DEVICE int coord_orient(lane_coord a, lane_coord b, lane_coord c) {
+  double x1 = b.w - a.w, y1 = b.s - a.s, x2 = c.w - a.w, y2 = c.s - a.s;
+  double ex1 = a.ew + b.ew, ey1 = a.es + b.es, ex2 = a.ew + c.ew, ey2 = a.es + c.es;
   double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
   if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
-  return hull_orient_exact_vertices(&hs, a, b, c, 1);
+  return 0;
+}
+
+/* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
+ * their own_coords: the filter, else the exact points, inlined: ptxas gives an out-of-line
+ * fallback registers apart from all those live at any of its call sites, which made the lane
+ * kernels 158 to 162 registers a thread, with spills where capped at 128. The points are loaded
+ * again only for it, so that the lane hull's loop carries their coordinates alone. */
+static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
+                                  unsigned rounded, int u, lane_coord cu, int t, lane_coord ct, int k, lane_coord ck) {
+  int turn = coord_orient(cu, ct, ck);
+  if (turn) return turn;
+  return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
+                                    lane_point(sh, me.q, base, rounded, k), 1);
+}
+
+/* The turn of the row's points a, b and c from their row_coords: the filter, else the exact
+ * points (inlined, as own_orient's), the vertices loaded again only then, so that a walk keeps
+ * no more than its ends' coordinates in registers. */
+static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int64_t a,
+                                  lane_coord ca, int64_t b, lane_coord cb, int64_t c, lane_coord cc) {
+  int turn = coord_orient(ca, cb, cc);
+  if (turn) return turn;
+  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), pc = short_vertex(sh, me, c);
+  return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
 }
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
  * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
  * relative to its first. The monotone chain as one loop (paper, section 3.1): the stack is the
- * mask, its top the highest set bit, the entry under the top the next one (clz). The candidate k,
- * the top and the entry under it stay in registers, and each iteration loads the one point it
- * needs next, whatever it then does, and selects: a pop where the top makes no left turn between
- * the entry under it and k (the entry under the new top loaded), else a push of k (k + 1
- * loaded). So the lanes of a warp issue the same load in step, with no inner pop loop. The turns
- * are a pop loop's, in the same order (the fits stay bit-identical): count pushes and at most
- * count - 1 pops (point 0 stays), at most 2 count - 1 iterations. */
+ * mask, its top the highest set bit, the entry under the top the next one (clz). The coordinates
+ * of the candidate k, the top and the entry under it stay in registers (own_coord, their errors
+ * found once), and each iteration loads the one point it needs next, whatever it then does, and
+ * selects: a pop where the top makes no left turn between the entry under it and k (the entry
+ * under the new top loaded), else a push of k (k + 1 loaded). So the lanes of a warp issue the
+ * same load in step, with no inner pop loop. The turns are a pop loop's, in the same order (the
+ * fits stay bit-identical): count pushes and at most count - 1 pops (point 0 stays), at most
+ * 2 count - 1 iterations. */
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   int count = (int)me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
-  hull_vertex pu = lane_point(sh, me.q, base, rounded, 0), pt = pu, pk = lane_point(sh, me.q, base, rounded, 1);
+  lane_coord pu = own_coord(lane_point(sh, me.q, base, rounded, 0)), pt = pu;
+  lane_coord pk = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
-    int pop = under >= 0 && own_orient(hs, pu, pt, pk) <= 0; /* point 0 alone: a push */
+    /* point 0 alone: a push */
+    int pop = under >= 0 && own_orient(sh, hs, me, base, rounded, under, pu, top, pt, k, pk) <= 0;
     unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
@@ -299,8 +353,8 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
     under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
     k += !pop;
     int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
-    hull_vertex pn = lane_point(sh, me.q, base, rounded, next);
-    hull_vertex pt2 = pop ? pu : pk;
+    lane_coord pn = own_coord(lane_point(sh, me.q, base, rounded, next));
+    lane_coord pt2 = pop ? pu : pk;
     pu = pop ? pn : pt;
     pk = pop ? pk : pn;
     pt = pt2;
@@ -324,23 +378,23 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   int64_t lo = (int64_t)q * SIMT_WARP, s = lo + (int64_t)size * SIMT_WARP;
   int64_t end = lo + 2 * (int64_t)size * SIMT_WARP < me.n ? lo + 2 * (int64_t)size * SIMT_WARP : me.n;
   int64_t a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
-  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), ps = short_vertex(sh, me, s);
-  if (lane_orient(hs, pa, ps, pb, hull_vertices_relative(pa, ps, pb)) > 0) return; /* convex at s: s stays */
+  lane_coord ca = row_coord(sh, hs, me, a), cb = row_coord(sh, hs, me, b);
+  if (row_orient(sh, hs, me, a, ca, s, row_coord(sh, hs, me, s), b, cb) > 0) return; /* convex at s: s stays */
   /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
    * gone as far as it can leaves the bridge found (the first turn aside) */
   for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
     moved = 0;
     while (side == 0 && a > lo) {
       int64_t a2 = short_prev_vertex(sh, me, a, q);
-      hull_vertex p2 = short_vertex(sh, me, a2);
-      if (lane_orient(hs, p2, pa, pb, hull_vertices_relative(p2, pa, pb)) > 0) break;
-      a = a2, pa = p2, moved = 1;
+      lane_coord c2 = row_coord(sh, hs, me, a2);
+      if (row_orient(sh, hs, me, a2, c2, a, ca, b, cb) > 0) break;
+      a = a2, ca = c2, moved = 1;
     }
     while (side == 1 && b < end) {
       int64_t b2 = short_next_vertex(sh, me, b, hi, end);
-      hull_vertex p2 = short_vertex(sh, me, b2);
-      if (lane_orient(hs, pa, pb, p2, hull_vertices_relative(pa, pb, p2)) > 0) break;
-      b = b2, pb = p2, moved = 1;
+      lane_coord c2 = row_coord(sh, hs, me, b2);
+      if (row_orient(sh, hs, me, a, ca, b, cb, b2, c2) > 0) break;
+      b = b2, cb = c2, moved = 1;
     }
   }
   int last = (int)(b / SIMT_WARP) < hi ? (int)(b / SIMT_WARP) : hi - 1;
