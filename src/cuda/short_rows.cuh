@@ -265,27 +265,27 @@ static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
 }
 
 /* One coordinate relative to the row's first point: the lane's start's high part plus the
- * lane-relative pair's, rounded once; its error the rounding of the sum (2u), the low parts, the
- * rounding of the lane-relative one, and the pair additions of hull_vertex_point (as
- * hull_coord_error). */
-static SIMT_DEVICE double row_coordinate(dd start, dd rel, int rounded, double *e) {
-  double x = start.hi + rel.hi;
-  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + fabs(rel.lo) + hull_round_error(rel.hi, rounded) +
-       0x1p-100 * (fabs(start.hi) + fabs(rel.hi));
+ * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
+ * rounding of the sum (2u), the start's low part, the rounding of the lane-relative one, and the
+ * pair additions of hull_vertex_point (as hull_coord_error). */
+static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, double *e) {
+  double x = start.hi + rel;
+  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + hull_round_error(rel, rounded) + 0x1p-100 * (fabs(start.hi) + fabs(rel));
   return x;
 }
 
 /* Point p of the row relative to the row's first point, for the turns across lanes
  * (short_merge): one addition a coordinate where hull_orient_vertices_filter takes the
- * differences of the starts' and the points' parts apart. Translating the three points by the
- * row's first changes no exact turn, and the bounds hold for the points of hull_vertex_point, so
- * the filter decides as that one. */
+ * differences of the starts' and the points' parts apart. The bounds hold for the points of
+ * hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three points of
+ * one lane, which that one takes without their lane's start, turn alike: a translation changes
+ * no exact turn). */
 static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int64_t p) {
   hull_vertex a = short_vertex(sh, me, p);
   hull_point st = hs.starts[a.chunk];
   lane_coord c;
-  c.w = row_coordinate(st.w, a.rel.w, a.rounded, &c.ew);
-  c.s = row_coordinate(st.s, a.rel.s, a.rounded, &c.es);
+  c.w = row_coordinate(st.w, a.rel.w.hi, a.rounded, &c.ew);
+  c.s = row_coordinate(st.s, a.rel.s.hi, a.rounded, &c.es);
   return c;
 }
 
@@ -341,11 +341,11 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   int count = (int)me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
-  lane_coord pu = own_coord(lane_point(sh, me.q, base, rounded, 0)), pt = pu;
-  lane_coord pk = own_coord(lane_point(sh, me.q, base, rounded, 1));
+  lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
+  lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
     /* point 0 alone: a push */
-    int pop = under >= 0 && own_orient(sh, hs, me, base, rounded, under, pu, top, pt, k, pk) <= 0;
+    int pop = under >= 0 && own_orient(sh, hs, me, base, rounded, under, cu, top, ct, k, ck) <= 0;
     unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
@@ -353,11 +353,11 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
     under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
     k += !pop;
     int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
-    lane_coord pn = own_coord(lane_point(sh, me.q, base, rounded, next));
-    lane_coord pt2 = pop ? pu : pk;
-    pu = pop ? pn : pt;
-    pk = pop ? pk : pn;
-    pt = pt2;
+    lane_coord cn = own_coord(lane_point(sh, me.q, base, rounded, next));
+    lane_coord ct2 = pop ? cu : ck;
+    cu = pop ? cn : ct;
+    ck = pop ? ck : cn;
+    ct = ct2;
   }
   return mask;
 }
