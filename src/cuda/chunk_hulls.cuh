@@ -35,7 +35,9 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
         w[u] = i < to && v.w ? v.w[i] : (T)1;
       }
       for (int u = 0; u < TOTALS_LOADS && i0 + u * SIMT_WARP < to; u++) {
-        if (!chunk_total_add(&c, (double)y[u], (double)w[u], 1.0, v.sign)) {
+        int added = v.w ? chunk_total_add(&c, (double)y[u], (double)w[u], 1.0, v.sign)
+                        : chunk_total_add_unit(&c, (double)y[u], v.sign);
+        if (!added) {
           c.bad = i0 + u * SIMT_WARP;
           break;
         }

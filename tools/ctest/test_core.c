@@ -11,6 +11,7 @@
 
 #include "gpu_plan.h"
 #include "gpuiso.h"
+#include "hull/chunk.h"
 #include "hull/geometry.h"
 #include "internal.h"
 
@@ -667,6 +668,25 @@ static void test_plan_chunks(void) {
   }
 }
 
+/* chunk_total_add_unit (the device's totals of unweighted data) against chunk_total_add with
+ * weights of 1 at scale 1: the same totals bit for bit (chunk_total has no padding), and the
+ * same element refused. Values of many scales, so that the pairs' low parts are used. */
+static void test_total_unit(void) {
+  for (int rep = 0; rep < 300; rep++) {
+    int n = 1 + rand() % 3000, bad = rep % 10 == 0 ? rand() % n : -1, same = 1;
+    double sign = rep % 2 ? 1 : -1, scale = ldexp(1, rand() % 200 - 100);
+    chunk_total a = chunk_total_none(), b = chunk_total_none();
+    for (int i = 0; i < n; i++) {
+      double y = scale * (unif() - 0.3) * (rep % 3 ? 1 : ldexp(1, rand() % 60 - 30));
+      if (i == bad) y = rep % 20 == 0 ? NAN : -INFINITY;
+      int ra = chunk_total_add(&a, y, 1.0, 1.0, sign), rb = chunk_total_add_unit(&b, y, sign);
+      same = same && ra == rb;
+      if (!ra) break;
+    }
+    CHECK(same && memcmp(&a, &b, sizeof a) == 0, "unit totals rep %d: n %d, bad %d", rep, n, bad);
+  }
+}
+
 int main(void) {
   srand(20261129);
   test_copy_parallel();
@@ -678,6 +698,7 @@ int main(void) {
   test_long_rows();
   test_predict();
   test_hull();
+  test_total_unit();
   test_edges();
   test_precision();
   test_plan_chunks();

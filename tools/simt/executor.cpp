@@ -33,7 +33,9 @@
  * keeps one write per 8 bytes, so of two threads' writes to neighbouring bytes the second
  * replaces the first's record (no false report, a race on the first may go unseen); memcpy and
  * memset in a kernel are not seen (GCC folds or calls them uninstrumented): kernels copy by
- * assignment.
+ * assignment. Nor is a structure a function returns stored in place (`p[i] = f(...)` where GCC
+ * does not inline f: it instruments no call's result), so that a later read of it is reported as
+ * uninitialised: such a result goes through a local first.
  */
 #include <dlfcn.h>
 #include <link.h>
