@@ -20,6 +20,7 @@ struct exact_sums {
   SIMT_DEVICE void begin() { at = hull_point{{0, 0}, {0, 0}}; }
   SIMT_DEVICE hull_point point() const { return at; }
   SIMT_DEVICE void add(double yi, double wi, double sign) { at = hull_advance(at, yi, wi, sign); }
+  SIMT_DEVICE void add_unit(double yi, double sign) { at = hull_advance_unit(at, yi, sign); }
 };
 
 /* float32 a + b and a * b rounded on their own (no multiply-add, as the executor computes them). */
@@ -47,6 +48,10 @@ struct plain_sums {
     float wf = (float)wi; /* the float data's weight times a power of two */
     w = f32_add(w, wf);
     s = f32_add(s, f32_mul(wf, (float)(sign * yi)));
+  }
+  SIMT_DEVICE void add_unit(double yi, double sign) { /* add with a weight of 1: the same sums */
+    w = f32_add(w, 1.0f);
+    s = f32_add(s, (float)(sign * yi));
   }
 };
 

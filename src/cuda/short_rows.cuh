@@ -454,8 +454,9 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
 }
 
 /* The lanes' points of the cumulative sum diagram in shared memory, weights scaled by `scale`:
- * each lane's sums from its first point (Sums, lane_sums.cuh), rounded as the slots round them
- * (hull_round_rel), then the lanes' totals scanned for their first points. */
+ * each lane's sums from its first point (Sums, lane_sums.cuh; unweighted, add_unit: the same sums
+ * in fewer operations), rounded as the slots round them (hull_round_rel), then the lanes' totals
+ * scanned for their first points. */
 template <typename T, class Team, class Sums = exact_sums>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me, int ok, double scale) {
@@ -467,7 +468,8 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   for (int k = 0; ok && k < (int)me.count; k++) {
     int64_t i = me.first + k;
     int slot = base + k;
-    run.add((double)v.y[i], v.w ? (double)v.w[i] * scale : 1.0, v.sign);
+    if (v.w) run.add((double)v.y[i], (double)v.w[i] * scale, v.sign);
+    else run.add_unit((double)v.y[i], v.sign);
     double rw, rs;
     rounded |= (unsigned)hull_round_rel(run.point(), sh.w != NULL, &rw, &rs) << k;
     sh.s[slot] = rs;

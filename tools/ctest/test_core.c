@@ -668,22 +668,27 @@ static void test_plan_chunks(void) {
   }
 }
 
-/* chunk_total_add_unit (the device's totals of unweighted data) against chunk_total_add with
- * weights of 1 at scale 1: the same totals bit for bit (chunk_total has no padding), and the
- * same element refused. Values of many scales, so that the pairs' low parts are used. */
-static void test_total_unit(void) {
+/* The sums of unweighted data in fewer operations against the general ones with weights of 1:
+ * chunk_total_add_unit (the device's chunk totals) against chunk_total_add at scale 1, the same
+ * totals bit for bit (chunk_total has no padding) and the same element refused; hull_advance_unit
+ * (the lanes' points) against hull_advance, the same points. Values of many scales, so that the
+ * pairs' low parts are used. */
+static void test_unit_sums(void) {
   for (int rep = 0; rep < 300; rep++) {
     int n = 1 + rand() % 3000, bad = rep % 10 == 0 ? rand() % n : -1, same = 1;
     double sign = rep % 2 ? 1 : -1, scale = ldexp(1, rand() % 200 - 100);
     chunk_total a = chunk_total_none(), b = chunk_total_none();
+    hull_point p = {{0, 0}, {0, 0}}, q = p;
     for (int i = 0; i < n; i++) {
       double y = scale * (unif() - 0.3) * (rep % 3 ? 1 : ldexp(1, rand() % 60 - 30));
       if (i == bad) y = rep % 20 == 0 ? NAN : -INFINITY;
       int ra = chunk_total_add(&a, y, 1.0, 1.0, sign), rb = chunk_total_add_unit(&b, y, sign);
       same = same && ra == rb;
       if (!ra) break;
+      p = hull_advance(p, y, 1.0, sign), q = hull_advance_unit(q, y, sign);
+      same = same && memcmp(&p, &q, sizeof p) == 0;
     }
-    CHECK(same && memcmp(&a, &b, sizeof a) == 0, "unit totals rep %d: n %d, bad %d", rep, n, bad);
+    CHECK(same && memcmp(&a, &b, sizeof a) == 0, "unit sums rep %d: n %d, bad %d", rep, n, bad);
   }
 }
 
@@ -698,7 +703,7 @@ int main(void) {
   test_long_rows();
   test_predict();
   test_hull();
-  test_total_unit();
+  test_unit_sums();
   test_edges();
   test_precision();
   test_plan_chunks();
