@@ -266,11 +266,11 @@ static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
 
 /* One coordinate relative to the row's first point: the lane's start's high part plus the
  * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
- * rounding of the sum (2u), the start's low part, the rounding of the lane-relative one, and the
- * pair additions of hull_vertex_point (as hull_coord_error). */
+ * rounding of the sum (2u), the start's low part, and hull_coord_error's (the rounding of the
+ * lane-relative one, the pair additions of hull_vertex_point). */
 static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, double *e) {
   double x = start.hi + rel;
-  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + hull_round_error(rel, rounded) + 0x1p-100 * (fabs(start.hi) + fabs(rel));
+  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + hull_coord_error(rel, start.hi, rounded, 0);
   return x;
 }
 
