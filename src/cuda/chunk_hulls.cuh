@@ -67,13 +67,13 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
  * 18 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
-template <typename T, class Sums = exact_sums>
+template <typename T, class Sums, bool Weighted>
 SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   int64_t g = simt::block_idx().x, from, to;
   int64_t r = chunk_range(v, g, &from, &to);
-  int64_t n = to - from;
+  int n = (int)(to - from); /* up to SHORT_ROW_MAX */
   if (row_failed(v, r)) return; /* the whole warp */
   if (chunk_makes_wide(v, g, r)) { /* the whole warp */
     if (simt::lane() == 0) raise_flag(&v.rows[r].wide);
@@ -84,8 +84,8 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
   hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
-  lane_points<T, warp_team, Sums>(v, sh, team, me, ok, v.rows[r].scale);
-  lane_hulls(sh, hs, team, me, ok);
+  lane_points<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
+  lane_hulls<Weighted>(sh, hs, team, me, ok);
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
@@ -93,14 +93,14 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
    * its lane's elements where its rounding was not exact. */
   unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = 0;
   for (unsigned m = mask; m; m &= m - 1) {
-    int64_t k = (int64_t)q * SIMT_WARP + simt::ffs(m) - 1;
+    int k = q * SIMT_WARP + simt::ffs(m) - 1;
     if (short_next_vertex(sh, me, k, me.used, n) > coinciding_end(v, from, to, k)) keep |= m & -m;
   }
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
   hull_slots slots = view_slots(v, r);
   int64_t e0 = g * slots.slot;
   for (unsigned m = keep; m; m &= m - 1, at++) {
-    int64_t k = (int64_t)q * SIMT_WARP + simt::ffs(m) - 1;
+    int k = q * SIMT_WARP + simt::ffs(m) - 1;
     hull_vertex p = hull_vertex_exact(&hs, short_vertex(sh, me, k));
     hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), coinciding_end(v, from, to, k));
   }

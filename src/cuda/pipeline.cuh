@@ -400,15 +400,35 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
   return s == GPUISO_OK ? row_error(ex, v, failed, err) : s;
 }
 
+/* A lane kernel's compile-time choices: its lanes' sums and whether the batch is weighted. */
+template <class Sums, bool Weighted>
+struct lane_choice {
+  typedef Sums sums;
+  static const bool weighted = Weighted;
+};
+
+/* The lane kernel pick(lane_choice) returns for the plan's sums (exact = FALSE: plain_sums) and
+ * the batch's weights. */
+template <typename T, class Pick>
+static auto lane_kernel(const gpuiso_cuda_plan *p, const solver_view<T> &v, Pick pick)
+    -> decltype(pick(lane_choice<exact_sums, true>())) {
+  typedef typename lane_sums_of<T>::type plain;
+  if (p->opt.gpu_plain_sums) return v.w ? pick(lane_choice<plain, true>()) : pick(lane_choice<plain, false>());
+  return v.w ? pick(lane_choice<exact_sums, true>()) : pick(lane_choice<exact_sums, false>());
+}
+
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
  * row (a launch for those of two warps, one for those of four). Their failures lower
  * v.failed_row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
-  typedef typename lane_sums_of<T>::type plain; /* exact = FALSE */
-  auto short_rows = p->opt.gpu_plain_sums ? short_rows_kernel<T, plain> : short_rows_kernel<T>;
-  auto block_rows = p->opt.gpu_plain_sums ? block_rows_kernel<T, plain> : block_rows_kernel<T>;
+  auto short_rows = lane_kernel(p, v, [](auto c) {
+    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
+  });
+  auto block_rows = lane_kernel(p, v, [](auto c) {
+    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
+  });
   if (p->npacks > 0)
     s = ex.launch("short_rows_kernel", short_rows, grid_of(p->npacks), dim3(SIMT_WARP),
                   short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
@@ -444,9 +464,9 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
-    s = ex.launch("chunk_hulls_kernel",
-                  p->opt.gpu_plain_sums ? chunk_hulls_kernel<T, typename lane_sums_of<T>::type> : chunk_hulls_kernel<T>,
-                  grid_of(M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
+    s = ex.launch("chunk_hulls_kernel", lane_kernel(p, v, [](auto c) {
+                    return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
+                  }), grid_of(M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   int wide_warps = fast && p->chunk <= FIT_TILE; /* wide_level_warp_kernel's chunks */

@@ -26,6 +26,8 @@
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
 
+#include <limits.h>
+
 #include "chunks.cuh"
 #include "hull/slots.h"
 #include "lane_sums.cuh"
@@ -67,21 +69,23 @@ static inline GPUISO_HD int short_row_place(int used, int lanes) {
 
 /* A lane's row and elements. */
 struct short_lane {
-  int64_t row;       /* -1: an idle lane */
-  int64_t from, n;   /* the row's first element and its length */
-  int lane0, lanes;  /* the row's first lane in the warp and its lanes */
-  int q, used;       /* this lane within the row; lanes holding elements */
-  int64_t first, count; /* this lane's elements */
+  int64_t row;      /* -1: an idle lane */
+  int64_t from;     /* the row's first element */
+  int n;            /* its length (up to BLOCK_ROW_MAX: the row's points fit an int) */
+  int lane0, lanes; /* the row's first lane in the warp and its lanes */
+  int q, used;      /* this lane within the row; lanes holding elements */
+  int64_t first;    /* this lane's elements: count from first */
+  int count;
 };
 
 /* Lane q of row r's elements from..from + n (the row, or a chunk of it), of `lanes` lanes from
  * lane0 on. */
-static SIMT_DEVICE short_lane lane_in_row(int64_t r, int64_t from, int64_t n, int lane0, int lanes, int q) {
+static SIMT_DEVICE short_lane lane_in_row(int64_t r, int64_t from, int n, int lane0, int lanes, int q) {
   short_lane me;
   me.row = r, me.from = from, me.n = n, me.lane0 = lane0, me.lanes = lanes, me.q = q;
-  me.used = (int)((n + SIMT_WARP - 1) / SIMT_WARP);
-  me.first = me.from + (int64_t)q * SIMT_WARP;
-  int64_t left = me.from + n - me.first;
+  me.used = (n + SIMT_WARP - 1) / SIMT_WARP;
+  me.first = me.from + q * SIMT_WARP;
+  int left = n - q * SIMT_WARP;
   me.count = left < 0 ? 0 : (left < SIMT_WARP ? left : SIMT_WARP);
   return me;
 }
@@ -100,7 +104,7 @@ static SIMT_DEVICE short_lane short_lane_of(const solver_view<T> &v, const int64
     int64_t r = pack_row[k], n = v.offsets[r + 1] - v.offsets[r];
     int lanes = short_row_lanes(n), at = short_row_place(used, lanes);
     used = at + lanes;
-    if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(r, v.offsets[r], n, at, lanes, (int)lane - at);
+    if ((int)lane >= at && (int)lane < at + lanes) return lane_in_row(r, v.offsets[r], (int)n, at, lanes, (int)lane - at);
   }
   return idle_lane();
 }
@@ -110,7 +114,7 @@ template <typename T>
 static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, int t) {
   int64_t n = v.offsets[r + 1] - v.offsets[r];
   int lanes = short_row_lanes(n);
-  return t < lanes ? lane_in_row(r, v.offsets[r], n, 0, lanes, t) : idle_lane();
+  return t < lanes ? lane_in_row(r, v.offsets[r], (int)n, 0, lanes, t) : idle_lane();
 }
 
 /* The lanes' shared memory (paper, section 6): each lane's first point, a pair of pairs from the
@@ -151,9 +155,9 @@ static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads,
 }
 
 /* The slot of the row's point p >= 1: point k of lane j at j LANE_SLOTS + k - 1. */
-static SIMT_DEVICE int short_slot(const short_lane &me, int64_t p) {
-  int j = (int)((p - 1) / SIMT_WARP);
-  return (me.lane0 + j) * LANE_SLOTS + (int)(p - 1 - (int64_t)j * SIMT_WARP);
+static SIMT_DEVICE int short_slot(const short_lane &me, int p) {
+  int j = (p - 1) / SIMT_WARP;
+  return (me.lane0 + j) * LANE_SLOTS + p - 1 - j * SIMT_WARP;
 }
 
 /* Point k (0..32) of lane j, whose slots follow slot `base` and whose rounding bits are
@@ -173,9 +177,9 @@ static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_l
 }
 
 /* Point p (0..n) of the lane's row: point 0 of its lane, the row's end the last lane's last. */
-static SIMT_DEVICE hull_vertex short_vertex(const short_shared &sh, const short_lane &me, int64_t p) {
-  int j = (int)(p / SIMT_WARP) < me.used ? (int)(p / SIMT_WARP) : me.used - 1;
-  return lane_vertex(sh, me, j, (int)(p - (int64_t)j * SIMT_WARP));
+static SIMT_DEVICE hull_vertex short_vertex(const short_shared &sh, const short_lane &me, int p) {
+  int j = p / SIMT_WARP < me.used ? p / SIMT_WARP : me.used - 1;
+  return lane_vertex(sh, me, j, p - j * SIMT_WARP);
 }
 
 /* The lane's row as the slots' predicates take it: its lanes the chunks, their first points
@@ -193,7 +197,7 @@ static SIMT_DEVICE hull_slots lane_slots(const solver_view<T> &v, const short_sh
  * vertices (hull/wide.h's scheme; W the count where unweighted). */
 template <typename T>
 static SIMT_DEVICE hull_point wide_step(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
-                                        int64_t before, int64_t k, double scale) {
+                                        int before, int k, double scale) {
   if (k - before == 1)
     return hull_step((double)v.y[me.from + k - 1], v.w ? (double)v.w[me.from + k - 1] * scale : 1.0, v.sign);
   int i = short_slot(me, k - 1), j = short_slot(me, k);
@@ -205,7 +209,7 @@ static SIMT_DEVICE hull_point wide_step(const solver_view<T> &v, const short_sha
   return st;
 }
 
-static SIMT_DEVICE void wide_put(const short_shared &sh, const short_lane &me, int64_t before, int64_t k,
+static SIMT_DEVICE void wide_put(const short_shared &sh, const short_lane &me, int before, int k,
                                  hull_point st) {
   if (k - before == 1) return;
   int i = short_slot(me, k - 1), j = short_slot(me, k);
@@ -214,38 +218,36 @@ static SIMT_DEVICE void wide_put(const short_shared &sh, const short_lane &me, i
 }
 
 /* Marks point p (below n, whose end point the masks leave implicit) a vertex or not. */
-static SIMT_DEVICE void short_mark(const short_shared &sh, const short_lane &me, int64_t p, int on) {
+static SIMT_DEVICE void short_mark(const short_shared &sh, const short_lane &me, int p, int on) {
   if (p == me.n) return;
-  unsigned bit = 1u << (int)(p % SIMT_WARP), *m = sh.masks + me.lane0 + (int)(p / SIMT_WARP);
+  unsigned bit = 1u << p % SIMT_WARP, *m = sh.masks + me.lane0 + p / SIMT_WARP;
   *m = on ? *m | bit : *m & ~bit;
 }
 
 /* The last hull vertex before point p, in the row's lanes from lo on; -1 if none. */
-static SIMT_DEVICE int64_t short_prev_vertex(const short_shared &sh, const short_lane &me, int64_t p,
-                                             int lo) {
-  int j = (int)(p / SIMT_WARP), k = (int)(p % SIMT_WARP);
+static SIMT_DEVICE int short_prev_vertex(const short_shared &sh, const short_lane &me, int p, int lo) {
+  int j = p / SIMT_WARP, k = p % SIMT_WARP;
   if (j < me.used) {
     unsigned m = sh.masks[me.lane0 + j] & ((1u << k) - 1u);
-    if (m) return (int64_t)j * SIMT_WARP + 31 - simt::clz(m);
+    if (m) return j * SIMT_WARP + 31 - simt::clz(m);
   }
   for (int t = (j < me.used ? j : me.used) - 1; t >= lo; t--) {
     unsigned m = sh.masks[me.lane0 + t];
-    if (m) return (int64_t)t * SIMT_WARP + 31 - simt::clz(m);
+    if (m) return t * SIMT_WARP + 31 - simt::clz(m);
   }
   return -1;
 }
 
 /* The first hull vertex after point p, in the row's lanes before hi; end if none. */
-static SIMT_DEVICE int64_t short_next_vertex(const short_shared &sh, const short_lane &me, int64_t p,
-                                             int hi, int64_t end) {
-  int j = (int)(p / SIMT_WARP), k = (int)(p % SIMT_WARP);
+static SIMT_DEVICE int short_next_vertex(const short_shared &sh, const short_lane &me, int p, int hi, int end) {
+  int j = p / SIMT_WARP, k = p % SIMT_WARP;
   if (j < hi) {
     unsigned m = sh.masks[me.lane0 + j] & ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit */
-    if (m) return (int64_t)j * SIMT_WARP + simt::ffs(m) - 1;
+    if (m) return j * SIMT_WARP + simt::ffs(m) - 1;
   }
   for (int t = j + 1; t < hi; t++) {
     unsigned m = sh.masks[me.lane0 + t];
-    if (m) return (int64_t)t * SIMT_WARP + simt::ffs(m) - 1;
+    if (m) return t * SIMT_WARP + simt::ffs(m) - 1;
   }
   return end;
 }
@@ -257,9 +259,11 @@ struct lane_coord {
 };
 
 /* A point of the lane's own, as lane_point gives it, relative to the lane's first point: its
- * coordinates' errors their rounding (hull_round_error). */
+ * coordinates' errors their rounding (hull_round_error); unweighted, W is the point's index,
+ * exact. */
+template <bool Weighted>
 static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
-  lane_coord c = {a.rel.w.hi, a.rel.s.hi, hull_round_error(a.rel.w.hi, a.rounded),
+  lane_coord c = {a.rel.w.hi, a.rel.s.hi, Weighted ? hull_round_error(a.rel.w.hi, a.rounded) : 0.0,
                   hull_round_error(a.rel.s.hi, a.rounded)};
   return c;
 }
@@ -279,12 +283,14 @@ static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, doub
  * differences of the starts' and the points' parts apart. The bounds hold for the points of
  * hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three points of
  * one lane, which that one takes without their lane's start, turn alike: a translation changes
- * no exact turn). */
-static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int64_t p) {
+ * no exact turn). Unweighted, W is p, exact: the lane's start a count, its W its index. */
+template <bool Weighted>
+static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int p) {
   hull_vertex a = short_vertex(sh, me, p);
   hull_point st = hs.starts[a.chunk];
   lane_coord c;
-  c.w = row_coordinate(st.w, a.rel.w.hi, a.rounded, &c.ew);
+  if (Weighted) c.w = row_coordinate(st.w, a.rel.w.hi, a.rounded, &c.ew);
+  else c.w = (double)p, c.ew = 0;
   c.s = row_coordinate(st.s, a.rel.s.hi, a.rounded, &c.es);
   return c;
 }
@@ -293,14 +299,28 @@ static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots
  * each difference one rounding, so hull_orient's bound (geometry.h) widened by the coordinates'
  * errors as the slots' filter widens it, in fewer operations. The sign, or 0 where it cannot
  * decide. */
+template <bool Weighted>
 static SIMT_DEVICE int coord_orient(lane_coord a, lane_coord b, lane_coord c) {
   double x1 = b.w - a.w, y1 = b.s - a.s, x2 = c.w - a.w, y2 = c.s - a.s;
-  double ex1 = a.ew + b.ew, ey1 = a.es + b.es, ex2 = a.ew + c.ew, ey2 = a.es + c.es;
+  double ey1 = a.es + b.es, ey2 = a.es + c.es;
   double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
-  double bound = 1e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
+  double err = A1 * ey2 + ey1 * A2; /* unweighted, the W differences are exact */
+  if (Weighted) {
+    double ex1 = a.ew + b.ew, ex2 = a.ew + c.ew;
+    err = A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2);
+  }
+  double bound = 1e-15 * mag + 1.01 * err;
   if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
   return 0;
+}
+
+/* c of point i for the filter: unweighted, its W formed from i (exact), so that the loops need
+ * not carry it. */
+template <bool Weighted>
+static SIMT_DEVICE lane_coord indexed(lane_coord c, int i) {
+  if (!Weighted) c.w = (double)i;
+  return c;
 }
 
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
@@ -308,9 +328,10 @@ static SIMT_DEVICE int coord_orient(lane_coord a, lane_coord b, lane_coord c) {
  * fallback registers apart from all those live at any of its call sites, which made the lane
  * kernels 158 to 162 registers a thread, with spills where capped at 128. The points are loaded
  * again only for it, so that the lane hull's loop carries their coordinates alone. */
+template <bool Weighted>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, int u, lane_coord cu, int t, lane_coord ct, int k, lane_coord ck) {
-  int turn = coord_orient(cu, ct, ck);
+  int turn = coord_orient<Weighted>(indexed<Weighted>(cu, u), indexed<Weighted>(ct, t), indexed<Weighted>(ck, k));
   if (turn) return turn;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
                                     lane_point(sh, me.q, base, rounded, k), 1);
@@ -319,9 +340,10 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
 /* The turn of the row's points a, b and c from their row_coords: the filter, else the exact
  * points (inlined, as own_orient's), the vertices loaded again only then, so that a walk keeps
  * no more than its ends' coordinates in registers. */
-static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int64_t a,
-                                  lane_coord ca, int64_t b, lane_coord cb, int64_t c, lane_coord cc) {
-  int turn = coord_orient(ca, cb, cc);
+template <bool Weighted>
+static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int a,
+                                  lane_coord ca, int b, lane_coord cb, int c, lane_coord cc) {
+  int turn = coord_orient<Weighted>(indexed<Weighted>(ca, a), indexed<Weighted>(cb, b), indexed<Weighted>(cc, c));
   if (turn) return turn;
   hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), pc = short_vertex(sh, me, c);
   return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
@@ -338,14 +360,15 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
  * same load in step, with no inner pop loop. The turns are a pop loop's, in the same order (the
  * fits stay bit-identical): count pushes and at most count - 1 pops (point 0 stays), at most
  * 2 count - 1 iterations. */
+template <bool Weighted>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   int count = (int)me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
-  lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
-  lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
+  lane_coord cu = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
+  lane_coord ck = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
     /* point 0 alone: a push */
-    int pop = under >= 0 && own_orient(sh, hs, me, base, rounded, under, cu, top, ct, k, ck) <= 0;
+    int pop = under >= 0 && own_orient<Weighted>(sh, hs, me, base, rounded, under, cu, top, ct, k, ck) <= 0;
     unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
@@ -353,7 +376,7 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
     under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
     k += !pop;
     int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
-    lane_coord cn = own_coord(lane_point(sh, me.q, base, rounded, next));
+    lane_coord cn = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, next));
     lane_coord ct2 = pop ? cu : ck;
     cu = pop ? cn : ct;
     ck = pop ? ck : cn;
@@ -364,8 +387,8 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
 
 /* The bits of lane t's mask outside the open range (a, b) of the row's points: the points
  * through a and from b on. */
-static SIMT_DEVICE unsigned lane_bits_outside(int t, int64_t a, int64_t b) {
-  int64_t first = (int64_t)t * SIMT_WARP, upto = a - first + 1, from = b - first; /* bits below upto, from from on */
+static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
+  int first = t * SIMT_WARP, upto = a - first + 1, from = b - first; /* bits below upto, from from on */
   unsigned low = upto <= 0 ? 0u : upto >= SIMT_WARP ? ~0u : (1u << upto) - 1u;
   unsigned high = from <= 0 ? ~0u : from >= SIMT_WARP ? 0u : ~0u << from;
   return low | high;
@@ -373,32 +396,33 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int64_t a, int64_t b) {
 
 /* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
  * walking from their shared point, the bits strictly between its ends cleared. */
+template <bool Weighted>
 static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size) {
   int q = me.q, hi = q + 2 * size < me.used ? q + 2 * size : me.used;
-  int64_t lo = (int64_t)q * SIMT_WARP, s = lo + (int64_t)size * SIMT_WARP;
-  int64_t end = lo + 2 * (int64_t)size * SIMT_WARP < me.n ? lo + 2 * (int64_t)size * SIMT_WARP : me.n;
-  int64_t a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
-  lane_coord ca = row_coord(sh, hs, me, a), cb = row_coord(sh, hs, me, b);
-  if (row_orient(sh, hs, me, a, ca, s, row_coord(sh, hs, me, s), b, cb) > 0) return; /* convex at s: s stays */
+  int lo = q * SIMT_WARP, s = lo + size * SIMT_WARP;
+  int end = lo + 2 * size * SIMT_WARP < me.n ? lo + 2 * size * SIMT_WARP : me.n;
+  int a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
+  lane_coord ca = row_coord<Weighted>(sh, hs, me, a), cb = row_coord<Weighted>(sh, hs, me, b);
+  if (row_orient<Weighted>(sh, hs, me, a, ca, s, row_coord<Weighted>(sh, hs, me, s), b, cb) > 0) return; /* convex at s: s stays */
   /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
    * gone as far as it can leaves the bridge found (the first turn aside) */
   for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
     moved = 0;
     while (side == 0 && a > lo) {
-      int64_t a2 = short_prev_vertex(sh, me, a, q);
-      lane_coord c2 = row_coord(sh, hs, me, a2);
-      if (row_orient(sh, hs, me, a2, c2, a, ca, b, cb) > 0) break;
+      int a2 = short_prev_vertex(sh, me, a, q);
+      lane_coord c2 = row_coord<Weighted>(sh, hs, me, a2);
+      if (row_orient<Weighted>(sh, hs, me, a2, c2, a, ca, b, cb) > 0) break;
       a = a2, ca = c2, moved = 1;
     }
     while (side == 1 && b < end) {
-      int64_t b2 = short_next_vertex(sh, me, b, hi, end);
-      lane_coord c2 = row_coord(sh, hs, me, b2);
-      if (row_orient(sh, hs, me, a, ca, b, cb, b2, c2) > 0) break;
+      int b2 = short_next_vertex(sh, me, b, hi, end);
+      lane_coord c2 = row_coord<Weighted>(sh, hs, me, b2);
+      if (row_orient<Weighted>(sh, hs, me, a, ca, b, cb, b2, c2) > 0) break;
       b = b2, cb = c2, moved = 1;
     }
   }
-  int last = (int)(b / SIMT_WARP) < hi ? (int)(b / SIMT_WARP) : hi - 1;
-  for (int t = (int)(a / SIMT_WARP); t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a, b);
+  int last = b / SIMT_WARP < hi ? b / SIMT_WARP : hi - 1;
+  for (int t = a / SIMT_WARP; t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a, b);
 }
 
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
@@ -406,7 +430,7 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
  * within a rounding). */
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
-                                           int64_t a, int64_t b) {
+                                           int a, int b) {
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
@@ -419,8 +443,8 @@ template <typename T>
 static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
                                          double scale) {
   hull_point step = {{0, 0}, {0, 0}};
-  int64_t top = -1, under = -1;
-  for (int64_t k = 0;; k++) {
+  int top = -1, under = -1;
+  for (int k = 0;; k++) {
     if (k > 0 && v.w && v.w[me.from + k - 1] == 0) { /* the top vertex takes the later index */
       if (under >= 0) wide_put(sh, me, under, k, wide_step(v, sh, me, under, top, scale));
       short_mark(sh, me, top, 0);
@@ -447,8 +471,8 @@ static SIMT_DEVICE void short_wide_chain(const solver_view<T> &v, const short_sh
  * as hull_edge gives it. */
 template <typename T>
 static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_shared &sh, const short_lane &me,
-                                          int64_t i, double scale) {
-  int64_t before = short_prev_vertex(sh, me, i + 1, 0), k = short_next_vertex(sh, me, i, me.used, me.n);
+                                          int i, double scale) {
+  int before = short_prev_vertex(sh, me, i + 1, 0), k = short_next_vertex(sh, me, i, me.used, me.n);
   hull_point e = wide_step(v, sh, me, before, k, scale);
   return hull_quotient(e.s, e.w);
 }
@@ -457,7 +481,7 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
  * each lane's sums from its first point (Sums, lane_sums.cuh; unweighted, add_unit: the same sums
  * in fewer operations), rounded as the slots round them (hull_round_rel), then the lanes' totals
  * scanned for their first points. */
-template <typename T, class Team, class Sums = exact_sums>
+template <typename T, class Team, class Sums, bool Weighted>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me, int ok, double scale) {
   hull_point zero = {{0, 0}, {0, 0}};
@@ -465,15 +489,15 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   run.begin();
   unsigned rounded = 0;
   int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 1 */
-  for (int k = 0; ok && k < (int)me.count; k++) {
-    int64_t i = me.first + k;
+  const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
+  for (int k = 0; ok && k < me.count; k++) {
     int slot = base + k;
-    if (v.w) run.add((double)v.y[i], (double)v.w[i] * scale, v.sign);
-    else run.add_unit((double)v.y[i], v.sign);
+    if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign);
+    else run.add_unit((double)y[k], v.sign);
     double rw, rs;
-    rounded |= (unsigned)hull_round_rel(run.point(), sh.w != NULL, &rw, &rs) << k;
+    rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
     sh.s[slot] = rs;
-    if (sh.w) sh.w[slot] = rw;
+    if (Weighted) sh.w[slot] = rw;
   }
   hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
   if (ok && me.count > 0) sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
@@ -481,33 +505,36 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
 }
 
 /* The lane hulls, then their merges in rounds: the row's hull as mask bits. */
-template <class Team>
+template <bool Weighted, class Team>
 static SIMT_DEVICE void lane_hulls(const short_shared &sh, const hull_slots &hs, const Team &team, const short_lane &me,
                                    int ok) {
-  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull(sh, hs, me);
+  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull<Weighted>(sh, hs, me);
   team.sync();
   for (int size = 1; size < team.span; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge(sh, hs, me, size);
+    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge<Weighted>(sh, hs, me, size);
     team.sync();
   }
 }
 
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step. */
-template <typename T, class Team, class Sums = exact_sums>
+template <typename T, class Team, class Sums, bool Weighted>
 static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                      const short_lane &me) {
   /* 1. the checks and the row's scale */
   chunk_total c = chunk_total_of(v, me.first, me.first + me.count, 1.0);
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
-  double max_w = team.reduce(c.max_w, [](double x, double y) { return x > y ? x : y; });
   double sum_abs = team.reduce(c.sum_abs, [](double x, double y) { return x + y; });
-  double total_w = team.reduce(c.w.hi, [](double x, double y) { return x + y; }); /* for hull_is_wide */
-  double min_w = team.reduce(c.min_w, [](double x, double y) { return x < y ? x : y; });
+  double max_w = 1, min_w = 1, total_w = me.n; /* unweighted: every weight 1 */
+  if (Weighted) {
+    max_w = team.reduce(c.max_w, [](double x, double y) { return x > y ? x : y; });
+    min_w = team.reduce(c.min_w, [](double x, double y) { return x < y ? x : y; });
+    total_w = team.reduce(c.w.hi, [](double x, double y) { return x + y; }); /* for hull_is_wide */
+  }
   row_state st = {1.0, 0, GPUISO_OK, -1, 0};
   if (bad != INT64_MAX) st.status = element_status(v, bad), st.index = bad;
   else if (!isfinite(sum_abs)) st.status = GPUISO_E_OVERFLOW;
   else if (max_w == 0) st.status = GPUISO_E_W_ALLZERO;
-  if (v.w && max_w > 0) {
+  if (Weighted && max_w > 0) {
     int e = 0;
     frexp(max_w, &e);
     st.scale = ldexp(1.0, -(e < -1023 ? -1023 : e)); /* a double, as hull.c's */
@@ -522,8 +549,8 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
    * steps instead */
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
   hull_slots hs = lane_slots(v, sh, me, st.scale);
-  lane_points<T, Team, Sums>(v, sh, team, me, ok && !wide, st.scale);
-  lane_hulls(sh, hs, team, me, ok && !wide);
+  lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
+  lane_hulls<Weighted>(sh, hs, team, me, ok && !wide);
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
   if (wide && me.q == 0) short_wide_chain(v, sh, me, st.scale);
@@ -531,47 +558,55 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
 
   /* 5. the levels, zero weights, the running maximum, clipped and written. The positive weight
    * nearest on the left of each element (row-relative, -1 if none) comes from a scan of the
-   * lanes' last ones, the row's first from a reduction. */
-  int64_t last = -1, first = INT64_MAX;
-  for (int64_t k = 0; ok && k < me.count; k++) {
-    if (v.w && v.w[me.first + k] == 0) continue;
-    last = me.first + k - me.from;
-    first = first < last ? first : last;
+   * lanes' last ones, the row's first from a reduction (unweighted: the element before, and 0). */
+  const T *w = Weighted ? v.w + me.first : NULL; /* the lane's weights */
+  int q0 = me.q * SIMT_WARP;                      /* its first element within the row */
+  int positive_before = q0 - 1, first = 0;
+  if (Weighted) {
+    int last = -1;
+    first = INT_MAX;
+    for (int k = 0; ok && k < me.count; k++) {
+      if (w[k] == 0) continue;
+      last = q0 + k;
+      first = first < last ? first : last;
+    }
+    positive_before = (int)team.exclusive_scan((int64_t)last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
+    first = (int)team.reduce((int64_t)first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   }
-  int64_t positive_before = team.exclusive_scan(last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
-  first = team.reduce(first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   double level[SIMT_WARP], top = -INFINITY;
-  int64_t w = -1; /* the end of the edge above the element before, whose level it took */
-  for (int64_t k = 0, left = positive_before; ok && k < me.count; k++) {
-    int64_t i = me.first + k - me.from, j = i;
-    if (v.w && v.w[me.first + k] == 0) j = left >= 0 ? left : first;
+  int edge_end = -1; /* the end of the edge above the element before, whose level it took */
+  for (int k = 0, left = positive_before; ok && k < me.count; k++) {
+    int i = q0 + k, j = i;
+    if (Weighted && w[k] == 0) j = left >= 0 ? left : first;
     else left = i;
     if (wide) {
       level[k] = short_wide_level(v, sh, me, j, st.scale);
-    } else if (k == 0 || j >= w) { /* j never goes back: the edge changes past its end only */
-      int64_t u = short_prev_vertex(sh, me, j + 1, 0);
-      w = short_next_vertex(sh, me, j, me.used, me.n);
-      level[k] = short_edge_level(sh, hs, me, u, w);
+    } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
+      int u = short_prev_vertex(sh, me, j + 1, 0);
+      edge_end = short_next_vertex(sh, me, j, me.used, me.n);
+      level[k] = short_edge_level(sh, hs, me, u, edge_end);
     } else {
       level[k] = level[k - 1];
     }
     top = level[k] > top ? level[k] : top;
   }
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
-  for (int64_t k = 0; ok && k < me.count; k++) {
+  T *fit = v.fit + me.first;
+  for (int k = 0; ok && k < me.count; k++) {
     before = level[k] > before ? level[k] : before;
-    v.fit[me.first + k] = (T)clip(v.sign * before, v.lo, v.hi);
+    fit[k] = (T)clip(v.sign * before, v.lo, v.hi);
   }
   if (v.edge_start) { /* the solver's blocks: from a vertex, past the zero weights on it */
+    uint8_t *edge = v.edge_start + me.first;
     unsigned mask = 0;
-    for (int64_t k = 0, left = positive_before, vertex = -1; ok && k < me.count; k++) {
-      int64_t i = me.first + k - me.from;
+    for (int k = 0, left = positive_before, vertex = -1; ok && k < me.count; k++) {
+      int i = q0 + k;
       if (k == 0) /* the last vertex up to i: found once, then from the lane's own bits */
         vertex = short_prev_vertex(sh, me, i + 1, 0), mask = sh.masks[me.lane0 + me.q];
       else if (mask >> k & 1u)
         vertex = i;
-      int positive = !v.w || v.w[me.from + i] > 0;
-      v.edge_start[me.from + i] = i == 0 || (positive && left >= 0 && vertex > left);
+      int positive = !Weighted || w[k] > 0;
+      edge[k] = i == 0 || (positive && left >= 0 && vertex > left);
       if (positive) left = i;
     }
   } else if (v.start) { /* the level changes, once every lane has written its levels */
@@ -586,14 +621,14 @@ static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_sha
 
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
  * short_rows_shared(weighted) bytes (9.5 KB unweighted, 18 KB weighted). */
-template <typename T, class Sums = exact_sums>
+template <typename T, class Sums, bool Weighted>
 SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
                                                            const int64_t *pack_first) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
   short_lane me = short_lane_of(v, pack_row, pack_first, simt::block_idx().x, simt::lane());
   warp_team team = {me.lane0, me.lanes};
-  fit_lane_row<T, warp_team, Sums>(v, sh, team, me);
+  fit_lane_row<T, warp_team, Sums, Weighted>(v, sh, team, me);
 }
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
@@ -604,7 +639,7 @@ static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
 
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
  * a power of two of warps, up to four. */
-template <typename T, class Sums = exact_sums>
+template <typename T, class Sums, bool Weighted>
 SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
   int threads = (int)simt::block_dim().x;
   unsigned char *scratch;
@@ -612,7 +647,7 @@ SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver
                                    (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
   short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
   block_team team = {short_row_lanes(me.n), scratch, threads};
-  fit_lane_row<T, block_team, Sums>(v, sh, team, me);
+  fit_lane_row<T, block_team, Sums, Weighted>(v, sh, team, me);
 }
 
 #endif

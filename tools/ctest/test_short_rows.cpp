@@ -130,7 +130,7 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   v.nrows = R, v.offsets = offsets, v.y = dy, v.w = dw, v.fit = fit, v.edge_start = edge;
   v.sign = increasing ? 1.0 : -1.0, v.lo = -INFINITY, v.hi = INFINITY, v.rows = rows, v.failed_row = failed;
   if (s == GPUISO_OK) /* a row a warp: the identity is both the rows' list and the warps' first */
-    s = ex.launch("short_rows_kernel", short_rows_kernel<double, Sums>, dim3((unsigned)R), dim3(SIMT_WARP),
+    s = ex.launch("short_rows_kernel", short_rows_kernel<double, Sums, true>, dim3((unsigned)R), dim3(SIMT_WARP),
                   short_rows_shared(1), v, (const int64_t *)packs, (const int64_t *)packs);
   if (s == GPUISO_OK) s = ex.get(start.data(), edge, N);
   if (s == GPUISO_OK) s = ex.get(&none, failed, sizeof none);
