@@ -135,16 +135,18 @@ SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
   }
 }
 
-/* steps_step's flags: the comparisons of tile t's elements with the ones before them. */
+/* steps_step's flags: the comparisons of tile t's elements with the ones before them, all of them
+ * (stopping at the first step made each load wait for the comparison before it). */
 template <typename T>
 SIMT_KERNEL void steps_warp_kernel(solver_view<T> v, int64_t count) {
   int64_t t = (int64_t)simt::block_idx().x * FIT_WARPS + simt::warp(), from, to;
   if (t >= count) return;
   int64_t r = piece_range(v, t, FIT_TILE, &from, &to);
   if (row_failed(v, r)) return; /* the whole warp */
+  int64_t row_first = v.offsets[r];
   int stepped = 0;
   for (int64_t i = from + simt::lane(); i < to; i += SIMT_WARP)
-    stepped = stepped || (i > v.offsets[r] && steps_against(v, v.fit[i - 1], v.fit[i]));
+    stepped |= i > row_first && steps_against(v, v.fit[i - 1], v.fit[i]);
   if (simt::any(SIMT_FULL_MASK, stepped) && simt::lane() == 0) raise_flag(&v.rows[r].stepped);
 }
 

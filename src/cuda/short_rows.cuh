@@ -22,6 +22,9 @@
  * on the exact ones, formed again from the lane's elements, where it cannot. A point takes 8
  * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 48 or 56 more
  * (a slot of padding, LANE_SLOTS): 9.5 or 18 KB for a warp, 38 or 71 KB for a block of four.
+ * Unweighted batches run their own instances of the kernels (Weighted false): their turns take W
+ * exact, with no error terms, and the weights' reductions and scans drop out. A row's points are
+ * ints (BLOCK_ROW_MAX).
  */
 #ifndef GPUISO_CUDA_SHORT_ROWS_CUH
 #define GPUISO_CUDA_SHORT_ROWS_CUH
@@ -428,9 +431,19 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
  * their exact points, formed again from their lanes' elements where rounded (the error bound of
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
- * within a rounding). */
+ * within a rounding). Unweighted, an edge over one element (every edge of increasing data) rises
+ * over 1 by S's difference, exact between two exact points of a's lane (b its point up to 32):
+ * the slope that hull_slope would round, without its divisions (where nonzero: its sign of zero
+ * is hull_slope's to give). */
+template <bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                            int a, int b) {
+  if (!Weighted && b == a + 1) {
+    int j = a / SIMT_WARP;
+    hull_vertex pa = lane_vertex(sh, me, j, a - j * SIMT_WARP), pb = lane_vertex(sh, me, j, b - j * SIMT_WARP);
+    double rise = pb.rel.s.hi - pa.rel.s.hi;
+    if (!pa.rounded && !pb.rounded && rise != 0) return rise;
+  }
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
@@ -584,7 +597,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
       int u = short_prev_vertex(sh, me, j + 1, 0);
       edge_end = short_next_vertex(sh, me, j, me.used, me.n);
-      level[k] = short_edge_level(sh, hs, me, u, edge_end);
+      level[k] = short_edge_level<Weighted>(sh, hs, me, u, edge_end);
     } else {
       level[k] = level[k - 1];
     }

@@ -1,9 +1,10 @@
-/* The driver of tools/bench/lane_proxy: one fit of the fast path on the SIMT executor, float32
- * noise (tools/harness's family), unweighted, for callgrind to count the instructions of the
- * lane kernels' phases. Shapes: "row" (one row of 65,536: 64 chunks of chunk_hulls_kernel) and
- * "short" (64 rows of 1,000: short_rows_kernel, a warp each). Prints the fit's status and a hash
- * of its values, so that two builds are seen to fit the same, and its number of elements.
- * Usage: lane_proxy row|short */
+/* The driver of tools/bench/lane_proxy: one fit of the fast path on the SIMT executor, float32,
+ * of one of tools/harness's families (noise unless named), unweighted, for callgrind to count the
+ * instructions of the lane kernels' phases. Shapes: "row" (one row of 65,536: 64 chunks of
+ * chunk_hulls_kernel) and "short" (64 rows of 1,000: short_rows_kernel, a warp each). Prints the
+ * fit's status and a hash of its values, so that two builds are seen to fit the same, and its
+ * number of elements.
+ * Usage: lane_proxy row|short [family] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 
 int main(int argc, char **argv) {
   int row = argc > 1 && !strcmp(argv[1], "row");
-  if (argc < 2 || (!row && strcmp(argv[1], "short"))) {
-    fprintf(stderr, "usage: lane_proxy row|short\n");
+  int f = 0;
+  while (argc > 2 && f < FAM_COUNT && strcmp(argv[2], family_names[f])) f++;
+  if (argc < 2 || (!row && strcmp(argv[1], "short")) || f == FAM_COUNT) {
+    fprintf(stderr, "usage: lane_proxy row|short [family]\n");
     return 2;
   }
   int64_t R = row ? 1 : 64, len = row ? 65536 : 1000, o[65];
@@ -21,7 +24,7 @@ int main(int argc, char **argv) {
   int64_t n = o[R];
   double *y = (double *)malloc(n * sizeof *y);
   float *yf = (float *)malloc(n * sizeof *yf), *zf = (float *)malloc(n * sizeof *zf);
-  gen_rows(FAM_NOISE, W_NONE, R, o, 5, 1, y, NULL);
+  gen_rows((family_kind)f, W_NONE, R, o, 5, 1, y, NULL);
   for (int64_t i = 0; i < n; i++) yf[i] = (float)y[i];
   gpuiso_opts opt = options(1, 0, 0);
   opt.gpu_kernel = GPUISO_GPU_FAST;

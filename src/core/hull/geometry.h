@@ -109,6 +109,17 @@ static inline GPUISO_HD dd hull_exp_pair(const double *e, int n) {
   return r;
 }
 
+/* The pair nearest b - a (hull_exp_pair of hull_exp_diff). Where both are single nonzero doubles
+ * (a lane's own points, most vertices) that is their two-sum, taken in the expansion's order: the
+ * same pair in fewer operations (the expansion's zero terms, which would give other signs of
+ * zero, need a zero high part). */
+static inline GPUISO_HD dd hull_pair_diff(dd b, dd a) {
+  if (a.lo == 0 && b.lo == 0 && a.hi != 0 && b.hi != 0) return dd_two_sum(-a.hi, b.hi);
+  double e[4];
+  int n = hull_exp_diff(b, a, e);
+  return hull_exp_pair(e, n);
+}
+
 /* The exact sign of x1 y2 - y1 x2 for four expansions. */
 static inline GPUISO_HD int hull_exp_cross_sign(const double *x1, int n1, const double *y1, int m1,
                                                 const double *x2, int n2, const double *y2,
@@ -184,9 +195,7 @@ static inline GPUISO_HD double hull_quotient(dd s, dd w) {
 /* Slope of the edge from a to b (a left of b): the level of the elements under it, from the
  * exact differences of the represented points taken to pairs. */
 static inline GPUISO_HD double hull_slope(hull_point a, hull_point b) {
-  double ds[4], dw[4];
-  int ns = hull_exp_diff(b.s, a.s, ds), nw = hull_exp_diff(b.w, a.w, dw);
-  return hull_quotient(hull_exp_pair(ds, ns), hull_exp_pair(dw, nw));
+  return hull_quotient(hull_pair_diff(b.s, a.s), hull_pair_diff(b.w, a.w));
 }
 
 /* The step of the diagram over an element (yi, wi) whose weight is already scaled: (w, w * y),
