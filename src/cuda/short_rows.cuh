@@ -365,7 +365,7 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
  * 2 count - 1 iterations. */
 template <bool Weighted>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
-  int count = (int)me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
+  int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
   lane_coord cu = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
   lane_coord ck = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 1));
@@ -431,18 +431,15 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
  * their exact points, formed again from their lanes' elements where rounded (the error bound of
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
- * within a rounding). Unweighted, an edge over one element (every edge of increasing data) rises
- * over 1 by S's difference, exact between two exact points of a's lane (b its point up to 32):
- * the slope that hull_slope would round, without its divisions (where nonzero: its sign of zero
- * is hull_slope's to give). */
-template <bool Weighted>
+ * within a rounding). Unweighted, an edge over one element (every edge of increasing data) takes
+ * hull_unit_slope, without the points and the divisions, where the points are the exact sums
+ * (Sums::exact; plain_sums' levels are their points'). */
+template <class Sums, bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                            int a, int b) {
-  if (!Weighted && b == a + 1) {
-    int j = a / SIMT_WARP;
-    hull_vertex pa = lane_vertex(sh, me, j, a - j * SIMT_WARP), pb = lane_vertex(sh, me, j, b - j * SIMT_WARP);
-    double rise = pb.rel.s.hi - pa.rel.s.hi;
-    if (!pa.rounded && !pb.rounded && rise != 0) return rise;
+  if (!Weighted && Sums::exact && b == a + 1) {
+    double slope = hull_unit_slope(&hs, me.from + a);
+    if (slope != 0) return slope;
   }
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
@@ -597,7 +594,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
       int u = short_prev_vertex(sh, me, j + 1, 0);
       edge_end = short_next_vertex(sh, me, j, me.used, me.n);
-      level[k] = short_edge_level<Weighted>(sh, hs, me, u, edge_end);
+      level[k] = short_edge_level<Sums, Weighted>(sh, hs, me, u, edge_end);
     } else {
       level[k] = level[k - 1];
     }

@@ -696,12 +696,13 @@ static void test_unit_sums(void) {
 
 /* The levels' shortcuts against the general computations they stand for, bit for bit, on values
  * of many scales, equal values and signed zeros: hull_pair_diff (a two-sum where both pairs are
- * single nonzero doubles) against the expansion's pair; hull_edge's one element of weight 1 (its
- * signed value) against the quotient of its sums; short_edge_level's rise between exact points k
- * and k + 1 of a lane (S's difference) against hull_slope. */
+ * single nonzero doubles) against the expansion's pair; hull_unit_slope (an element's signed
+ * value, where nonzero) against the quotient of the element's sums (hull_vertex_slope's) and
+ * against hull_slope of two exact points k and k + 1 of a lane (the lane kernels' levels), in
+ * both directions, in double and in float. */
 static void test_edge_shortcuts(void) {
   const double zeros[2] = {0.0, -0.0};
-  int pairs = 1, units = 1, rises = 1, nunits = 0, nrises = 0;
+  int pairs = 1, sums = 1, points = 1, nsums = 0, npoints = 0;
   for (int rep = 0; rep < 20000; rep++) {
     double scale = ldexp(1, rand() % 120 - 60);
     double a = scale * (unif() - 0.4), b = rep % 5 == 0 ? -a : scale * (unif() - 0.4) * ldexp(1, rand() % 40 - 20);
@@ -716,24 +717,25 @@ static void test_edge_shortcuts(void) {
     want = hull_exp_pair(e, n), got = hull_pair_diff(pb, pa);
     pairs = pairs && memcmp(&want, &got, sizeof want) == 0;
 
-    double sign = rep % 2 ? 1 : -1, y = b;
     float yf = (float)b;
     hull_slots v;
     memset(&v, 0, sizeof v);
-    v.single = rep % 3 == 1, v.y = v.single ? (const void *)&yf : (const void *)&y, v.sign = sign, v.scale = 1;
+    v.single = rep % 3 == 1, v.y = v.single ? (const void *)&yf : (const void *)&b;
+    v.sign = rep % 2 ? 1 : -1, v.scale = 1;
+    double slope = hull_unit_slope(&v, 0);
+    if (slope == 0) continue;
     hull_point zero = {{0, 0}, {0, 0}}, d = hull_sums(&v, zero, 0, 1);
-    double q = hull_quotient(d.s, d.w), level = sign * hull_y(&v, 0);
-    if (level != 0) units = units && memcmp(&q, &level, sizeof q) == 0, nunits++;
-
-    dd t = dd_two_sum(a, b); /* a lane's exact points: S a, then a + b where that is exact */
+    double q = hull_quotient(d.s, d.w);
+    sums = sums && memcmp(&q, &slope, sizeof q) == 0, nsums++;
+    dd t = dd_two_sum(a, slope); /* a lane's exact points: S a, then a + slope where that is exact */
     int k = rand() % 33;
     hull_point p1 = {{k, 0}, {a, 0}}, p2 = {{k + 1, 0}, {t.hi, 0}};
-    double rise = t.hi - a, slope = hull_slope(p1, p2);
-    if (t.lo == 0 && rise != 0) rises = rises && memcmp(&slope, &rise, sizeof rise) == 0, nrises++;
+    double s = hull_slope(p1, p2);
+    if (t.lo == 0) points = points && memcmp(&s, &slope, sizeof s) == 0, npoints++;
   }
   CHECK(pairs, "hull_pair_diff differs from the expansion's pair");
-  CHECK(units && nunits > 10000, "one element of weight 1: its signed value differs from the quotient (%d cases)", nunits);
-  CHECK(rises && nrises > 5000, "the rise between exact points differs from hull_slope (%d cases)", nrises);
+  CHECK(sums && nsums > 10000, "hull_unit_slope differs from the quotient of the element's sums (%d cases)", nsums);
+  CHECK(points && npoints > 5000, "hull_unit_slope differs from hull_slope of exact points (%d cases)", npoints);
 }
 
 int main(void) {

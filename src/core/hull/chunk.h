@@ -100,9 +100,8 @@ static inline GPUISO_HD int64_t hull_slot_push(const hull_slots *v, int64_t c, i
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
  * their level, sign times the edge's slope (unclipped). An edge over one element of weight 1
- * (every edge of increasing unweighted data) has its signed value for slope, the quotient
- * hull_vertex_slope would take of its sums, without the vertices' loads and the divisions
- * (where nonzero: the quotient's sign of zero is its own). */
+ * (every edge of increasing unweighted data) takes hull_unit_slope, without the vertices' loads
+ * and the divisions. */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
   hull_pos r = hull_next(root, q);
@@ -110,7 +109,7 @@ static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment
   *end = hull_index(v, root, r);
   int64_t from = hull_index(v, root, q);
   if (*end - from == 1 && !v->w) {
-    double slope = v->sign * hull_y(v, from);
+    double slope = hull_unit_slope(v, from);
     if (slope != 0) return sign * slope;
   }
   return sign * hull_vertex_slope(v, hull_at(v, root, q), hull_at(v, root, r), from, *end);

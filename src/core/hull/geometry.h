@@ -109,10 +109,10 @@ static inline GPUISO_HD dd hull_exp_pair(const double *e, int n) {
   return r;
 }
 
-/* The pair nearest b - a (hull_exp_pair of hull_exp_diff). Where both are single nonzero doubles
- * (a lane's own points, most vertices) that is their two-sum, taken in the expansion's order: the
- * same pair in fewer operations (the expansion's zero terms, which would give other signs of
- * zero, need a zero high part). */
+/* The pair nearest b - a (hull_exp_pair of hull_exp_diff), of finite points (the hull engines
+ * take no others). Where both are single nonzero doubles (a lane's own points, most vertices) that
+ * is their two-sum, taken in the expansion's order: the same pair in fewer operations (the
+ * expansion's zero terms, which would give other signs of zero, need a zero high part). */
 static inline GPUISO_HD dd hull_pair_diff(dd b, dd a) {
   if (a.lo == 0 && b.lo == 0 && a.hi != 0 && b.hi != 0) return dd_two_sum(-a.hi, b.hi);
   double e[4];
