@@ -431,7 +431,8 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
  * their exact points, formed again from their lanes' elements where rounded (the error bound of
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
- * within a rounding). Unweighted, an edge over one element (every edge of increasing data) takes
+ * within a rounding). Unweighted, an edge over one element (every edge of strictly increasing
+ * data) takes
  * hull_unit_slope, without the points and the divisions, where the points are the exact sums
  * (Sums::exact; plain_sums' levels are their points'). */
 template <class Sums, bool Weighted>

@@ -702,7 +702,7 @@ static void test_unit_sums(void) {
  * both directions, in double and in float. */
 static void test_edge_shortcuts(void) {
   const double zeros[2] = {0.0, -0.0};
-  int pairs = 1, sums = 1, points = 1, nsums = 0, npoints = 0;
+  int pairs = 1, sums = 1, points = 1, nsums = 0, npoints = 0, npairs = 0;
   for (int rep = 0; rep < 20000; rep++) {
     double scale = ldexp(1, rand() % 120 - 60);
     double a = scale * (unif() - 0.4), b = rep % 5 == 0 ? -a : scale * (unif() - 0.4) * ldexp(1, rand() % 40 - 20);
@@ -727,15 +727,20 @@ static void test_edge_shortcuts(void) {
     hull_point zero = {{0, 0}, {0, 0}}, d = hull_sums(&v, zero, 0, 1);
     double q = hull_quotient(d.s, d.w);
     sums = sums && memcmp(&q, &slope, sizeof q) == 0, nsums++;
-    dd t = dd_two_sum(a, slope); /* a lane's exact points: S a, then a + slope where that is exact */
+    /* a point and the next, as hull_advance forms them: single doubles (a lane's own points), or
+     * pairs (points across a lane's end, a start added), where the pairs hold the sums exactly */
     int k = rand() % 33;
-    hull_point p1 = {{k, 0}, {a, 0}}, p2 = {{k + 1, 0}, {t.hi, 0}};
+    hull_point p1 = {{k, 0}, {a, 0}};
+    if (rep % 2) p1.w = dd_add_d(p1.w, ldexp(1, 60)), p1.s = dd_add_d(p1.s, ldexp(scale, rand() % 60));
+    hull_point p2 = hull_advance(p1, hull_y(&v, 0), 1.0, v.sign);
+    n = hull_exp_diff(p2.s, p1.s, e);
     double s = hull_slope(p1, p2);
-    if (t.lo == 0) points = points && memcmp(&s, &slope, sizeof s) == 0, npoints++;
+    if (n == 1 && e[0] == slope) points = points && memcmp(&s, &slope, sizeof s) == 0, npoints++, npairs += rep % 2;
   }
   CHECK(pairs, "hull_pair_diff differs from the expansion's pair");
   CHECK(sums && nsums > 10000, "hull_unit_slope differs from the quotient of the element's sums (%d cases)", nsums);
-  CHECK(points && npoints > 5000, "hull_unit_slope differs from hull_slope of exact points (%d cases)", npoints);
+  CHECK(points && npoints > 5000 && npairs > 2000,
+        "hull_unit_slope differs from hull_slope of exact points (%d cases, %d of pairs)", npoints, npairs);
 }
 
 int main(void) {

@@ -93,6 +93,7 @@ static void test_short_rows(void) {
 /* A planted fault: the lanes' sums with their pairs folded to doubles, so that no point is flagged
  * rounded and the turns trust the rounded coordinates instead of falling back to the exact ones. */
 struct unflagged_sums : exact_sums {
+  static const bool exact = false; /* its points are not the exact sums */
   SIMT_DEVICE hull_point point() const { return hull_point{{at.w.hi + at.w.lo, 0}, {at.s.hi + at.s.lo, 0}}; }
 };
 

@@ -100,7 +100,7 @@ static inline GPUISO_HD int64_t hull_slot_push(const hull_slots *v, int64_t c, i
 /* The edge of the root list from its vertex q: *next gets the vertex it ends at and *end that
  * vertex's point index; the elements from q's point index up to *end lie under the edge. Returns
  * their level, sign times the edge's slope (unclipped). An edge over one element of weight 1
- * (every edge of increasing unweighted data) takes hull_unit_slope, without the vertices' loads
+ * (every edge of strictly increasing unweighted data) takes hull_unit_slope, without the vertices' loads
  * and the divisions. */
 static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment *root, hull_pos q,
                                          double sign, hull_pos *next, int64_t *end) {
