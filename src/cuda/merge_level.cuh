@@ -42,35 +42,21 @@ struct merge_step {
   }
 };
 
-/* hull_first_false with a warp: each step the lanes test 32 candidates, and the predicate, true
- * and then false along the list, narrows the range to the one between the last true and the
- * first false. Every lane returns the same position. */
+/* hull_first_false with a warp (warp_last_true): over the segments, the last whose first vertex
+ * passes; within it, the first vertex that fails, the one after the last that passes. Every lane
+ * returns the same position. */
 static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_segment *list, hull_pos lo,
                                              hull_pos hi, int kind, hull_vertex a, const hull_segment *blist,
                                              hull_pos blo, hull_pos bhi) {
-  unsigned lane = simt::lane();
-  int64_t t0 = lo.t, t1 = hi.t; /* the last segment whose first vertex passes, over lo.t + 1 .. hi.t */
-  while (t0 < t1) {
-    int64_t c = t0 + ((t1 - t0) * (lane + 1) + SIMT_WARP - 1) / SIMT_WARP;
+  int64_t t = warp_last_true(lo.t, hi.t, [&](int64_t c) {
     hull_pos q = {c, list[c].first};
-    int yes = simt::popc(simt::ballot(SIMT_FULL_MASK, hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)));
-    int64_t below = simt::shfl(SIMT_FULL_MASK, c, yes > 0 ? yes - 1 : 0);
-    int64_t above = simt::shfl(SIMT_FULL_MASK, c, yes < SIMT_WARP ? yes : SIMT_WARP - 1);
-    t1 = yes < SIMT_WARP ? above - 1 : t1;
-    t0 = yes > 0 ? below : t0;
-  }
-  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first; /* the first that fails, within segment t0 */
-  int64_t p1 = t0 == hi.t ? hi.p : list[t0].last;
-  while (p0 < p1) {
-    int64_t c = p0 + (p1 - p0) * lane / SIMT_WARP;
-    hull_pos q = {t0, c};
-    int yes = simt::popc(simt::ballot(SIMT_FULL_MASK, hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)));
-    int64_t below = simt::shfl(SIMT_FULL_MASK, c, yes > 0 ? yes - 1 : 0);
-    int64_t above = simt::shfl(SIMT_FULL_MASK, c, yes < SIMT_WARP ? yes : SIMT_WARP - 1);
-    p1 = yes == 0 ? p0 : (yes < SIMT_WARP ? above : p1);
-    p0 = yes == 0 ? p0 : below + 1;
-  }
-  hull_pos r = {t0, p0};
+    return hull_pred(v, list, q, hi, kind, a, blist, blo, bhi);
+  });
+  int64_t p0 = t == lo.t ? lo.p : list[t].first, p1 = t == hi.t ? hi.p : list[t].last;
+  hull_pos r = {t, 1 + warp_last_true(p0 - 1, p1 - 1, [&](int64_t c) { /* p1 itself untested, as one lane's */
+                  hull_pos q = {t, c};
+                  return hull_pred(v, list, q, hi, kind, a, blist, blo, bhi);
+                })};
   if (hull_pred(v, list, r, hi, kind, a, blist, blo, bhi) && hull_before(r, hi)) r = hull_next(list, r);
   return r;
 }
@@ -90,7 +76,7 @@ static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a,
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
     hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};
-    hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+    hull_pos bend = hull_list_last(b, nb), astart = hull_list_first(a);
     alpha = warp_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
     beta = warp_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
   }

@@ -16,6 +16,7 @@
 #ifndef GPUISO_CUDA_RECONSTRUCT_CUH
 #define GPUISO_CUDA_RECONSTRUCT_CUH
 
+#include "team.cuh"
 #include "view.cuh"
 
 #define FIT_TILE (SIMT_WARP * SIMT_WARP) /* the elements of a warp of the fast path's passes */
@@ -90,6 +91,20 @@ struct block_start_step {
 /* The fast path's passes: tile t (piece_range's piece t of FIT_TILE elements), the whole warp out
  * where t is past the last tile. */
 
+/* hull_locate_in with a warp (warp_last_true, over the segments and then within one): every lane
+ * gets the same vertex, in a few steps of 32 loads at once where a lane's bisection takes one
+ * load after another. */
+static SIMT_DEVICE hull_pos warp_locate_in(const hull_slots *v, const hull_segment *list, hull_pos lo, hull_pos hi,
+                                           int64_t i) {
+  int64_t t = warp_last_true(lo.t, hi.t, [&](int64_t c) {
+    return hull_entry_index(v, list[c].chunk * v->slot + list[c].first) <= i;
+  });
+  int64_t base = list[t].chunk * v->slot;
+  hull_pos q = {t, warp_last_true(t == lo.t ? lo.p : list[t].first, t == hi.t ? hi.p : list[t].last,
+                                  [&](int64_t c) { return hull_entry_index(v, base + c) <= i; })};
+  return q;
+}
+
 /* The levels of tile t's elements and their solver block flags: lane L's piece of 32 from
  * element 32 L, walked as fit_step walks it (the same calls on the same vertices, so the same
  * bits), an element a step so that the lanes' stores to the tile go together. The tile holds
@@ -108,10 +123,17 @@ SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
   int lane = (int)simt::lane();
   unsigned mine = 0;
   int64_t i = from + lane * SIMT_WARP, end = i + SIMT_WARP < to ? i + SIMT_WARP : to;
+  const hull_segment *root = v.seg + v.chunk_base[r];
+  hull_slots slots = view_slots(v, r);
+  /* The root's vertices at the tile's first and last elements, found by the warp (the latter only
+   * where the former's edge ends within the tile); each lane's lies between them: one vertex in
+   * most tiles, as many as elements in the most. */
+  hull_pos last = hull_list_last(root, v.nseg[v.chunk_base[r]]);
+  hull_pos lo = warp_locate_in(&slots, root, hull_list_first(root), last, from), hi = lo;
+  if (hull_before(lo, last) && hull_index(&slots, root, hull_next(root, lo)) < to)
+    hi = warp_locate_in(&slots, root, hull_next(root, lo), last, to - 1);
   if (i < end) {
-    const hull_segment *root = v.seg + v.chunk_base[r];
-    hull_slots slots = view_slots(v, r);
-    hull_pos q = hull_locate(&slots, root, v.nseg[v.chunk_base[r]], i);
+    hull_pos q = hull_locate_in(&slots, root, lo, hi, i);
     int64_t ri = i; /* where the edge from q ends: here, the first edge is yet to take */
     T z = 0;
     for (int j = 0; j < SIMT_WARP && i + j < end; j++) {

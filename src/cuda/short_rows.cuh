@@ -286,14 +286,14 @@ static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, doub
  * differences of the starts' and the points' parts apart. The bounds hold for the points of
  * hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three points of
  * one lane, which that one takes without their lane's start, turn alike: a translation changes
- * no exact turn). Unweighted, W is p, exact: the lane's start a count, its W its index. */
+ * no exact turn). Unweighted, W is p, exact (the lane's start a count, its W its index), which
+ * indexed gives the filter: row_coord leaves it 0. */
 template <bool Weighted>
 static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int p) {
   hull_vertex a = short_vertex(sh, me, p);
   hull_point st = hs.starts[a.chunk];
-  lane_coord c;
+  lane_coord c = {0, 0, 0, 0};
   if (Weighted) c.w = row_coordinate(st.w, a.rel.w.hi, a.rounded, &c.ew);
-  else c.w = (double)p, c.ew = 0;
   c.s = row_coordinate(st.s, a.rel.s.hi, a.rounded, &c.es);
   return c;
 }
@@ -432,16 +432,13 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
  * their exact points, formed again from their lanes' elements where rounded (the error bound of
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
  * within a rounding). Unweighted, an edge over one element (every edge of strictly increasing
- * data) takes
- * hull_unit_slope, without the points and the divisions, where the points are the exact sums
- * (Sums::exact; plain_sums' levels are their points'). */
+ * data) takes hull_unit_slope, without the points and the divisions, where the points are the
+ * exact sums (Sums::exact; plain_sums' levels are their points'). */
 template <class Sums, bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                            int a, int b) {
-  if (!Weighted && Sums::exact && b == a + 1) {
-    double slope = hull_unit_slope(&hs, me.from + a);
-    if (slope != 0) return slope;
-  }
+  double slope;
+  if (!Weighted && Sums::exact && hull_unit_slope(&hs, me.from + a, me.from + b, &slope)) return slope;
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));

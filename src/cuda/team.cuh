@@ -124,4 +124,23 @@ struct block_team {
   }
 };
 
+/* The last candidate c in (lo, hi] whose pred(c) holds, or lo where none does, for a predicate
+ * that holds and then fails along the range: each step the warp's lanes test 32 candidates spread
+ * over it, and a ballot narrows it to the one between the last that holds and the first that
+ * fails, some 33 times smaller (a bisection takes five steps for one of these). Every lane of the
+ * warp calls it, and all get the same. */
+template <class Pred>
+static SIMT_DEVICE int64_t warp_last_true(int64_t lo, int64_t hi, Pred pred) {
+  unsigned lane = simt::lane();
+  while (lo < hi) {
+    int64_t c = lo + ((hi - lo) * (lane + 1) + SIMT_WARP - 1) / SIMT_WARP; /* lane 31's is hi */
+    int yes = simt::popc(simt::ballot(SIMT_FULL_MASK, pred(c)));
+    int64_t below = simt::shfl(SIMT_FULL_MASK, c, yes > 0 ? yes - 1 : 0);
+    int64_t above = simt::shfl(SIMT_FULL_MASK, c, yes < SIMT_WARP ? yes : SIMT_WARP - 1);
+    hi = yes < SIMT_WARP ? above - 1 : hi;
+    lo = yes > 0 ? below : lo;
+  }
+  return lo;
+}
+
 #endif

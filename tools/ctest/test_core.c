@@ -699,10 +699,10 @@ static void test_unit_sums(void) {
  * single nonzero doubles) against the expansion's pair; hull_unit_slope (an element's signed
  * value, where nonzero) against the quotient of the element's sums (hull_vertex_slope's) and
  * against hull_slope of two exact points k and k + 1 of a lane (the lane kernels' levels), in
- * both directions, in double and in float. */
+ * both directions, in double and in float; and declining edges of two elements and weighted ones. */
 static void test_edge_shortcuts(void) {
   const double zeros[2] = {0.0, -0.0};
-  int pairs = 1, sums = 1, points = 1, nsums = 0, npoints = 0, npairs = 0;
+  int pairs = 1, sums = 1, points = 1, nsums = 0, npoints = 0, npairs = 0, declined = 0;
   for (int rep = 0; rep < 20000; rep++) {
     double scale = ldexp(1, rand() % 120 - 60);
     double a = scale * (unif() - 0.4), b = rep % 5 == 0 ? -a : scale * (unif() - 0.4) * ldexp(1, rand() % 40 - 20);
@@ -722,8 +722,12 @@ static void test_edge_shortcuts(void) {
     memset(&v, 0, sizeof v);
     v.single = rep % 3 == 1, v.y = v.single ? (const void *)&yf : (const void *)&b;
     v.sign = rep % 2 ? 1 : -1, v.scale = 1;
-    double slope = hull_unit_slope(&v, 0);
-    if (slope == 0) continue;
+    double slope, w1 = 1, other;
+    declined += hull_unit_slope(&v, 0, 2, &other); /* an edge of two elements */
+    v.w = v.single ? (const void *)&yf : (const void *)&w1; /* weighted (the pointer alone is checked) */
+    declined += hull_unit_slope(&v, 0, 1, &other);
+    v.w = NULL;
+    if (!hull_unit_slope(&v, 0, 1, &slope)) continue;
     hull_point zero = {{0, 0}, {0, 0}}, d = hull_sums(&v, zero, 0, 1);
     double q = hull_quotient(d.s, d.w);
     sums = sums && memcmp(&q, &slope, sizeof q) == 0, nsums++;
@@ -738,6 +742,7 @@ static void test_edge_shortcuts(void) {
     if (n == 1 && e[0] == slope) points = points && memcmp(&s, &slope, sizeof s) == 0, npoints++, npairs += rep % 2;
   }
   CHECK(pairs, "hull_pair_diff differs from the expansion's pair");
+  CHECK(declined == 0, "hull_unit_slope taken for %d edges of two elements or weighted ones", declined);
   CHECK(sums && nsums > 10000, "hull_unit_slope differs from the quotient of the element's sums (%d cases)", nsums);
   CHECK(points && npoints > 5000 && npairs > 2000,
         "hull_unit_slope differs from hull_slope of exact points (%d cases, %d of pairs)", npoints, npairs);

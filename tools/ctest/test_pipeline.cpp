@@ -464,15 +464,16 @@ static void test_compact_slots(void) {
  * thread per piece (fit_step) with pieces of 32, the lanes' pieces, on the same hulls: the same
  * levels and solver block flags to the bit, and nothing written in a wide row (the last). Rows
  * and chunks that end part way through a tile and a piece, chunks of several tiles and chunks
- * not of whole pieces, both precisions, with zero weights and without weights. */
+ * not of whole pieces, both precisions, with zero weights and without weights; tiles under one
+ * edge (noise) and of a vertex an element (increasing), where the lanes' vertices lie apart. */
 template <typename T>
-static void check_fit_tiles(int64_t chunk, int weighted, int blocks) {
+static void check_fit_tiles(int64_t chunk, family_kind family, int weighted, int blocks) {
   const int64_t off[7] = {0, 5000, 5001, 5001, 5033, 13000, 19000}, n = off[6];
   const gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
   double *yd = (double *)malloc(n * sizeof *yd), *wd = (double *)malloc(n * sizeof *wd);
   T *y = (T *)malloc(n * sizeof *y), *w = (T *)malloc(n * sizeof *w), *fit[2];
   uint8_t *start[2];
-  gen_rows(weighted ? FAM_SAWTOOTH : FAM_NOISE, weighted ? W_ZEROS : W_NONE, 6, off, 5, type == GPUISO_SINGLE, yd, wd);
+  gen_rows(family, weighted ? W_ZEROS : W_NONE, 6, off, 5, type == GPUISO_SINGLE, yd, wd);
   srand(5);
   for (int64_t i = off[5]; i < n; i++) yd[i] = (rand() % 2 ? 1 : -1) * pow(10, 60.0 * rand() / RAND_MAX - 30);
   for (int64_t i = 0; i < n; i++) y[i] = (T)yd[i], w[i] = (T)wd[i];
@@ -520,9 +521,10 @@ static void check_fit_tiles(int64_t chunk, int weighted, int blocks) {
     }
   }
   CHECK(s == GPUISO_OK && wide == 1 && rows[5].wide && differ == 0 && wrong == 0 && (blocks ? heads > 10 : heads == 0),
-        "fit_warp_kernel against fit_step, %s, chunk %lld, %s, %s: status %d (%s), %lld wide rows, %lld "
+        "fit_warp_kernel against fit_step, %s, %s, chunk %lld, %s, %s: status %d (%s), %lld wide rows, %lld "
         "elements differ, %lld written where not due or not where due, %lld block starts",
-        type == GPUISO_SINGLE ? "single" : "double", (long long)chunk, weighted ? "zero weights" : "unweighted",
+        family_names[family], type == GPUISO_SINGLE ? "single" : "double", (long long)chunk,
+        weighted ? "zero weights" : "unweighted",
         blocks ? "solver blocks" : "no flags", (int)s, e.message, (long long)wide, (long long)differ, (long long)wrong,
         (long long)heads);
   ex.release((void *)dy);
@@ -537,8 +539,11 @@ static void test_fit_tiles(void) {
   const int64_t chunks[3] = {100, 1024, 3000};
   for (int c = 0; c < 3; c++)
     for (int weighted = 0; weighted <= 1; weighted++) {
-      check_fit_tiles<float>(chunks[c], weighted, !weighted);
-      check_fit_tiles<double>(chunks[c], weighted, weighted);
+      family_kind family = weighted ? FAM_SAWTOOTH : FAM_NOISE;
+      check_fit_tiles<float>(chunks[c], family, weighted, !weighted);
+      check_fit_tiles<double>(chunks[c], family, weighted, weighted);
+      check_fit_tiles<float>(chunks[c], FAM_INCREASING, weighted, weighted);
+      check_fit_tiles<double>(chunks[c], FAM_INCREASING, weighted, !weighted);
     }
 }
 

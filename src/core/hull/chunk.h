@@ -108,10 +108,8 @@ static inline GPUISO_HD double hull_edge(const hull_slots *v, const hull_segment
   *next = r;
   *end = hull_index(v, root, r);
   int64_t from = hull_index(v, root, q);
-  if (*end - from == 1 && !v->w) {
-    double slope = hull_unit_slope(v, from);
-    if (slope != 0) return sign * slope;
-  }
+  double slope;
+  if (hull_unit_slope(v, from, *end, &slope)) return sign * slope;
   return sign * hull_vertex_slope(v, hull_at(v, root, q), hull_at(v, root, r), from, *end);
 }
 

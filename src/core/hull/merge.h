@@ -56,6 +56,17 @@ static inline GPUISO_HD int hull_before(hull_pos a, hull_pos b) {
   return a.t < b.t || (a.t == b.t && a.p < b.p);
 }
 
+/* The first and the last vertex of list (nseg segments). */
+static inline GPUISO_HD hull_pos hull_list_first(const hull_segment *list) {
+  hull_pos q = {0, list[0].first};
+  return q;
+}
+
+static inline GPUISO_HD hull_pos hull_list_last(const hull_segment *list, int64_t nseg) {
+  hull_pos q = {nseg - 1, list[nseg - 1].last};
+  return q;
+}
+
 /* The first position q in [lo, hi] of list whose predicate is false, for a predicate that is
  * true and then false along the list (hi when it is true up to hi). Bisection first over the
  * segments, by their first vertex, then within one. The predicate: kind 0, "the tangent from a
@@ -115,28 +126,31 @@ static inline GPUISO_HD int hull_merge_trivial(const hull_segment *a, int64_t na
 static inline GPUISO_HD int hull_walk(const hull_slots *v, const hull_segment *a, int64_t na,
                                       const hull_segment *b, int64_t nb, int64_t cap, hull_pos *alpha_out,
                                       hull_pos *beta_out) {
-  hull_pos s = {na - 1, a[na - 1].last};  /* the shared point, last of a */
-  hull_pos bs = {0, b[0].first};           /* ... and first of b */
+  hull_pos s = hull_list_last(a, na), bs = hull_list_first(b); /* the shared point, last of a and first of b */
   hull_pos alpha = hull_prev(a, s), beta = hull_next(b, bs);
-  hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+  hull_pos bend = hull_list_last(b, nb), astart = hull_list_first(a);
   int64_t steps = 0;
   if (hull_orient_vertices(v, hull_at(v, a, alpha), hull_at(v, a, s), hull_at(v, b, beta)) > 0) {
     beta = bs; /* convex at the shared point: it stays once, as b's first vertex, whose index is
                   the later one when zero weights repeat the point */
   } else {
+    /* The ends walk in turns, each as far as it goes. An end that cannot move once the other has
+     * gone as far as it can leaves the bridge found: a second pass of it would not move either
+     * (the first end alone may find its place at once, before the second has moved). Passes are
+     * at most steps + 2. */
     int moved = 1;
-    while (moved && steps <= cap) {
+    for (int64_t side = 0, tries = 0; (moved || tries == 1) && steps <= cap; side ^= 1, tries++) {
       moved = 0;
-      while (steps <= cap && hull_before(astart, alpha) &&
+      while (side == 0 && steps <= cap && hull_before(astart, alpha) &&
              hull_orient_vertices(v, hull_at(v, a, hull_prev(a, alpha)), hull_at(v, a, alpha),
-                         hull_at(v, b, beta)) <= 0) {
+                                  hull_at(v, b, beta)) <= 0) {
         alpha = hull_prev(a, alpha);
         moved = 1;
         steps++;
       }
-      while (steps <= cap && hull_before(beta, bend) &&
+      while (side == 1 && steps <= cap && hull_before(beta, bend) &&
              hull_orient_vertices(v, hull_at(v, a, alpha), hull_at(v, b, beta),
-                         hull_at(v, b, hull_next(b, beta))) <= 0) {
+                                  hull_at(v, b, hull_next(b, beta))) <= 0) {
         beta = hull_next(b, beta);
         moved = 1;
         steps++;
@@ -174,8 +188,7 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
       a[0] = b[0];
       return 1;
     }
-    hull_pos last = {na - 1, a[na - 1].last};
-    hull_pos before = hull_prev(a, last);
+    hull_pos before = hull_prev(a, hull_list_last(a, na));
     a[before.t].last = before.p;
     a[before.t + 1] = b[0];
     return before.t + 2;
@@ -187,24 +200,27 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) { /* nested bisection over what the walk left */
     hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};
-    hull_pos bend = {nb - 1, b[nb - 1].last}, astart = {0, a[0].first};
+    hull_pos bend = hull_list_last(b, nb), astart = hull_list_first(a);
     alpha = hull_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
     beta = hull_first_false(v, b, beta, bend, 0, hull_at(v, a, alpha), b, beta, bend);
   }
   return hull_cut(a, alpha, b, nb, beta);
 }
 
-/* The vertex of list (nseg segments) with the largest point index at or below i, or the first
- * vertex when all lie above i: where the reconstruction of the elements from i on starts. */
-static inline GPUISO_HD hull_pos hull_locate(const hull_slots *v, const hull_segment *list,
-                                             int64_t nseg, int64_t i) {
-  int64_t t0 = 0, t1 = nseg - 1;
+/* The vertex of list between positions lo and hi with the largest point index at or below i, or
+ * lo when all lie above i; the vertex sought by hull_locate must lie there (a range found by
+ * searches for smaller and larger indices). Bisection over segments lo.t + 1 .. hi.t by their
+ * first vertex, then within one. */
+static inline GPUISO_HD hull_pos hull_locate_in(const hull_slots *v, const hull_segment *list, hull_pos lo,
+                                                hull_pos hi, int64_t i) {
+  int64_t t0 = lo.t, t1 = hi.t;
   while (t0 < t1) {
     int64_t mid = t0 + (t1 - t0 + 1) / 2;
     if (hull_entry_index(v, list[mid].chunk * v->slot + list[mid].first) <= i) t0 = mid;
     else t1 = mid - 1;
   }
-  int64_t p0 = list[t0].first, p1 = list[t0].last, base = list[t0].chunk * v->slot;
+  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first, p1 = t0 == hi.t ? hi.p : list[t0].last;
+  int64_t base = list[t0].chunk * v->slot;
   while (p0 < p1) {
     int64_t mid = p0 + (p1 - p0 + 1) / 2;
     if (hull_entry_index(v, base + mid) <= i) p0 = mid;
@@ -212,6 +228,13 @@ static inline GPUISO_HD hull_pos hull_locate(const hull_slots *v, const hull_seg
   }
   hull_pos q = {t0, p0};
   return q;
+}
+
+/* The vertex of list (nseg segments) with the largest point index at or below i, or the first
+ * vertex when all lie above i: where the reconstruction of the elements from i on starts. */
+static inline GPUISO_HD hull_pos hull_locate(const hull_slots *v, const hull_segment *list,
+                                             int64_t nseg, int64_t i) {
+  return hull_locate_in(v, list, hull_list_first(list), hull_list_last(list, nseg), i);
 }
 
 #endif

@@ -190,12 +190,17 @@ static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_verte
   return turn ? turn : hull_orient_exact_vertices_cold(v, a, b, c, relative);
 }
 
-/* The slope of an edge over element i alone, of weight 1 (unweighted): its signed value, exact
- * (finite, as a checked row's). It is the quotient hull_vertex_slope takes of the element's sums,
- * and the one hull_slope rounds from the points wherever their sums are exact in pairs (every
- * row but those whose values span more bits than a pair holds, where it is the nearer); its
- * callers take it where nonzero, the quotient's sign of zero being its own. */
-static inline GPUISO_HD double hull_unit_slope(const hull_slots *v, int64_t i) { return v->sign * hull_y(v, i); }
+/* The slope of an edge over the elements [from, to) where that is one element of weight 1
+ * (unweighted): its signed value, exact (finite, as a checked row's), to *slope. It is the
+ * quotient hull_vertex_slope takes of the element's sums, and the one hull_slope rounds from the
+ * points wherever their sums are exact in pairs (every row but those whose values span more bits
+ * than a pair holds, where it is the nearer). Returns whether it is taken: not for other edges,
+ * nor where zero, the quotient's sign of zero being its own. */
+static inline GPUISO_HD int hull_unit_slope(const hull_slots *v, int64_t from, int64_t to, double *slope) {
+  if (to - from != 1 || v->w) return 0;
+  *slope = v->sign * hull_y(v, from);
+  return *slope != 0;
+}
 
 /* The level of the elements [ia, ib) under the edge from vertex a to vertex b (their point
  * indices): of short edges from the elements' sums, of longer ones from the rounded
