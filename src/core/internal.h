@@ -172,6 +172,17 @@ int resolve_threads(const gpuiso_opts *opt, int64_t work);
  * third of what a device's host link moves (src/cuda/staging.cuh). */
 void copy_parallel(void *dst, const void *src, size_t bytes, int nth);
 
+/* dst, n elements of size bytes (4 or 8), from nruns runs: run k's value (value[k], of size bytes)
+ * over elements first[k] .. first[k + 1] - 1 (first[0] = 0, first[nruns] = n); on nth threads. */
+void fill_runs_parallel(void *dst, size_t size, const int64_t *first, const void *value, int64_t nruns, int64_t n,
+                        int nth);
+
+/* The flags of the level starts of rows (nrows, offsets; n elements) of such a fit: 1 at each
+ * row's first element and where the value differs from the one before (-0 and 0 alike, a NaN
+ * from any), else 0; first[nruns] = n. */
+void level_starts_from_runs(uint8_t *start, int64_t n, int64_t nrows, const int64_t *offsets, size_t size,
+                            const int64_t *first, const void *value, int64_t nruns, int nth);
+
 /* Parallel slices of a scan of n elements (slices.c): as many as the default threads for that
  * work, at most GPUISO_MAX_CHUNKS; slice t of nth covers [slice_bound(n, t, nth),
  * slice_bound(n, t + 1, nth)). */

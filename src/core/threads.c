@@ -75,3 +75,63 @@ void copy_parallel(void *dst, const void *src, size_t bytes, int nth) {
     if (from < bytes) memcpy((char *)dst + from, (const char *)src + from, bytes - from < piece ? bytes - from : piece);
   }
 }
+
+/* n elements at run k's value over their runs, each from its own copy of the value, so that a
+ * value's bytes go out as they were. */
+#define FILL_RUN(T)                                                                                    \
+  for (int64_t k = run, i = from; i < to; k++) {                                                      \
+    int64_t end = first[k + 1] < to ? first[k + 1] : to;                                              \
+    T v;                                                                                               \
+    memcpy(&v, (const char *)value + k * sizeof v, sizeof v);                                         \
+    for (; i < end; i++) memcpy((char *)dst + i * sizeof v, &v, sizeof v);                            \
+  }
+
+void fill_runs_parallel(void *dst, size_t size, const int64_t *first, const void *value, int64_t nruns, int64_t n,
+                        int nth) {
+  int parts = nth > 0 ? nth : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(parts)
+#endif
+  for (int t = 0; t < parts; t++) {
+    int64_t from = slice_bound(n, t, parts), to = slice_bound(n, t + 1, parts), run = 0, last = nruns - 1;
+    while (run < last) { /* the run of element from: the last to start at or before it */
+      int64_t mid = run + (last - run + 1) / 2;
+      if (first[mid] <= from) run = mid;
+      else last = mid - 1;
+    }
+    if (size == sizeof(uint64_t)) FILL_RUN(uint64_t) else FILL_RUN(uint32_t)
+  }
+}
+
+/* Run k's value, in its type, as a double (exact). */
+static double run_value(size_t size, const void *value, int64_t k) {
+  if (size == sizeof(double)) {
+    double v;
+    memcpy(&v, (const char *)value + k * size, size);
+    return v;
+  }
+  float v;
+  memcpy(&v, (const char *)value + k * size, size);
+  return v;
+}
+
+void level_starts_from_runs(uint8_t *start, int64_t n, int64_t nrows, const int64_t *offsets, size_t size,
+                            const int64_t *first, const void *value, int64_t nruns, int nth) {
+  int parts = nth > 0 ? nth : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(parts)
+#endif
+  for (int t = 0; t < parts; t++) {
+    int64_t from = slice_bound(n, t, parts), to = slice_bound(n, t + 1, parts);
+    memset(start + from, 0, (size_t)(to - from));
+  }
+  for (int64_t k = 0; k < nruns; k++) {
+    double v = run_value(size, value, k);
+    if (v != v) /* a NaN differs from the element before it, even of its own run */
+      memset(start + first[k], 1, (size_t)(first[k + 1] - first[k]));
+    else if (k > 0)
+      start[first[k]] = v != run_value(size, value, k - 1);
+  }
+  for (int64_t r = 0; r < nrows; r++)
+    if (offsets[r] < n) start[offsets[r]] = 1;
+}

@@ -6,6 +6,7 @@
 #ifndef GPUISO_CUDA_HOST_FIT_CUH
 #define GPUISO_CUDA_HOST_FIT_CUH
 
+#include "fit_runs.cuh"
 #include "pipeline.cuh"
 #include "row_join.cuh"
 #include "staging.cuh"
@@ -39,7 +40,8 @@ static gpuiso_status slice_alloc(Exec &ex, slice_arrays *d, int64_t n, size_t va
 }
 
 /* Rows of a host batch through the device in one plan: the data in, then the kernels, then the
- * fit out, in pinned slices (st) when they are large. */
+ * fit out, in pinned slices (st) when they are large, as runs where they are few (fit_runs.cuh,
+ * in the input's memory), and with them the flags of the level starts. */
 template <class Exec>
 static gpuiso_status fit_slice_whole(Exec &ex, staging<Exec> *st, int64_t nrows, const int64_t *offsets,
                                      gpuiso_precision type, const void *y, const void *w,
@@ -56,8 +58,15 @@ static gpuiso_status fit_slice_whole(Exec &ex, staging<Exec> *st, int64_t nrows,
   if (s == GPUISO_OK && w) s = stage_put(ex, st, d.w, w, bytes, no_slice_work());
   if (s == GPUISO_OK) s = exec_poll(ex, &p.opt, err);
   if (s == GPUISO_OK) s = plan_fit_any(ex, &p, d.y, d.w, d.fit, d.start, err);
-  if (s == GPUISO_OK) s = stage_get(ex, st, fit, d.fit, bytes);
-  if (s == GPUISO_OK && start) s = stage_get(ex, st, start, d.start, (size_t)n);
+  /* the level starts, not the solver's, follow from the fit's runs */
+  uint8_t *level_starts = opt->solver_blocks ? NULL : start;
+  int flagged = 0;
+  if (s == GPUISO_OK)
+    s = type == GPUISO_SINGLE
+            ? stage_get_values(ex, st, (float *)fit, (const float *)d.fit, n, d.y, level_starts, nrows, offsets, &flagged)
+            : stage_get_values(ex, st, (double *)fit, (const double *)d.fit, n, d.y, level_starts, nrows, offsets,
+                               &flagged);
+  if (s == GPUISO_OK && start && !flagged) s = stage_get(ex, st, start, d.start, (size_t)n);
   stage_wait(ex, st); /* a failed copy's lane partner may still read d */
   slice_release(ex, &d);
   plan_release(ex, &p);

@@ -16,6 +16,7 @@
 #ifndef GPUISO_CUDA_RECONSTRUCT_CUH
 #define GPUISO_CUDA_RECONSTRUCT_CUH
 
+#include "launch.cuh"
 #include "team.cuh"
 #include "view.cuh"
 

@@ -613,6 +613,80 @@ static void test_copy_parallel(void) {
   CHECK(bad == 0, "copy_parallel: %d of 70 copies wrong", bad);
 }
 
+/* The host's values of a fit that crossed as runs (src/cuda/fit_runs.cuh): each element its run's
+ * value to the bit (signed zeros, a NaN's payload), runs of one element to all of them, on 1 to 5
+ * threads (more than elements too), in both sizes, nothing written past the end. */
+static void test_fill_runs(void) {
+  enum { N = 3000 };
+  static int64_t first[N + 1];
+  static uint64_t value8[N], dst8[N + 1], want8[N];
+  static uint32_t value4[N], dst4[N + 1], want4[N];
+  int bad = 0, cases = 0;
+  for (int rep = 0; rep < 60; rep++) {
+    int64_t n = rep < 5 ? rep + 1 : 1 + rand() % N, nruns = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (i == 0 || rand() % (rep % 3 == 0 ? 1 : 40) == 0) {
+        first[nruns] = i;
+        double d = rand() % 4 == 0 ? (rand() % 2 ? 0.0 : -0.0) : unif() - 0.5;
+        float f = (float)d;
+        memcpy(&value8[nruns], &d, 8), memcpy(&value4[nruns], &f, 4);
+        if (rand() % 9 == 0) value8[nruns] = 0x7ff8000000000000ull | (uint64_t)rand(), value4[nruns] = 0x7fc00000u | (uint32_t)(rand() & 0xffff);
+        nruns++;
+      }
+    first[nruns] = n;
+    for (int64_t k = 0; k < nruns; k++)
+      for (int64_t i = first[k]; i < first[k + 1]; i++) want8[i] = value8[k], want4[i] = value4[k];
+    for (int nth = 1; nth <= 5; nth++, cases++) {
+      memset(dst8, 0xEE, sizeof dst8), memset(dst4, 0xEE, sizeof dst4);
+      fill_runs_parallel(dst8, 8, first, value8, nruns, n, nth);
+      fill_runs_parallel(dst4, 4, first, value4, nruns, n, nth);
+      bad += memcmp(dst8, want8, (size_t)n * 8) != 0 || dst8[n] != 0xEEEEEEEEEEEEEEEEull;
+      bad += memcmp(dst4, want4, (size_t)n * 4) != 0 || dst4[n] != 0xEEEEEEEEu;
+    }
+  }
+  CHECK(bad == 0, "fill_runs_parallel: %d of %d fills wrong", bad, 2 * cases);
+}
+
+/* The level starts made from a fit's runs (src/cuda/fit_runs.cuh) against their definition on the
+ * values: 1 at each row's first element (empty rows among them) and where the value differs from
+ * the one before, runs of equal value by value and not by bits (-0 after 0) and NaNs (each
+ * differing from the one before) included, in both sizes. */
+static void test_level_starts(void) {
+  enum { N = 2000 };
+  static int64_t first[N + 1], offsets[4 * N];
+  static double value8[N], fit8[N];
+  static float value4[N], fit4[N];
+  static uint8_t got[N], want[N];
+  int bad = 0, cases = 0, equal = 0;
+  for (int rep = 0; rep < 40; rep++, cases += 2) {
+    int64_t n = 1 + rand() % N, nruns = 0, nrows = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (i == 0 || rand() % 7 == 0) {
+        double d = rand() % 3 == 0 ? (rand() % 2 ? 0.0 : -0.0) : rand() % 9 == 0 ? NAN : (double)(rand() % 3);
+        first[nruns] = i, value8[nruns] = d, value4[nruns] = (float)d, nruns++;
+      }
+    first[nruns] = n;
+    for (int64_t i = 0; i < n; offsets[nrows++] = i, i += rand() % 50)
+      if (rand() % 5 == 0) offsets[nrows++] = i; /* an empty row before */
+    offsets[nrows] = n;
+    for (int64_t k = 0; k < nruns; k++)
+      for (int64_t i = first[k]; i < first[k + 1]; i++) fit8[i] = value8[k], fit4[i] = value4[k];
+    for (int size = 4; size <= 8; size += 4) {
+      memset(want, 0, sizeof want);
+      for (int64_t r = 0; r < nrows; r++)
+        for (int64_t i = offsets[r]; i < offsets[r + 1]; i++)
+          want[i] = i == offsets[r] || (size == 8 ? fit8[i] != fit8[i - 1] : fit4[i] != fit4[i - 1]);
+      for (int64_t k = 1; k < nruns; k++) equal += value8[k] == value8[k - 1];
+      memset(got, 0xEE, sizeof got);
+      level_starts_from_runs(got, n, nrows, offsets, (size_t)size, first, size == 8 ? (void *)value8 : (void *)value4,
+                             nruns, 1 + rep % 4);
+      bad += memcmp(got, want, (size_t)n) != 0 || (n < N && got[n] != 0xEE);
+    }
+  }
+  CHECK(bad == 0 && equal > 100, "level_starts_from_runs: %d of %d wrong (%d runs of a value equal to the one before)",
+        bad, cases, equal);
+}
+
 /* Device bytes of a plan of these rows in chunks of `chunk`, weighted float64 with flags, less
  * the few of the plan itself (plan_slice_row_bytes). */
 static double plan_bytes(gpuiso_opts o, int64_t chunk, int64_t nrows, const int64_t *off) {
@@ -751,6 +825,8 @@ static void test_edge_shortcuts(void) {
 int main(void) {
   srand(20261129);
   test_copy_parallel();
+  test_fill_runs();
+  test_level_starts();
   test_pav_small();
   test_clip_and_errors();
   test_sorted_fits();

@@ -3,8 +3,9 @@
  * executor (its lanes asynchronous) under three schedule seeds: the groups cut and their plans
  * shared, which slices go in groups, the fits and block flags bit for bit those of the batch in
  * one plan (fit_slice_whole) and within 1e-12 of the CPU hull engine (2^-24 in float32), every
- * family and weighting, both precisions; the first failing row named across groups as in one
- * plan; a failing copy, interrupts and allocation failures, with nothing held after them. */
+ * family and weighting, both precisions, the batch in one plan out as runs of equal values where
+ * they are few (fit_runs.cuh); the first failing row named across groups as in one plan; a
+ * failing copy, interrupts and allocation failures, with nothing held after them. */
 #define STAGE_SLICE ((size_t)100000) /* groups of about 6,000 to 12,000 elements */
 #define STAGE_DIRECT ((size_t)0)     /* staged however small */
 
@@ -58,6 +59,8 @@ static void test_cut(void) {
 /* Fits the batch through fit_rows_host (in groups here) and through fit_slice_whole (one plan),
  * and checks them against each other bit for bit and against the CPU hull engine. With `share`,
  * the device has that share of the memory the batch needs in one slice, and holds no more. */
+static int fits_as_runs, fits_as_values; /* of check_groups' fits in one plan */
+
 static void check_groups(const char *what, int nrows, const int64_t *o, family_kind f, weight_kind wk, int single,
                          int starts, gpuiso_gpu_kernel kernel, int grouped, double share = 0) {
   int64_t n = o[nrows];
@@ -84,8 +87,8 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   sim_sliced ex = {{&e[0], 0, 0, 0, (size_t)(share * need), sim_seed}, 0, 0, 0};
   s[0] = fit_rows_host(ex, nrows, o, type, yv, wv, &opt, fit[0], starts ? start[0] : NULL, &e[0]);
   held[0] = ex.held;
-  sim_exec wx = {&e[1], 0, 0, 0, 0, sim_seed + 7};
-  staging<sim_exec> st;
+  sim_sliced wx = {{&e[1], 0, 0, 0, 0, sim_seed + 7}, 0, 0, 0};
+  staging<sim_sliced> st;
   s[1] = stage_open(wx, &st, (size_t)n * value, 2);
   if (s[1] == GPUISO_OK)
     s[1] = fit_slice_whole(wx, &st, nrows, o, type, yv, wv, &opt, fit[1], starts ? start[1] : NULL, &e[1]);
@@ -93,6 +96,14 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
   held[1] = wx.held;
   row_group g[256];
   int64_t nplans, ngroups = slice_groups(nrows, o, group_buffer_of(STAGE_SLICE, value, wp != NULL, starts), g, &nplans);
+  /* the fit in one plan comes out as runs of equal bits where their firsts and values take at
+   * most a quarter of its bytes and the tiles' counts leave room for them (fit_runs.cuh), the
+   * flags of the level starts made from them: nothing crosses in slices; otherwise both do */
+  int64_t runs = 0, most = (int64_t)(n * value / 4 / (sizeof(int64_t) + value)), tiles = (n + 1023) / 1024;
+  for (int64_t i = 0; i < n; i++) runs += i == 0 || memcmp((char *)fit[0] + i * value, (char *)fit[0] + (i - 1) * value, value);
+  int as_runs = (size_t)(tiles + 1) * 8 + most * (8 + value) <= n * value && runs <= most;
+  int64_t slice = (int64_t)(n * value < STAGE_SLICE ? n * value : STAGE_SLICE);
+  int64_t want_out = as_runs ? 0 : ((int64_t)(n * value) + slice - 1) / slice + (starts ? (n + slice - 1) / slice : 0);
   int same = s[0] == GPUISO_OK && s[1] == GPUISO_OK && memcmp(fit[0], fit[1], (size_t)n * value) == 0 &&
              (!starts || memcmp(start[0], start[1], (size_t)n) == 0);
   if (single)
@@ -106,16 +117,19 @@ static void check_groups(const char *what, int nrows, const int64_t *o, family_k
     for (int64_t i = o[r]; i < o[r + 1]; i++)
       flags_wrong += start[0][i] != (i == o[r] || z[i] != z[i - 1]);
   CHECK((grouped ? ngroups >= GROUPS_MIN && ex.overlaps > 0 : ngroups == 0) && (share == 0 || ex.peak <= ex.memory) && same && c.max_dev <= bound && c.step_downs == 0 && flags_wrong == 0 && held[0] == 0 &&
-            held[1] == 0,
+            held[1] == 0 && wx.slices_out == want_out,
         "%s, %s, %s, %s, %s%s: %lld groups (%lld overlapping), %zu bytes held at most of %zu, status %d and %d (%s), same as one plan %d, deviation %g, %lld step "
-        "downs, %lld flags wrong, %lld held",
+        "downs, %lld flags wrong, %lld held; one plan: %lld runs (%s), %lld slices out, %lld due",
         what, family_names[f], weight_names[wk], single ? "float32" : "float64", kernel_names[kernel],
         starts ? ", flags" : "", (long long)ngroups, (long long)ex.overlaps, ex.peak, ex.memory, (int)s[0], (int)s[1], e[0].message, same, c.max_dev,
-        (long long)c.step_downs, (long long)flags_wrong, (long long)held[0]);
+        (long long)c.step_downs, (long long)flags_wrong, (long long)held[0], (long long)runs,
+        as_runs ? "as runs" : "as values", (long long)wx.slices_out, (long long)want_out);
+  fits_as_runs += as_runs, fits_as_values += !as_runs;
   free(y); free(w); free(ref); free(z); free(yf); free(wf); free(fit[0]); free(fit[1]); free(start[0]); free(start[1]);
 }
 
 static void test_fits(void) {
+  fits_as_runs = fits_as_values = 0;
   int64_t uniform[60], o[61];
   for (int r = 0; r < 60; r++) uniform[r] = 1000;
   offsets_of(uniform, 60, o);
@@ -155,6 +169,8 @@ static void test_fits(void) {
   /* too few elements for three groups: whole */
   offsets_of(uniform, 10, o);
   check_groups("ten rows", 10, o, FAM_NOISE, W_UNIFORM, 0, 1, GPUISO_GPU_FAST, 0);
+  CHECK(fits_as_runs > 3 && fits_as_values > 3, "fits in one plan out as runs %d, as values %d: both paths met",
+        fits_as_runs, fits_as_values);
 }
 
 /* The batch's error through groups and through one plan: status, row and element. */
