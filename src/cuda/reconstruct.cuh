@@ -134,7 +134,17 @@ SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
   if (hull_before(lo, last) && hull_index(&slots, root, hull_next(root, lo)) < to)
     hi = warp_locate_in(&slots, root, hull_next(root, lo), last, to - 1);
   if (i < end) {
-    hull_pos q = hull_locate_in(&slots, root, lo, hi, i);
+    /* Within one slot the vertices' indices rise by at least one a position: i's vertex lies at
+     * most i - index(lo) positions after lo and index(hi) - i before hi (found at once where every
+     * element is a vertex). */
+    hull_pos a = lo, b = hi;
+    if (lo.t == hi.t && lo.p < hi.p) {
+      int64_t ilo = hull_index(&slots, root, lo), ihi = hull_index(&slots, root, hi);
+      int64_t up = lo.p + (i > ilo ? i - ilo : 0), down = hi.p - (ihi > i ? ihi - i : 0);
+      b.p = up < b.p ? up : b.p;
+      a.p = down > a.p ? down : a.p;
+    }
+    hull_pos q = hull_locate_in(&slots, root, a, b, i);
     int64_t ri = i; /* where the edge from q ends: here, the first edge is yet to take */
     T z = 0;
     for (int j = 0; j < SIMT_WARP && i + j < end; j++) {
