@@ -81,7 +81,7 @@ static gpuiso_status stage_get_values(Exec &ex, staging<Exec> *st, T *host, cons
   size_t bytes = (size_t)n * sizeof(T);
   int64_t tiles = (n + RUN_TILE - 1) / RUN_TILE, most = (int64_t)(bytes / 4 / (sizeof(int64_t) + sizeof(T)));
   size_t counts = (size_t)(tiles + 1) * sizeof(int64_t);
-  if (!st->buf[0] || most < 1 || counts + (size_t)most * (sizeof(int64_t) + sizeof(T)) > bytes)
+  if (!st->buf[0] || most < 1 || counts + (size_t)(most + 1) * sizeof(int64_t) + (size_t)most * sizeof(T) > bytes)
     return stage_get(ex, st, host, dev, bytes);
   int64_t *at = (int64_t *)spare, *first = at + tiles + 1, nruns = 0;
   dim3 grid = grid_of((tiles + FIT_WARPS - 1) / FIT_WARPS), block(FIT_WARPS * SIMT_WARP);
@@ -90,16 +90,17 @@ static gpuiso_status stage_get_values(Exec &ex, staging<Exec> *st, T *host, cons
   if (s == GPUISO_OK) s = ex.exclusive_sum(at, tiles + 1);
   if (s == GPUISO_OK) s = ex.get(&nruns, at + tiles, sizeof nruns);
   if (s != GPUISO_OK || nruns > most) return s == GPUISO_OK ? stage_get(ex, st, host, dev, bytes) : s;
-  T *value = (T *)(first + nruns);
-  s = ex.launch("run_scatter_kernel", run_scatter_kernel<T>, grid, block, 0, dev, n, (const int64_t *)at, first, value);
-  int64_t *hfirst = (int64_t *)malloc((size_t)(nruns + 1) * sizeof *hfirst);
-  T *hvalue = (T *)malloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *hvalue);
-  if (s == GPUISO_OK && !(hfirst && hvalue)) {
+  /* the firsts, a word for the host's sentinel first[nruns] = n, then the values: one copy */
+  size_t runs_bytes = (size_t)(nruns + 1) * sizeof(int64_t) + (size_t)nruns * sizeof(T);
+  s = ex.launch("run_scatter_kernel", run_scatter_kernel<T>, grid, block, 0, dev, n, (const int64_t *)at, first,
+                (T *)(first + nruns + 1));
+  int64_t *hfirst = (int64_t *)malloc(runs_bytes);
+  const T *hvalue = (const T *)(hfirst + nruns + 1);
+  if (s == GPUISO_OK && !hfirst) {
     s = GPUISO_E_NOMEM;
     set_error(ex.err, s, -1, -1);
   }
-  if (s == GPUISO_OK) s = ex.get(hfirst, first, (size_t)nruns * sizeof *hfirst);
-  if (s == GPUISO_OK) s = ex.get(hvalue, value, (size_t)nruns * sizeof *hvalue);
+  if (s == GPUISO_OK) s = ex.get(hfirst, first, runs_bytes);
   if (s == GPUISO_OK) hfirst[nruns] = n;
   if (s == GPUISO_OK) fill_runs_parallel(host, sizeof(T), hfirst, hvalue, nruns, n, st->threads);
   if (s == GPUISO_OK && starts) {
@@ -107,7 +108,6 @@ static gpuiso_status stage_get_values(Exec &ex, staging<Exec> *st, T *host, cons
     *flagged = 1;
   }
   free(hfirst);
-  free(hvalue);
   return s;
 }
 

@@ -52,7 +52,7 @@ static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_seg
     hull_pos q = {c, list[c].first};
     return hull_pred(v, list, q, hi, kind, a, blist, blo, bhi);
   });
-  int64_t p0 = t == lo.t ? lo.p : list[t].first, p1 = t == hi.t ? hi.p : list[t].last;
+  int64_t p0 = hull_span_first(list, t, lo), p1 = hull_span_last(list, t, hi);
   hull_pos r = {t, 1 + warp_last_true(p0 - 1, p1 - 1, [&](int64_t c) { /* p1 itself untested, as one lane's */
                   hull_pos q = {t, c};
                   return hull_pred(v, list, q, hi, kind, a, blist, blo, bhi);

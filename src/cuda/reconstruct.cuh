@@ -101,7 +101,7 @@ static SIMT_DEVICE hull_pos warp_locate_in(const hull_slots *v, const hull_segme
     return hull_entry_index(v, list[c].chunk * v->slot + list[c].first) <= i;
   });
   int64_t base = list[t].chunk * v->slot;
-  hull_pos q = {t, warp_last_true(t == lo.t ? lo.p : list[t].first, t == hi.t ? hi.p : list[t].last,
+  hull_pos q = {t, warp_last_true(hull_span_first(list, t, lo), hull_span_last(list, t, hi),
                                   [&](int64_t c) { return hull_entry_index(v, base + c) <= i; })};
   return q;
 }
@@ -134,17 +134,7 @@ SIMT_KERNEL void fit_warp_kernel(solver_view<T> v, int64_t count) {
   if (hull_before(lo, last) && hull_index(&slots, root, hull_next(root, lo)) < to)
     hi = warp_locate_in(&slots, root, hull_next(root, lo), last, to - 1);
   if (i < end) {
-    /* Within one slot the vertices' indices rise by at least one a position: i's vertex lies at
-     * most i - index(lo) positions after lo and index(hi) - i before hi (found at once where every
-     * element is a vertex). */
-    hull_pos a = lo, b = hi;
-    if (lo.t == hi.t && lo.p < hi.p) {
-      int64_t ilo = hull_index(&slots, root, lo), ihi = hull_index(&slots, root, hi);
-      int64_t up = lo.p + (i > ilo ? i - ilo : 0), down = hi.p - (ihi > i ? ihi - i : 0);
-      b.p = up < b.p ? up : b.p;
-      a.p = down > a.p ? down : a.p;
-    }
-    hull_pos q = hull_locate_in(&slots, root, a, b, i);
+    hull_pos q = hull_locate_in(&slots, root, lo, hi, i);
     int64_t ri = i; /* where the edge from q ends: here, the first edge is yet to take */
     T z = 0;
     for (int j = 0; j < SIMT_WARP && i + j < end; j++) {

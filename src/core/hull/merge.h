@@ -67,6 +67,16 @@ static inline GPUISO_HD hull_pos hull_list_last(const hull_segment *list, int64_
   return q;
 }
 
+/* The first and the last position of segment t of list between lo and hi: lo's (or the
+ * segment's first vertex) and hi's (or its last). */
+static inline GPUISO_HD int64_t hull_span_first(const hull_segment *list, int64_t t, hull_pos lo) {
+  return t == lo.t ? lo.p : list[t].first;
+}
+
+static inline GPUISO_HD int64_t hull_span_last(const hull_segment *list, int64_t t, hull_pos hi) {
+  return t == hi.t ? hi.p : list[t].last;
+}
+
 /* The first position q in [lo, hi] of list whose predicate is false, for a predicate that is
  * true and then false along the list (hi when it is true up to hi). Bisection first over the
  * segments, by their first vertex, then within one. The predicate: kind 0, "the tangent from a
@@ -88,9 +98,7 @@ static inline GPUISO_HD hull_pos hull_first_false(const hull_slots *v, const hul
     if (hull_pred(v, list, q, hi, kind, a, blist, blo, bhi)) t0 = mid;
     else t1 = mid - 1;
   }
-  /* within segment t0, from lo (or the segment's first vertex) to hi (or its last) */
-  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first;
-  int64_t p1 = t0 == hi.t ? hi.p : list[t0].last;
+  int64_t p0 = hull_span_first(list, t0, lo), p1 = hull_span_last(list, t0, hi);
   while (p0 < p1) {
     int64_t mid = p0 + (p1 - p0) / 2;
     hull_pos q = {t0, mid};
@@ -210,7 +218,10 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
 /* The vertex of list between positions lo and hi with the largest point index at or below i, or
  * lo when all lie above i; the vertex sought by hull_locate must lie there (a range found by
  * searches for smaller and larger indices). Bisection over segments lo.t + 1 .. hi.t by their
- * first vertex, then within one. */
+ * first vertex, then within one, over the positions its ends' indices allow: within a slot the
+ * indices rise by at least one a position, so that the vertex lies at most i - index(p0)
+ * positions after p0 and index(p1) - i before p1 (found at once where every element is a
+ * vertex). */
 static inline GPUISO_HD hull_pos hull_locate_in(const hull_slots *v, const hull_segment *list, hull_pos lo,
                                                 hull_pos hi, int64_t i) {
   int64_t t0 = lo.t, t1 = hi.t;
@@ -219,8 +230,13 @@ static inline GPUISO_HD hull_pos hull_locate_in(const hull_slots *v, const hull_
     if (hull_entry_index(v, list[mid].chunk * v->slot + list[mid].first) <= i) t0 = mid;
     else t1 = mid - 1;
   }
-  int64_t p0 = t0 == lo.t ? lo.p : list[t0].first, p1 = t0 == hi.t ? hi.p : list[t0].last;
-  int64_t base = list[t0].chunk * v->slot;
+  int64_t p0 = hull_span_first(list, t0, lo), p1 = hull_span_last(list, t0, hi), base = list[t0].chunk * v->slot;
+  if (p0 < p1) {
+    int64_t i0 = hull_entry_index(v, base + p0), i1 = hull_entry_index(v, base + p1);
+    int64_t up = p0 + (i > i0 ? i - i0 : 0), down = p1 - (i1 > i ? i1 - i : 0);
+    if (up < p1) p1 = up;
+    if (down > p0) p0 = down;
+  }
   while (p0 < p1) {
     int64_t mid = p0 + (p1 - p0 + 1) / 2;
     if (hull_entry_index(v, base + mid) <= i) p0 = mid;
