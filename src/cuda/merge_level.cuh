@@ -61,9 +61,46 @@ static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_seg
   return r;
 }
 
+/* Vertices of each segment near the shared point that warm_merge asks L1 for. On a row of 1e7
+ * noise (the CPU hull engine's merges) the walks' visits lay within them but for 0.07 a merge,
+ * where 4 left 1.5 out: the lists of the first levels are one segment of a chunk's hull, those of
+ * the upper ones 16 to 127 segments of a few vertices, of which a walk crosses about 5. */
+#define WALK_WINDOW 8
+
+/* The lines of segment g's WALK_WINDOW vertices nearest the shared point (its last ones in a, its
+ * first in b): their words, their values and their chunk's first point. */
+static SIMT_DEVICE void warm_segment(const hull_slots *v, hull_segment g, int in_a) {
+  int64_t p0 = g.first, p1 = g.last, e0 = g.chunk * v->slot;
+  if (p1 - p0 >= WALK_WINDOW) {
+    if (in_a) p0 = p1 - (WALK_WINDOW - 1);
+    else p1 = p0 + (WALK_WINDOW - 1);
+  }
+  simt::prefetch(v->vi + e0 + p0);
+  simt::prefetch(v->vi + e0 + p1);
+  simt::prefetch(hull_slot_s(v, e0 + p0));
+  simt::prefetch(hull_slot_s(v, e0 + p1));
+  simt::prefetch(v->starts + g.chunk);
+}
+
+/* What a merge reads one load after another, asked of L1 by the lanes at once: each lane the
+ * vertices by the shared point of a's segment that many from its end and of b's that many from
+ * its start (warm_segment), and b's segments, which the tail move reads; so that the walk's turns
+ * and the tail's rounds wait on L1, not each on a global load. The upper levels' few merges are
+ * such chains: 35 to 47 us a level whatever its size (tools/bench/RESULTS.md, 2026-12-04). */
+static SIMT_DEVICE void warm_merge(const hull_slots *v, const hull_segment *a, int64_t na, const hull_segment *b,
+                                   int64_t nb) {
+  int64_t lane = simt::lane();
+  if (lane < na) warm_segment(v, a[na - 1 - lane], 1);
+  if (lane < nb) warm_segment(v, b[lane], 0);
+  const char *tail = (const char *)b;
+  for (int64_t at = lane * SIMT_LINE; at < nb * (int64_t)sizeof *b; at += SIMT_WARP * SIMT_LINE)
+    simt::prefetch(tail + at);
+}
+
 /* hull_merge with a warp: the trivial merges and the walk as one thread runs them (every lane the
- * same), the nested bisection by warp_first_false, the tail of b moved by the lanes together (all
- * of a round read before any is written: the moves go down, onto segments not yet read). */
+ * same, warm_merge's lines in L1), the nested bisection by warp_first_false, the tail of b moved
+ * by the lanes together (all of a round read before any is written: the moves go down, onto
+ * segments not yet read). */
 static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
                                            const hull_segment *b, int64_t nb, int64_t cap) {
   unsigned lane = simt::lane();
@@ -73,6 +110,7 @@ static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a,
     if (lane == 0) out = hull_merge(v, a, na, b, nb, cap);
     return simt::shfl(SIMT_FULL_MASK, out, 0);
   }
+  warm_merge(v, a, na, b, nb);
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
     hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};

@@ -19,6 +19,9 @@
  *   simt::ballot, any, all (mask, predicate); active_mask()
  *   simt::clz, popc, ffs, brev (32 bits) and clzll, popcll, ffsll, brevll (64 bits)
  *   simt::atomic_add, atomic_min, atomic_max, atomic_exch, atomic_cas (device memory)
+ *   simt::prefetch(p)           asks the SM's L1 for p's line of device memory, not waiting for
+ *                               it (prefetch.global.L1); no access (the executor checks that p
+ *                               is addressable device memory, and records no read)
  *   SIMT_SHARED(T, name, count) a static shared array of the block; simt::dynamic_shared<T>()
  *                               the block's dynamic shared memory (the launch's shared bytes)
  *
@@ -32,6 +35,7 @@
 
 #define SIMT_FULL_MASK 0xffffffffu
 #define SIMT_WARP 32
+#define SIMT_LINE 128 /* bytes of an L1 cache line */
 
 #ifdef __CUDACC__
 
@@ -97,6 +101,8 @@ template <typename T>
 SIMT_DEVICE T atomic_exch(T *p, T v) { return atomicExch(p, v); }
 template <typename T>
 SIMT_DEVICE T atomic_cas(T *p, T expected, T v) { return atomicCAS(p, expected, v); }
+
+SIMT_DEVICE void prefetch(const void *p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 
 template <typename T>
 SIMT_DEVICE T *dynamic_shared() {

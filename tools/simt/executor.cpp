@@ -665,6 +665,17 @@ void atomic_access(void *p, size_t size, int reads, const char *file, int line) 
   kernel_access(p, size, 1, 1, reads, __builtin_return_address(0), file, line);
 }
 
+/* A prefetch touches no value, so it races with nothing; its address must still be device memory
+ * a kernel may read (a device would fetch some other line, or fault). */
+void prefetch_check(const void *p, const char *file, int line) {
+  sim_thread *t = me("a prefetch");
+  arena &d = device();
+  size_t off = (uintptr_t)p - (uintptr_t)d.base;
+  if (!d.contains(p) || !(((const cell *)d.shadow)[off / 8].acc >> (off % 8) & 1))
+    failf("prefetch at %s:%d in kernel %s of %p, which is not addressable device memory, by %s", file, line,
+          blk->cfg->name, p, thread_name(t).c_str());
+}
+
 struct opt_in {
   const void *kernel;
   size_t bytes;

@@ -94,6 +94,14 @@ SIMT_KERNEL void exited_lane_kernel(int *out, int broken) {
   out[l] = simt::shfl(SIMT_FULL_MASK, (int)l, broken ? 20 : 0);
 }
 
+/* Prefetches the line of in[i + 1] (one past the end for the last thread: broken) or of in[i],
+ * then copies in to out. */
+SIMT_KERNEL void prefetch_kernel(const int *in, int *out, int broken) {
+  int i = (int)simt::thread_rank();
+  simt::prefetch(in + i + broken);
+  out[i] = in[i];
+}
+
 /* Every block reads x; block 1 also writes it (broken), racing with the other blocks' reads. */
 SIMT_KERNEL void block_read_write_kernel(int *x, int *out, int broken) {
   int v = *x;
@@ -346,6 +354,14 @@ static outcome c_global_bounds(uint64_t seed, int broken) {
   return o;
 }
 
+static outcome c_prefetch_bounds(uint64_t seed, int broken) {
+  sim_exec ex = new_exec(seed);
+  int *in = device_ints(ex, N, 0), *out = device_ints(ex, N, 0);
+  outcome o = launch_and_get(ex, prefetch_kernel, dim3(1), dim3(N), 0, out, N, want_same, in, out, broken);
+  ex.release(in), ex.release(out);
+  return o;
+}
+
 static outcome c_static_shared(uint64_t seed, int broken) {
   sim_exec ex = new_exec(seed);
   int *out = device_ints(ex, N, 0);
@@ -468,6 +484,7 @@ static const defect_case cases[] = {
     {"40 KB of static and 16 KB of dynamic shared memory without opting in", "opt in", c_mixed_shared},
     {"half a warp at a barrier, half at a shuffle waiting for it", "deadlock", c_deadlock},
     {"a read one past the end of a device array", "out of bounds", c_global_bounds},
+    {"a prefetch one past the end of a device array", "not addressable", c_prefetch_bounds},
     {"56 KB of static shared memory", "static shared memory", c_static_shared},
     {"a block of 1025 threads", "1025", c_block_size},
     {"a grid 65536 blocks high", "65536", c_grid_size},

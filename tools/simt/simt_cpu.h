@@ -43,6 +43,7 @@ uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg
                     const char *file, int line);
 unsigned active_mask();
 void atomic_access(void *p, size_t size, int reads, const char *file, int line);
+void prefetch_check(const void *p, const char *file, int line);
 void *shared_static(const void *key, size_t bytes, size_t align);
 void *shared_dynamic();
 
@@ -164,6 +165,7 @@ inline int all(unsigned mask, int p, SIMT_HERE) {
 /* The lanes of the warp that have not exited: on a GPU, those converged at the call, which code
  * must not rely on being more than the caller; code that does is caught at its next collective. */
 inline unsigned active_mask() { return simt_cpu::active_mask(); }
+inline void prefetch(const void *p, SIMT_HERE) { simt_cpu::prefetch_check(p, file, line); }
 
 inline int clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 inline int clzll(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
