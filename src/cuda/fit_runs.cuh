@@ -95,13 +95,13 @@ static gpuiso_status stage_get_values(Exec &ex, staging<Exec> *st, T *host, cons
   s = ex.launch("run_scatter_kernel", run_scatter_kernel<T>, grid, block, 0, dev, n, (const int64_t *)at, first,
                 (T *)(first + nruns + 1));
   int64_t *hfirst = (int64_t *)malloc(runs_bytes);
-  const T *hvalue = (const T *)(hfirst + nruns + 1);
   if (s == GPUISO_OK && !hfirst) {
     s = GPUISO_E_NOMEM;
     set_error(ex.err, s, -1, -1);
   }
   if (s == GPUISO_OK) s = ex.get(hfirst, first, runs_bytes);
   if (s == GPUISO_OK) hfirst[nruns] = n;
+  const T *hvalue = s == GPUISO_OK ? (const T *)(hfirst + nruns + 1) : NULL;
   if (s == GPUISO_OK) fill_runs_parallel(host, sizeof(T), hfirst, hvalue, nruns, n, st->threads);
   if (s == GPUISO_OK && starts) {
     level_starts_from_runs(starts, n, nrows, offsets, sizeof(T), hfirst, hvalue, nruns, st->threads);

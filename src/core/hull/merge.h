@@ -220,7 +220,7 @@ static inline GPUISO_HD int64_t hull_merge(const hull_slots *v, hull_segment *a,
  * searches for smaller and larger indices). Bisection over segments lo.t + 1 .. hi.t by their
  * first vertex, then within one, over the positions its ends' indices allow: within a slot the
  * indices rise by at least one a position, so that the vertex lies at most i - index(p0)
- * positions after p0 and index(p1) - i before p1 (found at once where every element is a
+ * positions after p0 and at least index(p1) - i before p1 (found at once where every element is a
  * vertex). */
 static inline GPUISO_HD hull_pos hull_locate_in(const hull_slots *v, const hull_segment *list, hull_pos lo,
                                                 hull_pos hi, int64_t i) {
