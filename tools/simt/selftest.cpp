@@ -262,12 +262,17 @@ static int want_0(int) { return 0; }
 static int want_down(int i) { return i < 31 ? i + 1 : i; }
 static int want_1(int) { return 1; }
 
-static outcome c_block_race(uint64_t seed, int broken) {
+/* kernel(in, out, broken) on a block of N threads, in holding 0..N-1, out against want. */
+static outcome in_out_case(uint64_t seed, void (*kernel)(const int *, int *, int), int (*want)(int), int broken) {
   sim_exec ex = new_exec(seed);
   int *in = device_ints(ex, N, 0), *out = device_ints(ex, N, 0);
-  outcome o = launch_and_get(ex, reverse_kernel, dim3(1), dim3(N), 0, out, N, want_reverse, in, out, broken);
+  outcome o = launch_and_get(ex, kernel, dim3(1), dim3(N), 0, out, N, want, (const int *)in, out, broken);
   ex.release(in), ex.release(out);
   return o;
+}
+
+static outcome c_block_race(uint64_t seed, int broken) {
+  return in_out_case(seed, reverse_kernel, want_reverse, broken);
 }
 
 static outcome c_warp_race(uint64_t seed, int broken) {
@@ -355,11 +360,7 @@ static outcome c_global_bounds(uint64_t seed, int broken) {
 }
 
 static outcome c_prefetch_bounds(uint64_t seed, int broken) {
-  sim_exec ex = new_exec(seed);
-  int *in = device_ints(ex, N, 0), *out = device_ints(ex, N, 0);
-  outcome o = launch_and_get(ex, prefetch_kernel, dim3(1), dim3(N), 0, out, N, want_same, in, out, broken);
-  ex.release(in), ex.release(out);
-  return o;
+  return in_out_case(seed, prefetch_kernel, want_same, broken);
 }
 
 static outcome c_static_shared(uint64_t seed, int broken) {
