@@ -63,8 +63,9 @@ static SIMT_DEVICE hull_pos warp_first_false(const hull_slots *v, const hull_seg
 
 /* Vertices of each segment near the shared point that warm_merge asks L1 for. On a row of 1e7
  * noise (the CPU hull engine's merges) the walks' visits lay within them but for 0.07 a side of
- * a merge, where 4 left 1.5 out: the lists of the first levels are one segment of a chunk's hull, those of
- * the upper ones 16 to 127 segments of a few vertices, of which a walk crosses about 5. */
+ * a merge, where 4 left 1.5 out: the lists of the first levels are one segment of a chunk's
+ * hull, those of the upper ones 16 to 127 segments of a few vertices, of which a walk crosses
+ * about 5. */
 #define WALK_WINDOW 8
 
 /* The lines of segment g's WALK_WINDOW vertices nearest the shared point (its last ones in a, its
@@ -84,9 +85,10 @@ static SIMT_DEVICE void warm_segment(const hull_slots *v, hull_segment g, int in
 
 /* What a merge reads one load after another, asked of L1 by the lanes at once: each lane the
  * vertices by the shared point of a's segment that many from its end and of b's that many from
- * its start (warm_segment), and the rest of b's segments, which the tail move reads; so that the walk's turns
- * and the tail's rounds wait on L1, not each on a global load. The upper levels' few merges are
- * such chains: 35 to 47 us a level whatever its size (tools/bench/RESULTS.md, 2026-12-04). */
+ * its start (warm_segment), and the rest of b's segments, which the tail move reads; so that the
+ * walk's turns and the tail's rounds wait on L1, not each on a global load. The upper levels' few
+ * merges are such chains: 35 to 47 us a level, much the same whatever its size
+ * (tools/bench/RESULTS.md, 2026-12-04). */
 static SIMT_DEVICE void warm_merge(const hull_slots *v, const hull_segment *a, int64_t na, const hull_segment *b,
                                    int64_t nb) {
   int64_t lane = simt::lane();
