@@ -100,30 +100,16 @@ check: deps build
 # instrumentation (-fsanitize=thread) but linked without its runtime, the executor's hooks see
 # every memory access of the kernels. tools/simt/selftest.cpp runs deliberately broken kernels
 # and their corrected twins, and prints "simt-selftest: K of K defects caught". Each test program
-# prints "ctest: N passed, N failed"; all run. GPUISO_SIMT_SEED=S runs the executor's tests under
-# the one schedule seed S (default: seeds 1, 2 and 3).
+# prints "ctest: N passed, N failed"; all run, as many at once as the machine has cores, an
+# executor test once a schedule seed (tools/ctest/run). GPUISO_SIMT_SEED=S runs the executor's
+# tests under the one schedule seed S (default: seeds 1, 2 and 3).
 CTEST_DIR := tools/ctest/build
 CTEST_CFLAGS := -O2 -fopenmp -ffp-contract=off -Wall -DGPUISO_DEBUG -Isrc/core
 SIMT_CXXFLAGS := -std=c++17 -g $(CTEST_CFLAGS) -Isrc/cuda -Itools/simt -Itools/harness -Itools/ctest
 SIMT_INSTRUMENT := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fstack-clash-protection
 ctest:
-	mkdir -p $(CTEST_DIR)
-	rm -f $(CTEST_DIR)/*.o $(CTEST_DIR)/*.ocpp
-	for f in src/core/*.c tools/harness/families.c tools/harness/compare.c; do \
-	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -c $$f -o $(CTEST_DIR)/$$(basename $$f .c).o || exit 1; \
-	done
-	$${CXX:-c++} $(SIMT_CXXFLAGS) -c tools/simt/executor.cpp -o $(CTEST_DIR)/simt_executor.ocpp
-	@status=0; for t in tools/ctest/test_*.c; do \
-	  bin=$(CTEST_DIR)/$$(basename $$t .c); \
-	  $${CC:-cc} -std=gnu99 $(CTEST_CFLAGS) -o $$bin $$t $(CTEST_DIR)/*.o -lm && timeout 1200 $$bin || status=1; \
-	done; \
-	for t in tools/simt/selftest.cpp tools/ctest/test_*.cpp; do \
-	  bin=$(CTEST_DIR)/$$(basename $$t .cpp); \
-	  $${CXX:-c++} $(SIMT_CXXFLAGS) $(SIMT_INSTRUMENT) -c $$t -o $$bin.ocpp && \
-	  $${CXX:-c++} -fopenmp -o $$bin $$bin.ocpp $(CTEST_DIR)/simt_executor.ocpp $(CTEST_DIR)/*.o -ldl -lm && \
-	  timeout 1200 $$bin || status=1; \
-	done; \
-	exit $$status
+	CTEST_CFLAGS='$(CTEST_CFLAGS)' SIMT_CXXFLAGS='$(SIMT_CXXFLAGS)' SIMT_INSTRUMENT='$(SIMT_INSTRUMENT)' \
+	  bash tools/ctest/run $(CTEST_DIR)
 
 sanitize:
 	bash tools/sanitize/run
