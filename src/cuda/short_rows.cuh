@@ -287,7 +287,7 @@ static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, doub
  * hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three points of
  * one lane, which that one takes without their lane's start, turn alike: a translation changes
  * no exact turn). Unweighted, W is p, exact (the lane's start a count, its W its index), which
- * indexed gives the filter: row_coord leaves it 0. */
+ * coord_orient takes from the indices: row_coord leaves it 0. */
 template <bool Weighted>
 static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int p) {
   hull_vertex a = short_vertex(sh, me, p);
@@ -300,13 +300,16 @@ static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots
 
 /* The filter of the lane kernels' turns on three points within the bounds of their coordinates:
  * each difference one rounding, so hull_orient's bound (geometry.h) widened by the coordinates'
- * errors as the slots' filter widens it, in fewer operations. The sign, or 0 where it cannot
- * decide. */
+ * errors as the slots' filter widens it, in fewer operations. The points are the row's points
+ * ia < ib < ic; unweighted, W is the index, so the W differences are the indices' (exact, not
+ * negative: the doubles a subtraction of the indices as doubles would give) and the loops need not
+ * carry W. The sign, or 0 where it cannot decide. */
 template <bool Weighted>
-static SIMT_DEVICE int coord_orient(lane_coord a, lane_coord b, lane_coord c) {
-  double x1 = b.w - a.w, y1 = b.s - a.s, x2 = c.w - a.w, y2 = c.s - a.s;
+static SIMT_DEVICE int coord_orient(int ia, lane_coord a, int ib, lane_coord b, int ic, lane_coord c) {
+  double x1 = Weighted ? b.w - a.w : (double)(ib - ia), y1 = b.s - a.s;
+  double x2 = Weighted ? c.w - a.w : (double)(ic - ia), y2 = c.s - a.s;
   double ey1 = a.es + b.es, ey2 = a.es + c.es;
-  double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
+  double A1 = Weighted ? fabs(x1) : x1, B1 = fabs(y1), A2 = Weighted ? fabs(x2) : x2, B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double err = A1 * ey2 + ey1 * A2; /* unweighted, the W differences are exact */
   if (Weighted) {
@@ -318,14 +321,6 @@ static SIMT_DEVICE int coord_orient(lane_coord a, lane_coord b, lane_coord c) {
   return 0;
 }
 
-/* c of point i for the filter: unweighted, its W formed from i (exact), so that the loops need
- * not carry it. */
-template <bool Weighted>
-static SIMT_DEVICE lane_coord indexed(lane_coord c, int i) {
-  if (!Weighted) c.w = (double)i;
-  return c;
-}
-
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
  * their own_coords: the filter, else the exact points, inlined: ptxas gives an out-of-line
  * fallback registers apart from all those live at any of its call sites, which made the lane
@@ -334,7 +329,7 @@ static SIMT_DEVICE lane_coord indexed(lane_coord c, int i) {
 template <bool Weighted>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, int u, lane_coord cu, int t, lane_coord ct, int k, lane_coord ck) {
-  int turn = coord_orient<Weighted>(indexed<Weighted>(cu, u), indexed<Weighted>(ct, t), indexed<Weighted>(ck, k));
+  int turn = coord_orient<Weighted>(u, cu, t, ct, k, ck);
   if (turn) return turn;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
                                     lane_point(sh, me.q, base, rounded, k), 1);
@@ -346,7 +341,7 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
 template <bool Weighted>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int a,
                                   lane_coord ca, int b, lane_coord cb, int c, lane_coord cc) {
-  int turn = coord_orient<Weighted>(indexed<Weighted>(ca, a), indexed<Weighted>(cb, b), indexed<Weighted>(cc, c));
+  int turn = coord_orient<Weighted>(a, ca, b, cb, c, cc);
   if (turn) return turn;
   hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), pc = short_vertex(sh, me, c);
   return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
