@@ -271,31 +271,26 @@ static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
   return c;
 }
 
-/* One coordinate relative to the row's first point: the lane's start's high part plus the
- * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
- * rounding of the sum (2u), the start's low part, and hull_coord_error's (the rounding of the
- * lane-relative one, the pair additions of hull_vertex_point). */
-static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, double *e) {
-  double x = start.hi + rel;
-  *e = 0x1p-52 * fabs(x) + fabs(start.lo) + hull_coord_error(rel, start.hi, rounded, 0);
-  return x;
+/* A lane's first point as the turns across lanes take it, one coordinate: its high part, and the
+ * error its low part and the pair additions of hull_vertex_point (under 2^-100 of the terms) add
+ * to a coordinate formed from it (row_coordinate), found once a lane. */
+struct lane_frame {
+  double hi, err;
+};
+
+static SIMT_DEVICE lane_frame lane_frame_of(dd start) {
+  lane_frame f = {start.hi, fabs(start.lo) + 0x1p-100 * fabs(start.hi)};
+  return f;
 }
 
-/* Point p of the row relative to the row's first point, for the turns across lanes
- * (short_merge): one addition a coordinate where hull_orient_vertices_filter takes the
- * differences of the starts' and the points' parts apart. The bounds hold for the points of
- * hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three points of
- * one lane, which that one takes without their lane's start, turn alike: a translation changes
- * no exact turn). Unweighted, W is p, exact (the lane's start a count, its W its index), which
- * coord_orient takes from the indices: row_coord leaves it 0. */
-template <bool Weighted>
-static SIMT_DEVICE lane_coord row_coord(const short_shared &sh, const hull_slots &hs, const short_lane &me, int p) {
-  hull_vertex a = short_vertex(sh, me, p);
-  hull_point st = hs.starts[a.chunk];
-  lane_coord c = {0, 0, 0, 0};
-  if (Weighted) c.w = row_coordinate(st.w, a.rel.w.hi, a.rounded, &c.ew);
-  c.s = row_coordinate(st.s, a.rel.s.hi, a.rounded, &c.es);
-  return c;
+/* One coordinate relative to the row's first point: the lane's start's high part plus the
+ * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
+ * rounding of the sum (2u), the frame's, and hull_coord_error's terms of rel (its rounding, the
+ * pair additions). */
+static SIMT_DEVICE double row_coordinate(lane_frame f, double rel, int rounded, double *e) {
+  double x = f.hi + rel;
+  *e = 0x1p-52 * fabs(x) + f.err + (rounded ? 0x1p-52 + 0x1p-100 : 0x1p-100) * fabs(rel);
+  return x;
 }
 
 /* The filter of the lane kernels' turns on three points within the bounds of their coordinates:
@@ -335,9 +330,8 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
                                     lane_point(sh, me.q, base, rounded, k), 1);
 }
 
-/* The turn of the row's points a, b and c from their row_coords: the filter, else the exact
- * points (inlined, as own_orient's), the vertices loaded again only then, so that a walk keeps
- * no more than its ends' coordinates in registers. */
+/* The turn of the row's points a, b and c from their walk_ends' coordinates: the filter, else the
+ * exact points (inlined, as own_orient's), the vertices loaded again only then. */
 template <bool Weighted>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int a,
                                   lane_coord ca, int b, lane_coord cb, int c, lane_coord cc) {
@@ -392,6 +386,74 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
   return low | high;
 }
 
+/* An end of a bridge walk (short_merge): vertex p of the row, its lane j as short_vertex takes it,
+ * that lane's mask word, rounding bits and first point, and p's coordinates relative to the row's
+ * first point (walk_to). A step within the lane loads only the new vertex's slot; a step into
+ * another lane loads that lane's words. */
+struct walk_end {
+  int p, j;
+  unsigned mask, rounded;
+  lane_frame w, s; /* the lane's first point (w unused unweighted) */
+  lane_coord c;
+};
+
+/* e at point p of its lane (e->j), the slot of point max(k, 1) loaded whatever k, as lane_point
+ * does. Its coordinates, for the turns across lanes: one addition a coordinate
+ * (row_coordinate) where hull_orient_vertices_filter takes the differences of the starts' and the
+ * points' parts apart. The bounds hold for the points of hull_vertex_point, so the filter decides
+ * as hull_orient_exact_vertices does (three points of one lane, which that one takes without their
+ * lane's start, turn alike: a translation changes no exact turn). Unweighted, W is p, exact (the
+ * lane's start a count, its W its index), which coord_orient takes from the indices: W is left 0. */
+template <bool Weighted>
+static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, walk_end *e, int p) {
+  int k = p - e->j * SIMT_WARP, at = k > 0 ? k : 1, slot = (me.lane0 + e->j) * LANE_SLOTS + at - 1;
+  int rounded = k > 0 ? (int)(e->rounded >> (at - 1) & 1u) : 0;
+  double s = sh.s[slot];
+  e->p = p;
+  e->c.w = e->c.ew = 0;
+  if (Weighted) e->c.w = row_coordinate(e->w, k > 0 ? sh.w[slot] : 0, rounded, &e->c.ew);
+  e->c.s = row_coordinate(e->s, k > 0 ? s : 0, rounded, &e->c.es);
+}
+
+/* e at point p of lane j, whose mask word is `mask` (0 for the merge's end: another merge of the
+ * round may be changing that lane's, and no walk steps from the end). */
+template <bool Weighted>
+static SIMT_DEVICE void walk_enter(const short_shared &sh, const short_lane &me, walk_end *e, int p, int j,
+                                   unsigned mask) {
+  e->j = j;
+  e->mask = mask;
+  e->rounded = sh.rounded[me.lane0 + j];
+  hull_point start = sh.starts[me.lane0 + j];
+  e->w = Weighted ? lane_frame_of(start.w) : lane_frame{0, 0};
+  e->s = lane_frame_of(start.s);
+  walk_to<Weighted>(sh, me, e, p);
+}
+
+/* e to the vertex before it, in the lanes from lo_lane on (there is one: lo_lane's point 0). */
+template <bool Weighted>
+static SIMT_DEVICE void walk_prev(const short_shared &sh, const short_lane &me, walk_end *e, int lo_lane) {
+  int k = e->p - e->j * SIMT_WARP; /* below 32: the left end is never the row's end */
+  unsigned m = e->mask & ((1u << k) - 1u);
+  if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + 31 - simt::clz(m));
+  for (int t = e->j - 1; t >= lo_lane; t--) {
+    unsigned mt = sh.masks[me.lane0 + t];
+    if (mt) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + 31 - simt::clz(mt), t, mt);
+  }
+}
+
+/* e to the vertex after it, in the lanes before hi_lane, else to the merge's end. */
+template <bool Weighted>
+static SIMT_DEVICE void walk_next(const short_shared &sh, const short_lane &me, walk_end *e, int hi_lane, int end) {
+  int k = e->p - e->j * SIMT_WARP;
+  unsigned m = e->mask & ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit */
+  if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + simt::ffs(m) - 1);
+  for (int t = e->j + 1; t < hi_lane; t++) {
+    unsigned mt = sh.masks[me.lane0 + t];
+    if (mt) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + simt::ffs(mt) - 1, t, mt);
+  }
+  walk_enter<Weighted>(sh, me, e, end, end / SIMT_WARP < me.used ? end / SIMT_WARP : me.used - 1, 0u);
+}
+
 /* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
  * walking from their shared point, the bits strictly between its ends cleared. */
 template <bool Weighted>
@@ -399,28 +461,31 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   int q = me.q, hi = q + 2 * size < me.used ? q + 2 * size : me.used;
   int lo = q * SIMT_WARP, s = lo + size * SIMT_WARP;
   int end = lo + 2 * size * SIMT_WARP < me.n ? lo + 2 * size * SIMT_WARP : me.n;
-  int a = short_prev_vertex(sh, me, s, q), b = short_next_vertex(sh, me, s, hi, end);
-  lane_coord ca = row_coord<Weighted>(sh, hs, me, a), cb = row_coord<Weighted>(sh, hs, me, b);
-  if (row_orient<Weighted>(sh, hs, me, a, ca, s, row_coord<Weighted>(sh, hs, me, s), b, cb) > 0) return; /* convex at s: s stays */
+  walk_end at_s, a, b;
+  walk_enter<Weighted>(sh, me, &at_s, s, q + size, sh.masks[me.lane0 + q + size]);
+  a = at_s, b = at_s;
+  walk_prev<Weighted>(sh, me, &a, q);
+  walk_next<Weighted>(sh, me, &b, hi, end);
+  if (row_orient<Weighted>(sh, hs, me, a.p, a.c, s, at_s.c, b.p, b.c) > 0) return; /* convex at s: s stays */
   /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
    * gone as far as it can leaves the bridge found (the first turn aside) */
   for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
     moved = 0;
-    while (side == 0 && a > lo) {
-      int a2 = short_prev_vertex(sh, me, a, q);
-      lane_coord c2 = row_coord<Weighted>(sh, hs, me, a2);
-      if (row_orient<Weighted>(sh, hs, me, a2, c2, a, ca, b, cb) > 0) break;
-      a = a2, ca = c2, moved = 1;
+    while (side == 0 && a.p > lo) {
+      walk_end a2 = a;
+      walk_prev<Weighted>(sh, me, &a2, q);
+      if (row_orient<Weighted>(sh, hs, me, a2.p, a2.c, a.p, a.c, b.p, b.c) > 0) break;
+      a = a2, moved = 1;
     }
-    while (side == 1 && b < end) {
-      int b2 = short_next_vertex(sh, me, b, hi, end);
-      lane_coord c2 = row_coord<Weighted>(sh, hs, me, b2);
-      if (row_orient<Weighted>(sh, hs, me, a, ca, b, cb, b2, c2) > 0) break;
-      b = b2, cb = c2, moved = 1;
+    while (side == 1 && b.p < end) {
+      walk_end b2 = b;
+      walk_next<Weighted>(sh, me, &b2, hi, end);
+      if (row_orient<Weighted>(sh, hs, me, a.p, a.c, b.p, b.c, b2.p, b2.c) > 0) break;
+      b = b2, moved = 1;
     }
   }
-  int last = b / SIMT_WARP < hi ? b / SIMT_WARP : hi - 1;
-  for (int t = a / SIMT_WARP; t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a, b);
+  int last = b.p / SIMT_WARP < hi ? b.p / SIMT_WARP : hi - 1;
+  for (int t = a.p / SIMT_WARP; t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a.p, b.p);
 }
 
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
