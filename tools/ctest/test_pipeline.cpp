@@ -547,8 +547,54 @@ static void test_fit_tiles(void) {
     }
 }
 
+/* The flags of rows whose levels step against the direction, which the running maximum (minimum)
+ * mends: the fast path's (steps_warp_kernel) and the simple path's (steps_step), on fits that keep
+ * their direction but at one element, at lane and tile boundaries and a row's ends, and at a row's
+ * first element (no step: the element before is another row's). */
+static void test_steps(void) {
+  int64_t off[4] = {0, 4200, 4200, 9000};
+  const int64_t at[] = {-1, 1, 31, 32, 1023, 1024, 1025, 2048, 4199, 4200, 4201, 5224, 8999};
+  static double fit[9000];
+  for (int sign = -1; sign <= 1; sign += 2) {
+    for (int64_t chunk : {3, 1024}) {
+      gpuiso_error e;
+      sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
+      gpuiso_opts opt = options(sign > 0, chunk, 0);
+      opt.gpu_kernel = GPUISO_GPU_FAST;
+      gpuiso_cuda_plan p;
+      double *dfit = NULL;
+      gpuiso_status s = plan_init(ex, &p, 3, off, GPUISO_DOUBLE, 0, &opt, &e);
+      if (s == GPUISO_OK) s = make(ex, &dfit, 9000);
+      solver_view<double> v = plan_view(&p, (const double *)NULL, (const double *)NULL, dfit, NULL);
+      int64_t wrong = 0;
+      for (int64_t k : at) {
+        for (int i = 0; i < 9000; i++) fit[i] = sign * 0.001 * i;
+        if (k > 0) fit[k] = fit[k - 1] - sign;
+        int want[3] = {k > 0 && k < off[1], 0, k > off[2]};
+        for (int fast = 0; fast <= 1; fast++) {
+          row_state rows[3];
+          for (row_state &r : rows) r = row_state{1, 0, GPUISO_OK, -1, 0, 0, 0};
+          if (s == GPUISO_OK) s = ex.put(v.rows, rows, sizeof rows);
+          if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
+          if (s == GPUISO_OK)
+            s = fast ? tile_launch(ex, "steps_warp_kernel", steps_warp_kernel<double>, v)
+                     : each(ex, steps_step<double>{v, p.chunk}, p.nchunks);
+          if (s == GPUISO_OK) s = ex.get(rows, v.rows, sizeof rows);
+          for (int r = 0; r < 3; r++) wrong += s == GPUISO_OK && rows[r].stepped != want[r];
+        }
+      }
+      CHECK(s == GPUISO_OK && wrong == 0,
+            "steps against the %s direction, chunks of %lld: status %d (%s), %lld flags wrong",
+            sign > 0 ? "increasing" : "decreasing", (long long)chunk, (int)s, e.message, (long long)wrong);
+      ex.release(dfit);
+      plan_release(ex, &p);
+    }
+  }
+}
+
 int main(void) {
   static void (*const tests[])(void) = {test_compact_slots, test_mixed_rows, test_families, test_tiny_weights,
-                                        test_slices, test_row_scans, test_errors, test_fit_tiles, test_grids};
+                                        test_slices, test_row_scans, test_steps, test_errors, test_fit_tiles,
+                                        test_grids};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
