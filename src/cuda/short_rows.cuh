@@ -271,25 +271,14 @@ static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
   return c;
 }
 
-/* A lane's first point as the turns across lanes take it, one coordinate: its high part, and the
- * error its low part and the pair additions of hull_vertex_point (under 2^-100 of the terms) add
- * to a coordinate formed from it (row_coordinate), found once a lane. */
-struct lane_frame {
-  double hi, err;
-};
-
-static SIMT_DEVICE lane_frame lane_frame_of(dd start) {
-  lane_frame f = {start.hi, fabs(start.lo) + 0x1p-100 * fabs(start.hi)};
-  return f;
-}
-
 /* One coordinate relative to the row's first point: the lane's start's high part plus the
  * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
- * rounding of the sum (2u), the frame's, and hull_coord_error's terms of rel (its rounding, the
- * pair additions). */
-static SIMT_DEVICE double row_coordinate(lane_frame f, double rel, int rounded, double *e) {
-  double x = f.hi + rel;
-  *e = 0x1p-52 * fabs(x) + f.err + (rounded ? 0x1p-52 + 0x1p-100 : 0x1p-100) * fabs(rel);
+ * rounding of the sum (2u), the start's low part, and hull_coord_error's terms (the rounding of
+ * rel, the pair additions of hull_vertex_point: under 2^-100 of the terms), in fewer operations. */
+static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, double *e) {
+  double x = start.hi + rel;
+  *e = 0x1p-52 * fabs(x) + (fabs(start.lo) + 0x1p-100 * fabs(start.hi)) +
+       (rounded ? 0x1p-52 + 0x1p-100 : 0x1p-100) * fabs(rel);
   return x;
 }
 
@@ -387,13 +376,15 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
 }
 
 /* An end of a bridge walk (short_merge): vertex p of the row, its lane j as short_vertex takes it,
- * that lane's mask word, rounding bits and first point, and p's coordinates relative to the row's
- * first point (walk_to). A step within the lane loads only the new vertex's slot; a step into
- * another lane loads that lane's words. */
+ * that lane's mask word, and p's coordinates relative to the row's first point (walk_to). A step
+ * within the lane takes the next bit of the word it holds, where short_prev_vertex and
+ * short_next_vertex load it again; only a step into another lane loads that lane's word. The
+ * lane's rounding bits and first point are loaded at each step: kept in the ends too, they took
+ * the lane kernels to the cap of 128 registers (128 to 166 uncapped) and the merges' instructions
+ * up 2% (tools/bench/RESULTS.md, 2026-12-05). */
 struct walk_end {
   int p, j;
-  unsigned mask, rounded;
-  lane_frame w, s; /* the lane's first point (w unused unweighted) */
+  unsigned mask;
   lane_coord c;
 };
 
@@ -406,13 +397,14 @@ struct walk_end {
  * lane's start a count, its W its index), which coord_orient takes from the indices: W is left 0. */
 template <bool Weighted>
 static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, walk_end *e, int p) {
-  int k = p - e->j * SIMT_WARP, at = k > 0 ? k : 1, slot = (me.lane0 + e->j) * LANE_SLOTS + at - 1;
-  int rounded = k > 0 ? (int)(e->rounded >> (at - 1) & 1u) : 0;
+  int lane = me.lane0 + e->j, k = p - e->j * SIMT_WARP, at = k > 0 ? k : 1, slot = lane * LANE_SLOTS + at - 1;
+  int rounded = k > 0 ? (int)(sh.rounded[lane] >> (at - 1) & 1u) : 0;
+  const hull_point &start = sh.starts[lane];
   double s = sh.s[slot];
   e->p = p;
   e->c.w = e->c.ew = 0;
-  if (Weighted) e->c.w = row_coordinate(e->w, k > 0 ? sh.w[slot] : 0, rounded, &e->c.ew);
-  e->c.s = row_coordinate(e->s, k > 0 ? s : 0, rounded, &e->c.es);
+  if (Weighted) e->c.w = row_coordinate(start.w, k > 0 ? sh.w[slot] : 0, rounded, &e->c.ew);
+  e->c.s = row_coordinate(start.s, k > 0 ? s : 0, rounded, &e->c.es);
 }
 
 /* e at point p of lane j, whose mask word is `mask` (0 for the merge's end: another merge of the
@@ -422,10 +414,6 @@ static SIMT_DEVICE void walk_enter(const short_shared &sh, const short_lane &me,
                                    unsigned mask) {
   e->j = j;
   e->mask = mask;
-  e->rounded = sh.rounded[me.lane0 + j];
-  hull_point start = sh.starts[me.lane0 + j];
-  e->w = Weighted ? lane_frame_of(start.w) : lane_frame{0, 0};
-  e->s = lane_frame_of(start.s);
   walk_to<Weighted>(sh, me, e, p);
 }
 
