@@ -89,10 +89,10 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
-   * merges in rounds may have kept another of them. Each point chunk-relative, formed again from
-   * its lane's elements where its rounding was not exact. */
-  unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = 0;
-  for (unsigned m = mask; m; m &= m - 1) {
+   * merges in rounds may have kept another of them (unweighted, none coincide). Each point
+   * chunk-relative, formed again from its lane's elements where its rounding was not exact. */
+  unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = Weighted ? 0u : mask;
+  for (unsigned m = Weighted ? mask : 0u; m; m &= m - 1) {
     int k = q * SIMT_WARP + simt::ffs(m) - 1;
     if (short_next_vertex(sh, me, k, me.used, n) > coinciding_end(v, from, to, k)) keep |= m & -m;
   }
