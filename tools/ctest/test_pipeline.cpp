@@ -134,6 +134,30 @@ static void test_slices(void) {
   free(y); free(w); free(ref); free(z); free(start); free(ref_start);
 }
 
+/* A fast-path plan of three rows with chunks of `chunk` and a device fit of their off[3] elements,
+ * for the passes over a fit's levels (released by level_plan_release, on failure too). */
+struct level_plan {
+  gpuiso_cuda_plan p;
+  double *fit;
+  solver_view<double> v;
+};
+
+static gpuiso_status level_plan_init(sim_exec &ex, level_plan *lp, const int64_t *off, int sign, int64_t chunk,
+                                     gpuiso_error *e) {
+  gpuiso_opts opt = options(sign > 0, chunk, 0);
+  opt.gpu_kernel = GPUISO_GPU_FAST;
+  lp->fit = NULL;
+  gpuiso_status s = plan_init(ex, &lp->p, 3, off, GPUISO_DOUBLE, 0, &opt, e);
+  if (s == GPUISO_OK) s = make(ex, &lp->fit, off[3]);
+  lp->v = plan_view(&lp->p, (const double *)NULL, (const double *)NULL, lp->fit, NULL);
+  return s;
+}
+
+static void level_plan_release(sim_exec &ex, level_plan *lp) {
+  ex.release(lp->fit);
+  plan_release(ex, &lp->p);
+}
+
 /* The fast path's block-per-row passes against the simple path's thread-per-row steps: the
  * running maximum (minimum) of flagged rows to the bit, and the checks of long rows. */
 static void test_row_scans(void) {
@@ -144,13 +168,9 @@ static void test_row_scans(void) {
   for (int sign = -1; sign <= 1; sign += 2) {
     gpuiso_error e;
     sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
-    gpuiso_opts opt = options(sign > 0, 3, 0);
-    opt.gpu_kernel = GPUISO_GPU_FAST;
-    gpuiso_cuda_plan p;
-    double *dfit = NULL;
-    gpuiso_status s = plan_init(ex, &p, 3, off, GPUISO_DOUBLE, 0, &opt, &e);
-    if (s == GPUISO_OK) s = make(ex, &dfit, 9000);
-    solver_view<double> v = plan_view(&p, (const double *)NULL, (const double *)NULL, dfit, NULL);
+    level_plan lp;
+    gpuiso_status s = level_plan_init(ex, &lp, off, sign, 3, &e);
+    const solver_view<double> &v = lp.v;
     if (s == GPUISO_OK) s = ex.put(v.rows, rows, sizeof rows);
     if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
     if (s == GPUISO_OK) s = each(ex, unstep_step<double>{v}, 3);
@@ -160,12 +180,11 @@ static void test_row_scans(void) {
     if (s == GPUISO_OK) s = ex.get(b, v.fit, sizeof b);
     int64_t differ = 0, changed = 0;
     for (int i = 0; i < 9000; i++) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0, changed += a[i] != fit[i];
-    CHECK(s == GPUISO_OK && p.ntiles == 13 && differ == 0 && changed > 100,
+    CHECK(s == GPUISO_OK && lp.p.ntiles == 13 && differ == 0 && changed > 100,
           "running %s in tiles: status %d (%s), %lld tiles, %lld differ of %lld changed",
-          sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)p.ntiles, (long long)differ,
+          sign > 0 ? "maximum" : "minimum", (int)s, e.message, (long long)lp.p.ntiles, (long long)differ,
           (long long)changed);
-    ex.release(dfit);
-    plan_release(ex, &p);
+    level_plan_release(ex, &lp);
   }
 
   /* errors in rows over BLOCK_ROW_MAX: the row and element, as the simple path names them */
@@ -559,13 +578,9 @@ static void test_steps(void) {
     for (int64_t chunk : {3, 1024}) {
       gpuiso_error e;
       sim_exec ex = {&e, 0, 0, 0, 0, sim_seed};
-      gpuiso_opts opt = options(sign > 0, chunk, 0);
-      opt.gpu_kernel = GPUISO_GPU_FAST;
-      gpuiso_cuda_plan p;
-      double *dfit = NULL;
-      gpuiso_status s = plan_init(ex, &p, 3, off, GPUISO_DOUBLE, 0, &opt, &e);
-      if (s == GPUISO_OK) s = make(ex, &dfit, 9000);
-      solver_view<double> v = plan_view(&p, (const double *)NULL, (const double *)NULL, dfit, NULL);
+      level_plan lp;
+      gpuiso_status s = level_plan_init(ex, &lp, off, sign, chunk, &e);
+      const solver_view<double> &v = lp.v;
       int64_t wrong = 0;
       for (int64_t k : at) {
         for (int i = 0; i < 9000; i++) fit[i] = sign * 0.001 * i;
@@ -578,7 +593,7 @@ static void test_steps(void) {
           if (s == GPUISO_OK) s = ex.put(v.fit, fit, sizeof fit);
           if (s == GPUISO_OK)
             s = fast ? tile_launch(ex, "steps_warp_kernel", steps_warp_kernel<double>, v)
-                     : each(ex, steps_step<double>{v, p.chunk}, p.nchunks);
+                     : each(ex, steps_step<double>{v, lp.p.chunk}, lp.p.nchunks);
           if (s == GPUISO_OK) s = ex.get(rows, v.rows, sizeof rows);
           for (int r = 0; r < 3; r++) wrong += s == GPUISO_OK && rows[r].stepped != want[r];
         }
@@ -586,8 +601,7 @@ static void test_steps(void) {
       CHECK(s == GPUISO_OK && wrong == 0,
             "steps against the %s direction, chunks of %lld: status %d (%s), %lld flags wrong",
             sign > 0 ? "increasing" : "decreasing", (long long)chunk, (int)s, e.message, (long long)wrong);
-      ex.release(dfit);
-      plan_release(ex, &p);
+      level_plan_release(ex, &lp);
     }
   }
 }
