@@ -91,10 +91,10 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
    * merges in rounds may have kept another of them (unweighted, none coincide). Each point
    * chunk-relative, formed again from its lane's elements where its rounding was not exact. */
-  unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = Weighted ? 0u : mask;
+  unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = mask;
   for (unsigned m = Weighted ? mask : 0u; m; m &= m - 1) {
     int k = q * SIMT_WARP + simt::ffs(m) - 1;
-    if (short_next_vertex(sh, me, k, me.used, n) > coinciding_end(v, from, to, k)) keep |= m & -m;
+    if (short_next_vertex(sh, me, k, me.used, n) <= coinciding_end(v, from, to, k)) keep &= ~(m & -m);
   }
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
   hull_slots slots = view_slots(v, r);

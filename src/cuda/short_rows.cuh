@@ -227,32 +227,40 @@ static SIMT_DEVICE void short_mark(const short_shared &sh, const short_lane &me,
   *m = on ? *m | bit : *m & ~bit;
 }
 
+/* The last of the row's lanes before lane j, from lo on, that holds a hull vertex (-1 if none),
+ * *m its mask. */
+static SIMT_DEVICE int lane_with_vertex_before(const short_shared &sh, const short_lane &me, int j, int lo,
+                                               unsigned *m) {
+  for (int t = j - 1; t >= lo; t--)
+    if ((*m = sh.masks[me.lane0 + t]) != 0) return t;
+  return -1;
+}
+
+/* The first of the row's lanes after lane j, before hi, that holds a hull vertex (-1 if none), *m
+ * its mask. */
+static SIMT_DEVICE int lane_with_vertex_after(const short_shared &sh, const short_lane &me, int j, int hi,
+                                              unsigned *m) {
+  for (int t = j + 1; t < hi; t++)
+    if ((*m = sh.masks[me.lane0 + t]) != 0) return t;
+  return -1;
+}
+
 /* The last hull vertex before point p, in the row's lanes from lo on; -1 if none. */
 static SIMT_DEVICE int short_prev_vertex(const short_shared &sh, const short_lane &me, int p, int lo) {
   int j = p / SIMT_WARP, k = p % SIMT_WARP;
-  if (j < me.used) {
-    unsigned m = sh.masks[me.lane0 + j] & ((1u << k) - 1u);
-    if (m) return j * SIMT_WARP + 31 - simt::clz(m);
-  }
-  for (int t = (j < me.used ? j : me.used) - 1; t >= lo; t--) {
-    unsigned m = sh.masks[me.lane0 + t];
-    if (m) return t * SIMT_WARP + 31 - simt::clz(m);
-  }
-  return -1;
+  unsigned m = j < me.used ? sh.masks[me.lane0 + j] & ((1u << k) - 1u) : 0u;
+  if (m) return j * SIMT_WARP + 31 - simt::clz(m);
+  int t = lane_with_vertex_before(sh, me, j < me.used ? j : me.used, lo, &m);
+  return t >= 0 ? t * SIMT_WARP + 31 - simt::clz(m) : -1;
 }
 
 /* The first hull vertex after point p, in the row's lanes before hi; end if none. */
 static SIMT_DEVICE int short_next_vertex(const short_shared &sh, const short_lane &me, int p, int hi, int end) {
   int j = p / SIMT_WARP, k = p % SIMT_WARP;
-  if (j < hi) {
-    unsigned m = sh.masks[me.lane0 + j] & ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit */
-    if (m) return j * SIMT_WARP + simt::ffs(m) - 1;
-  }
-  for (int t = j + 1; t < hi; t++) {
-    unsigned m = sh.masks[me.lane0 + t];
-    if (m) return t * SIMT_WARP + simt::ffs(m) - 1;
-  }
-  return end;
+  unsigned m = j < hi ? sh.masks[me.lane0 + j] & ~((2u << k) - 1u) : 0u; /* k = 31: 2u << 31 is 0, no bit */
+  if (m) return j * SIMT_WARP + simt::ffs(m) - 1;
+  int t = lane_with_vertex_after(sh, me, j, hi, &m);
+  return t >= 0 ? t * SIMT_WARP + simt::ffs(m) - 1 : end;
 }
 
 /* A point of the row as the lane kernels' filters take it: each coordinate a double, with a
@@ -423,10 +431,8 @@ static SIMT_DEVICE void walk_prev(const short_shared &sh, const short_lane &me, 
   int k = e->p - e->j * SIMT_WARP; /* below 32: the left end is never the row's end */
   unsigned m = e->mask & ((1u << k) - 1u);
   if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + 31 - simt::clz(m));
-  for (int t = e->j - 1; t >= lo_lane; t--) {
-    unsigned mt = sh.masks[me.lane0 + t];
-    if (mt) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + 31 - simt::clz(mt), t, mt);
-  }
+  int t = lane_with_vertex_before(sh, me, e->j, lo_lane, &m);
+  if (t >= 0) walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + 31 - simt::clz(m), t, m);
 }
 
 /* e to the vertex after it, in the lanes before hi_lane, else to the merge's end. */
@@ -435,10 +441,8 @@ static SIMT_DEVICE void walk_next(const short_shared &sh, const short_lane &me, 
   int k = e->p - e->j * SIMT_WARP;
   unsigned m = e->mask & ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit */
   if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + simt::ffs(m) - 1);
-  for (int t = e->j + 1; t < hi_lane; t++) {
-    unsigned mt = sh.masks[me.lane0 + t];
-    if (mt) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + simt::ffs(mt) - 1, t, mt);
-  }
+  int t = lane_with_vertex_after(sh, me, e->j, hi_lane, &m);
+  if (t >= 0) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + simt::ffs(m) - 1, t, m);
   walk_enter<Weighted>(sh, me, e, end, end / SIMT_WARP < me.used ? end / SIMT_WARP : me.used - 1, 0u);
 }
 
