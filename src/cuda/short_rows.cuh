@@ -269,14 +269,27 @@ struct lane_coord {
   double w, s, ew, es;
 };
 
-/* A point of the lane's own, as lane_point gives it, relative to the lane's first point: its
- * coordinates' errors their rounding (hull_round_error); unweighted, W is the point's index,
- * exact. */
-template <bool Weighted>
+/* A point of the lane's own, as lane_point gives it, relative to the lane's first point; its
+ * errors are the lane's (own_error), which own_orient gives it. Unweighted, W is the point's
+ * index, exact. */
 static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
-  lane_coord c = {a.rel.w.hi, a.rel.s.hi, Weighted ? hull_round_error(a.rel.w.hi, a.rounded) : 0.0,
-                  hull_round_error(a.rel.s.hi, a.rounded)};
+  lane_coord c = {a.rel.w.hi, a.rel.s.hi, 0, 0};
   return c;
+}
+
+/* Bounds on the errors of all the lane's own points (ew, es): hull_round_error's of the largest
+ * of its rounded points, so that the lane hull's loop carries no error a point. Zero, with no load, for a lane none of whose points was rounded, as
+ * with float32 data of a few binades. */
+template <bool Weighted>
+static SIMT_DEVICE lane_coord own_error(const short_shared &sh, int base, unsigned rounded) {
+  double w = 0, s = 0;
+  for (unsigned m = rounded; m; m &= m - 1) { /* bit b: point b + 1, at slot base + b + 1 */
+    int slot = base + simt::ffs(m);
+    s = fmax(s, fabs(sh.s[slot]));
+    if (Weighted) w = fmax(w, fabs(sh.w[slot]));
+  }
+  lane_coord e = {0, 0, 0x1p-52 * w, 0x1p-52 * s};
+  return e;
 }
 
 /* One coordinate relative to the row's first point: the lane's start's high part plus the
@@ -314,13 +327,17 @@ static SIMT_DEVICE int coord_orient(int ia, lane_coord a, int ib, lane_coord b, 
 }
 
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
- * their own_coords: the filter, else the exact points, inlined: ptxas gives an out-of-line
- * fallback registers apart from all those live at any of its call sites, which made the lane
- * kernels 158 to 162 registers a thread, with spills where capped at 128. The points are loaded
- * again only for it, so that the lane hull's loop carries their coordinates alone. */
+ * their own_coords within the lane's error bounds e: the filter, else the exact points, inlined:
+ * ptxas gives an out-of-line fallback registers apart from all those live at any of its call
+ * sites, which made the lane kernels 158 to 162 registers a thread, with spills where capped at
+ * 128. The points are loaded again only for it, so that the lane hull's loop carries their
+ * coordinates alone. */
 template <bool Weighted>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
-                                  unsigned rounded, int u, lane_coord cu, int t, lane_coord ct, int k, lane_coord ck) {
+                                  unsigned rounded, lane_coord e, int u, lane_coord cu, int t, lane_coord ct, int k,
+                                  lane_coord ck) {
+  cu.ew = ct.ew = ck.ew = e.ew;
+  cu.es = ct.es = ck.es = e.es;
   int turn = coord_orient<Weighted>(u, cu, t, ct, k, ck);
   if (turn) return turn;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
@@ -342,22 +359,23 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
  * which the mask leaves implicit), as a mask of point bits; every turn on the lane's own points,
  * relative to its first. The monotone chain as one loop (paper, section 3.1): the stack is the
  * mask, its top the highest set bit, the entry under the top the next one (clz). The coordinates
- * of the candidate k, the top and the entry under it stay in registers (own_coord, their errors
- * found once), and each iteration loads the one point it needs next, whatever it then does, and
- * selects: a pop where the top makes no left turn between the entry under it and k (the entry
- * under the new top loaded), else a push of k (k + 1 loaded). So the lanes of a warp issue the
- * same load in step, with no inner pop loop. The turns are a pop loop's, in the same order (the
- * fits stay bit-identical): count pushes and at most count - 1 pops (point 0 stays), at most
- * 2 count - 1 iterations. */
+ * of the candidate k, the top and the entry under it stay in registers (own_coord, with the
+ * lane's bounds on their errors), and each iteration loads the one point it needs next, whatever
+ * it then does, and selects: a pop where the top makes no left turn between the entry under it
+ * and k (the entry under the new top loaded), else a push of k (k + 1 loaded). So the lanes of a
+ * warp issue the same load in step, with no inner pop loop. The turns are a pop loop's, in the
+ * same order (the fits stay bit-identical): count pushes and at most count - 1 pops (point 0
+ * stays), at most 2 count - 1 iterations. */
 template <bool Weighted>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
-  lane_coord cu = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
-  lane_coord ck = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, 1));
+  lane_coord e = own_error<Weighted>(sh, base, rounded);
+  lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
+  lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
     /* point 0 alone: a push */
-    int pop = under >= 0 && own_orient<Weighted>(sh, hs, me, base, rounded, under, cu, top, ct, k, ck) <= 0;
+    int pop = under >= 0 && own_orient<Weighted>(sh, hs, me, base, rounded, e, under, cu, top, ct, k, ck) <= 0;
     unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
@@ -365,7 +383,7 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
     under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
     k += !pop;
     int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
-    lane_coord cn = own_coord<Weighted>(lane_point(sh, me.q, base, rounded, next));
+    lane_coord cn = own_coord(lane_point(sh, me.q, base, rounded, next));
     lane_coord ct2 = pop ? cu : ck;
     cu = pop ? cn : ct;
     ck = pop ? ck : cn;
