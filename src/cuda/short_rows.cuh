@@ -121,14 +121,16 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
 }
 
 /* The lanes' shared memory (paper, section 6): each lane's first point, a pair of pairs from the
- * scan of the lanes' totals; its points 1..32 (point k of the row's lane j: the row's point
+ * scan of the lanes' totals; its points 0..32 (point k of the row's lane j: the row's point
  * 32 j + k) as their sums from that first point, each coordinate rounded to a double, in slots
- * of LANE_SLOTS a lane (short_slot; W only for a weighted batch: unweighted, it is the point's
- * index within its lane, exact); a bit per point where the rounding was not exact; the lanes'
- * hull masks. 8 bytes a point unweighted, 16 weighted, and 48 (56) a lane. The predicates and
- * levels take the points as hull/slots.h takes a chunk's vertices, the lane its chunk. */
-/* A lane's slots: one more than its points, so that the lanes of a warp, which reach their k-th
- * points at once, find them in different banks of the shared memory (32 apart, all in one). */
+ * of LANE_SLOTS a lane (short_slot; point 0 zero; W only for a weighted batch: unweighted, it is
+ * the point's index within its lane, exact); a bit per point 1..32 where the rounding was not
+ * exact; the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 48 (56) a lane. The
+ * predicates and levels take the points as hull/slots.h takes a chunk's vertices, the lane its
+ * chunk. */
+/* A lane's slots: its points 0..32, one more than its elements, so that the lanes of a warp,
+ * which reach their k-th points at once, find them in different banks of the shared memory (32
+ * apart, all in one); point 32 is also the next lane's point 0, which that lane keeps as zero. */
 #define LANE_SLOTS (SIMT_WARP + 1)
 struct short_shared {
   hull_point *starts;        /* by lane */
@@ -157,26 +159,26 @@ static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads,
   return sh;
 }
 
-/* The slot of the row's point p >= 1: point k of lane j at j LANE_SLOTS + k - 1. */
+/* The slot of the row's point p >= 1, as point k = 1..32 of lane j: at j LANE_SLOTS + k. */
 static SIMT_DEVICE int short_slot(const short_lane &me, int p) {
   int j = (p - 1) / SIMT_WARP;
-  return (me.lane0 + j) * LANE_SLOTS + p - 1 - j * SIMT_WARP;
+  return (me.lane0 + j) * LANE_SLOTS + p - j * SIMT_WARP;
 }
 
-/* Point k (0..32) of lane j, whose slots follow slot `base` and whose rounding bits are
- * `rounded`, as a vertex of the slots' predicates. Point 0, the lane's origin, loads point 1's
- * slot and drops it: every k issues the same loads, so the lane hull's loop has no branch around
- * them (short_lane_hull). */
+/* The rounding bit of point k (0..32) of a lane whose bits are `rounded` (point 0 is exact). */
+static SIMT_DEVICE int lane_rounded(unsigned rounded, int k) { return k > 0 ? (int)(rounded >> (k - 1) & 1u) : 0; }
+
+/* Point k (0..32) of lane j, whose point 0 is at slot `base` and whose rounding bits are
+ * `rounded`, as a vertex of the slots' predicates: every k issues the same loads, point 0's
+ * zeros too, so the lane hull's loop has no branch around them (short_lane_hull). */
 static SIMT_DEVICE hull_vertex lane_point(const short_shared &sh, int j, int base, unsigned rounded, int k) {
-  int at = k > 0 ? k : 1;
-  double w = sh.w ? sh.w[base + at] : (double)k, s = sh.s[base + at];
-  hull_vertex q = {j, k, {{k > 0 ? w : 0, 0}, {k > 0 ? s : 0, 0}}, k > 0 ? (int)(rounded >> (at - 1) & 1u) : 0};
+  hull_vertex q = {j, k, {{sh.w ? sh.w[base + k] : (double)k, 0}, {sh.s[base + k], 0}}, lane_rounded(rounded, k)};
   return q;
 }
 
 /* Point k (0..32) of the row's lane j. */
 static SIMT_DEVICE hull_vertex lane_vertex(const short_shared &sh, const short_lane &me, int j, int k) {
-  return lane_point(sh, j, (me.lane0 + j) * LANE_SLOTS - 1, sh.rounded[me.lane0 + j], k);
+  return lane_point(sh, j, (me.lane0 + j) * LANE_SLOTS, sh.rounded[me.lane0 + j], k);
 }
 
 /* Point p (0..n) of the lane's row: point 0 of its lane, the row's end the last lane's last. */
@@ -368,7 +370,7 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
  * stays), at most 2 count - 1 iterations. */
 template <bool Weighted>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
-  int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS - 1;
+  int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
   lane_coord e = own_error<Weighted>(sh, base, rounded);
   lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
@@ -414,23 +416,22 @@ struct walk_end {
   lane_coord c;
 };
 
-/* e at point p of its lane (e->j), the slot of point max(k, 1) loaded whatever k, as lane_point
- * does. Its coordinates, for the turns across lanes: one addition a coordinate
- * (row_coordinate) where hull_orient_vertices_filter takes the differences of the starts' and the
- * points' parts apart. The bounds hold for the points of hull_vertex_point, so the filter decides
- * as hull_orient_exact_vertices does (three points of one lane, which that one takes without their
+/* e at point p of its lane (e->j), its slot loaded whatever p, as lane_point does. Its
+ * coordinates, for the turns across lanes: one addition a coordinate (row_coordinate) where
+ * hull_orient_vertices_filter takes the differences of the starts' and the points' parts apart.
+ * The bounds hold for the points of hull_vertex_point, so the filter decides as
+ * hull_orient_exact_vertices does (three points of one lane, which that one takes without their
  * lane's start, turn alike: a translation changes no exact turn). Unweighted, W is p, exact (the
  * lane's start a count, its W its index), which coord_orient takes from the indices: W is left 0. */
 template <bool Weighted>
 static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, walk_end *e, int p) {
-  int lane = me.lane0 + e->j, k = p - e->j * SIMT_WARP, at = k > 0 ? k : 1, slot = lane * LANE_SLOTS + at - 1;
-  int rounded = k > 0 ? (int)(sh.rounded[lane] >> (at - 1) & 1u) : 0;
+  int lane = me.lane0 + e->j, k = p - e->j * SIMT_WARP, slot = lane * LANE_SLOTS + k;
+  int rounded = lane_rounded(sh.rounded[lane], k);
   const hull_point &start = sh.starts[lane];
-  double s = sh.s[slot];
   e->p = p;
   e->c.w = e->c.ew = 0;
-  if (Weighted) e->c.w = row_coordinate(start.w, k > 0 ? sh.w[slot] : 0, rounded, &e->c.ew);
-  e->c.s = row_coordinate(start.s, k > 0 ? s : 0, rounded, &e->c.es);
+  if (Weighted) e->c.w = row_coordinate(start.w, sh.w[slot], rounded, &e->c.ew);
+  e->c.s = row_coordinate(start.s, sh.s[slot], rounded, &e->c.es);
 }
 
 /* e at point p of lane j, whose mask word is `mask` (0 for the merge's end: another merge of the
@@ -566,10 +567,14 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   Sums run;
   run.begin();
   unsigned rounded = 0;
-  int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 1 */
+  int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 0, its origin */
   const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
+  if (ok && me.count > 0) {
+    sh.s[base] = 0;
+    if (Weighted) sh.w[base] = 0;
+  }
   for (int k = 0; ok && k < me.count; k++) {
-    int slot = base + k;
+    int slot = base + k + 1;
     if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign);
     else run.add_unit((double)y[k], v.sign);
     double rw, rs;
