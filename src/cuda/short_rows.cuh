@@ -324,7 +324,7 @@ static SIMT_DEVICE int coord_orient(int ia, lane_coord a, int ib, lane_coord b, 
     err = A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2);
   }
   double bound = 1e-15 * mag + 1.01 * err;
-  if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
+  if (hull_filter_range(mag) && fabs(det) > bound) return det > 0 ? 1 : -1;
   return 0;
 }
 

@@ -158,7 +158,7 @@ static inline GPUISO_HD int hull_orient(hull_point a, hull_point b, hull_point c
   double mag = (fabs(hx1) + fabs(lx1)) * (fabs(hy2) + fabs(ly2)) +
                (fabs(hy1) + fabs(ly1)) * (fabs(hx2) + fabs(lx2));
   double det = x1 * y2 - y1 * x2, bound = 1e-15 * mag;
-  if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
+  if (hull_filter_range(mag) && fabs(det) > bound) return det > 0 ? 1 : -1;
   return hull_orient_exact(a, b, c);
 }
 
@@ -180,7 +180,7 @@ static GPUISO_COLD GPUISO_HD int hull_turn_exact(hull_point u, hull_point v) {
  * 4u (|l| + |r|) of the difference; else exact, from expansions. */
 static inline GPUISO_HD int hull_turn(hull_point u, hull_point v) {
   double l = u.w.hi * v.s.hi, r = u.s.hi * v.w.hi, det = l - r, mag = fabs(l) + fabs(r);
-  if (hull_filter_range(mag) && (det > 1e-15 * mag || det < -1e-15 * mag)) return det > 0 ? 1 : -1;
+  if (hull_filter_range(mag) && fabs(det) > 1e-15 * mag) return det > 0 ? 1 : -1;
   return hull_turn_exact(u, v);
 }
 

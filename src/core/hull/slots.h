@@ -174,7 +174,7 @@ static inline GPUISO_HD int hull_orient_vertices_filter(const hull_slots *v, hul
          x2 = hull_coord_diff(sc.w, c.rel.w, sa.w, a.rel.w, &A2), y2 = hull_coord_diff(sc.s, c.rel.s, sa.s, a.rel.s, &B2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double bound = 1.5e-15 * mag + 1.01 * (A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2));
-  if (hull_filter_range(mag) && (det > bound || det < -bound)) return det > 0 ? 1 : -1;
+  if (hull_filter_range(mag) && fabs(det) > bound) return det > 0 ? 1 : -1;
   return 0;
 }
 
