@@ -20,8 +20,9 @@
  * that idle and failed lanes keep step. The turns and levels are those of the chunk vertex slots
  * (hull/slots.h, a lane for a chunk): filtered under an error bound on the rounded sums, decided
  * on the exact ones, formed again from the lane's elements, where it cannot. A point takes 8
- * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 48 or 56 more
- * (a slot of padding, LANE_SLOTS): 9.5 or 18 KB for a warp, 38 or 71 KB for a block of four.
+ * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 64 or 72 more
+ * (its start, bounds, point 0 and bits): 10 or 18.3 KB for a warp, 40 or 73 KB for a block of
+ * four.
  * Unweighted batches run their own instances of the kernels (Weighted false): their turns take W
  * exact, with no error terms, and the weights' reductions and scans drop out. A row's points are
  * ints (BLOCK_ROW_MAX).
@@ -121,19 +122,27 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
 }
 
 /* The lanes' shared memory (paper, section 6): each lane's first point, a pair of pairs from the
- * scan of the lanes' totals; its points 0..32 (point k of the row's lane j: the row's point
+ * scan of the lanes' totals, and bounds on its points' errors as the merges' walks take them
+ * (lane_bound); its points 0..32 (point k of the row's lane j: the row's point
  * 32 j + k) as their sums from that first point, each coordinate rounded to a double, in slots
  * of LANE_SLOTS a lane (short_slot; point 0 zero; W only for a weighted batch: unweighted, it is
  * the point's index within its lane, exact); a bit per point 1..32 where the rounding was not
- * exact; the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 48 (56) a lane. The
+ * exact; the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 64 (72) a lane. The
  * predicates and levels take the points as hull/slots.h takes a chunk's vertices, the lane its
  * chunk. */
 /* A lane's slots: its points 0..32, one more than its elements, so that the lanes of a warp,
  * which reach their k-th points at once, find them in different banks of the shared memory (32
  * apart, all in one); point 32 is also the next lane's point 0, which that lane keeps as zero. */
 #define LANE_SLOTS (SIMT_WARP + 1)
+/* Bounds on the errors of a lane's points as the walks take them, relative to the row's first
+ * point (walk_to: W, then S). */
+struct lane_bound {
+  double w, s;
+};
+
 struct short_shared {
   hull_point *starts;        /* by lane */
+  lane_bound *bounds;        /* by lane */
   double *s, *w;             /* by slot; w NULL: an unweighted batch */
   unsigned *rounded, *masks; /* by lane */
 };
@@ -141,7 +150,8 @@ struct short_shared {
 /* The bytes of a short_shared for `threads` lanes, with `scratch` bytes (a multiple of 8)
  * between the points and the bit masks. */
 static inline GPUISO_HD size_t lane_shared_bytes(int threads, int weighted, size_t scratch) {
-  size_t lane = sizeof(hull_point) + LANE_SLOTS * sizeof(double) * (weighted ? 2 : 1) + 2 * sizeof(unsigned);
+  size_t lane = sizeof(hull_point) + sizeof(lane_bound) + LANE_SLOTS * sizeof(double) * (weighted ? 2 : 1) +
+                2 * sizeof(unsigned);
   return (size_t)threads * lane + scratch;
 }
 
@@ -151,7 +161,8 @@ static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads,
   int slots = threads * LANE_SLOTS;
   short_shared sh;
   sh.starts = reinterpret_cast<hull_point *>(base);
-  sh.s = reinterpret_cast<double *>(sh.starts + threads);
+  sh.bounds = reinterpret_cast<lane_bound *>(sh.starts + threads);
+  sh.s = reinterpret_cast<double *>(sh.bounds + threads);
   sh.w = weighted ? sh.s + slots : NULL;
   *scratch = reinterpret_cast<unsigned char *>(sh.s + (weighted ? 2 : 1) * slots);
   sh.rounded = reinterpret_cast<unsigned *>(*scratch + scratch_bytes);
@@ -165,14 +176,12 @@ static SIMT_DEVICE int short_slot(const short_lane &me, int p) {
   return (me.lane0 + j) * LANE_SLOTS + p - j * SIMT_WARP;
 }
 
-/* The rounding bit of point k (0..32) of a lane whose bits are `rounded` (point 0 is exact). */
-static SIMT_DEVICE int lane_rounded(unsigned rounded, int k) { return k > 0 ? (int)(rounded >> (k - 1) & 1u) : 0; }
-
 /* Point k (0..32) of lane j, whose point 0 is at slot `base` and whose rounding bits are
  * `rounded`, as a vertex of the slots' predicates: every k issues the same loads, point 0's
  * zeros too, so the lane hull's loop has no branch around them (short_lane_hull). */
 static SIMT_DEVICE hull_vertex lane_point(const short_shared &sh, int j, int base, unsigned rounded, int k) {
-  hull_vertex q = {j, k, {{sh.w ? sh.w[base + k] : (double)k, 0}, {sh.s[base + k], 0}}, lane_rounded(rounded, k)};
+  int bit = k > 0 ? (int)(rounded >> (k - 1) & 1u) : 0; /* point 0 is exact */
+  hull_vertex q = {j, k, {{sh.w ? sh.w[base + k] : (double)k, 0}, {sh.s[base + k], 0}}, bit};
   return q;
 }
 
@@ -280,8 +289,8 @@ static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
 }
 
 /* Bounds on the errors of all the lane's own points (ew, es): hull_round_error's of the largest
- * of its rounded points, so that the lane hull's loop carries no error a point. Zero, with no load, for a lane none of whose points was rounded, as
- * with float32 data of a few binades. */
+ * of its rounded points, so that the lane hull's loop carries no error a point. Zero, with no
+ * load, for a lane none of whose points was rounded, as with float32 data of a few binades. */
 template <bool Weighted>
 static SIMT_DEVICE lane_coord own_error(const short_shared &sh, int base, unsigned rounded) {
   double w = 0, s = 0;
@@ -294,15 +303,15 @@ static SIMT_DEVICE lane_coord own_error(const short_shared &sh, int base, unsign
   return e;
 }
 
-/* One coordinate relative to the row's first point: the lane's start's high part plus the
- * lane-relative coordinate (lane_point's, its low part zero), rounded once; its error the
- * rounding of the sum (2u), the start's low part, and hull_coord_error's terms (the rounding of
- * rel, the pair additions of hull_vertex_point: under 2^-100 of the terms), in fewer operations. */
-static SIMT_DEVICE double row_coordinate(dd start, double rel, int rounded, double *e) {
-  double x = start.hi + rel;
-  *e = 0x1p-52 * fabs(x) + (fabs(start.lo) + 0x1p-100 * fabs(start.hi)) +
-       (rounded ? 0x1p-52 + 0x1p-100 : 0x1p-100) * fabs(rel);
-  return x;
+/* The bound on the error of every coordinate of a lane's points relative to the row's first point
+ * as the walks form them (walk_to: the lane's start's high part plus the lane-relative coordinate,
+ * rounded once), from the start and the largest magnitude m of the lane-relative ones: the
+ * rounding of the sum (2u of |start.hi| + m, which bounds it), the start's low part, and
+ * hull_coord_error's terms (the rounding of rel, taken as rounded, and the pair additions of
+ * hull_vertex_point: under 2^-100 of the terms), in fewer operations. */
+static SIMT_DEVICE double row_bound(dd start, double m) {
+  return 0x1p-52 * (fabs(start.hi) + m) + (fabs(start.lo) + 0x1p-100 * fabs(start.hi)) +
+         (0x1p-52 + 0x1p-100) * m;
 }
 
 /* The filter of the lane kernels' turns on three points within the bounds of their coordinates:
@@ -344,17 +353,6 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
   if (turn) return turn;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
                                     lane_point(sh, me.q, base, rounded, k), 1);
-}
-
-/* The turn of the row's points a, b and c from their walk_ends' coordinates: the filter, else the
- * exact points (inlined, as own_orient's), the vertices loaded again only then. */
-template <bool Weighted>
-static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int a,
-                                  lane_coord ca, int b, lane_coord cb, int c, lane_coord cc) {
-  int turn = coord_orient<Weighted>(a, ca, b, cb, c, cc);
-  if (turn) return turn;
-  hull_vertex pa = short_vertex(sh, me, a), pb = short_vertex(sh, me, b), pc = short_vertex(sh, me, c);
-  return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
 }
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
@@ -407,9 +405,10 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
  * that lane's mask word, and p's coordinates relative to the row's first point (walk_to). A step
  * within the lane takes the next bit of the word it holds, where short_prev_vertex and
  * short_next_vertex load it again; only a step into another lane loads that lane's word. The
- * lane's rounding bits and first point are loaded at each step: kept in the ends too, they took
- * the lane kernels to the cap of 128 registers (128 to 166 uncapped) and the merges' instructions
- * up 2% (tools/bench/RESULTS.md, 2026-12-05). */
+ * lane's first point is loaded at each step, and its bounds at each turn (row_orient): kept in
+ * the ends too, the first point and rounding bits took the lane kernels to the cap of 128
+ * registers (128 to 166 uncapped) and the merges' instructions up 2%, and the bounds made the
+ * weighted ones spill 12 to 16 bytes (tools/bench/RESULTS.md, 2026-12-05). */
 struct walk_end {
   int p, j;
   unsigned mask;
@@ -417,21 +416,37 @@ struct walk_end {
 };
 
 /* e at point p of its lane (e->j), its slot loaded whatever p, as lane_point does. Its
- * coordinates, for the turns across lanes: one addition a coordinate (row_coordinate) where
- * hull_orient_vertices_filter takes the differences of the starts' and the points' parts apart.
- * The bounds hold for the points of hull_vertex_point, so the filter decides as
- * hull_orient_exact_vertices does (three points of one lane, which that one takes without their
- * lane's start, turn alike: a translation changes no exact turn). Unweighted, W is p, exact (the
- * lane's start a count, its W its index), which coord_orient takes from the indices: W is left 0. */
+ * coordinates, for the turns across lanes: one addition a coordinate where
+ * hull_orient_vertices_filter takes the differences of the starts' and the points' parts apart,
+ * their errors their lane's bounds (row_bound, which row_orient loads). The bounds hold for the
+ * points of hull_vertex_point, so the filter decides as hull_orient_exact_vertices does (three
+ * points of one lane, which that one takes without their lane's start, turn alike: a translation
+ * changes no exact turn). Unweighted, W is p, exact (the lane's start a count, its W its index),
+ * which coord_orient takes from the indices: W is left 0. */
 template <bool Weighted>
 static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, walk_end *e, int p) {
-  int lane = me.lane0 + e->j, k = p - e->j * SIMT_WARP, slot = lane * LANE_SLOTS + k;
-  int rounded = lane_rounded(sh.rounded[lane], k);
+  int lane = me.lane0 + e->j, slot = lane * LANE_SLOTS + p - e->j * SIMT_WARP;
   const hull_point &start = sh.starts[lane];
   e->p = p;
-  e->c.w = e->c.ew = 0;
-  if (Weighted) e->c.w = row_coordinate(start.w, sh.w[slot], rounded, &e->c.ew);
-  e->c.s = row_coordinate(start.s, sh.s[slot], rounded, &e->c.es);
+  e->c.w = Weighted ? start.w.hi + sh.w[slot] : 0;
+  e->c.s = start.s.hi + sh.s[slot];
+  e->c.ew = e->c.es = 0;
+}
+
+/* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
+ * errors their lanes' bounds (loaded here, so that the walks carry none): the filter, else the
+ * exact points (inlined, as own_orient's), the vertices loaded again only then. */
+template <bool Weighted>
+static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
+                                  const walk_end &a, const walk_end &b, const walk_end &c) {
+  lane_coord ca = a.c, cb = b.c, cc = c.c;
+  lane_bound ba = sh.bounds[me.lane0 + a.j], bb = sh.bounds[me.lane0 + b.j], bc = sh.bounds[me.lane0 + c.j];
+  ca.ew = ba.w, cb.ew = bb.w, cc.ew = bc.w;
+  ca.es = ba.s, cb.es = bb.s, cc.es = bc.s;
+  int turn = coord_orient<Weighted>(a.p, ca, b.p, cb, c.p, cc);
+  if (turn) return turn;
+  hull_vertex pa = short_vertex(sh, me, a.p), pb = short_vertex(sh, me, b.p), pc = short_vertex(sh, me, c.p);
+  return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
 }
 
 /* e at point p of lane j, whose mask word is `mask` (0 for the merge's end: another merge of the
@@ -477,7 +492,7 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   a = at_s, b = at_s;
   walk_prev<Weighted>(sh, me, &a, q);
   walk_next<Weighted>(sh, me, &b, hi, end);
-  if (row_orient<Weighted>(sh, hs, me, a.p, a.c, s, at_s.c, b.p, b.c) > 0) return; /* convex at s: s stays */
+  if (row_orient<Weighted>(sh, hs, me, a, at_s, b) > 0) return; /* convex at s: s stays */
   /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
    * gone as far as it can leaves the bridge found (the first turn aside) */
   for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
@@ -485,13 +500,13 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
     while (side == 0 && a.p > lo) {
       walk_end a2 = a;
       walk_prev<Weighted>(sh, me, &a2, q);
-      if (row_orient<Weighted>(sh, hs, me, a2.p, a2.c, a.p, a.c, b.p, b.c) > 0) break;
+      if (row_orient<Weighted>(sh, hs, me, a2, a, b) > 0) break;
       a = a2, moved = 1;
     }
     while (side == 1 && b.p < end) {
       walk_end b2 = b;
       walk_next<Weighted>(sh, me, &b2, hi, end);
-      if (row_orient<Weighted>(sh, hs, me, a.p, a.c, b.p, b.c, b2.p, b2.c) > 0) break;
+      if (row_orient<Weighted>(sh, hs, me, a, b, b2) > 0) break;
       b = b2, moved = 1;
     }
   }
@@ -567,6 +582,7 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   Sums run;
   run.begin();
   unsigned rounded = 0;
+  double ms = 0; /* the largest magnitude of the lane-relative S */
   int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 0, its origin */
   const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
   if (ok && me.count > 0) {
@@ -580,10 +596,17 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
     double rw, rs;
     rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
     sh.s[slot] = rs;
+    ms = fmax(ms, fabs(rs));
     if (Weighted) sh.w[slot] = rw;
   }
-  hull_point p = team.exclusive_scan(run.point(), [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
-  if (ok && me.count > 0) sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
+  hull_point t = run.point();
+  hull_point p = team.exclusive_scan(
+      t, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
+  if (ok && me.count > 0) {
+    sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
+    double mw = fabs(t.w.hi) + fabs(t.w.lo); /* the lane's W: the weights are not negative */
+    sh.bounds[me.lane0 + me.q] = lane_bound{Weighted ? row_bound(p.w, mw) : 0, row_bound(p.s, ms)};
+  }
   team.sync();
 }
 
