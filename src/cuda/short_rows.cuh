@@ -134,8 +134,8 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
  * which reach their k-th points at once, find them in different banks of the shared memory (32
  * apart, all in one); point 32 is also the next lane's point 0, which that lane keeps as zero. */
 #define LANE_SLOTS (SIMT_WARP + 1)
-/* Bounds on the errors of a lane's points as the walks take them, relative to the row's first
- * point (walk_to: W, then S). */
+/* Bounds on the errors of a point's coordinates W and S as the filters take them (coord_orient):
+ * in shared memory, those of a lane's points relative to the row's first point (walk_to). */
 struct lane_bound {
   double w, s;
 };
@@ -274,32 +274,31 @@ static SIMT_DEVICE int short_next_vertex(const short_shared &sh, const short_lan
   return t >= 0 ? t * SIMT_WARP + simt::ffs(m) - 1 : end;
 }
 
-/* A point of the row as the lane kernels' filters take it: each coordinate a double, with a
- * bound on its distance from the point the exact predicates take (hull_orient_exact_vertices). */
+/* A point of the row as the lane kernels' filters take it: each coordinate a double, within its
+ * lane_bound of the point the exact predicates take (hull_orient_exact_vertices). */
 struct lane_coord {
-  double w, s, ew, es;
+  double w, s;
 };
 
 /* A point of the lane's own, as lane_point gives it, relative to the lane's first point; its
- * errors are the lane's (own_error), which own_orient gives it. Unweighted, W is the point's
- * index, exact. */
+ * errors are the lane's (own_error). Unweighted, W is the point's index, exact. */
 static SIMT_DEVICE lane_coord own_coord(hull_vertex a) {
-  lane_coord c = {a.rel.w.hi, a.rel.s.hi, 0, 0};
+  lane_coord c = {a.rel.w.hi, a.rel.s.hi};
   return c;
 }
 
-/* Bounds on the errors of all the lane's own points (ew, es): hull_round_error's of the largest
+/* Bounds on the errors of all the lane's own points: hull_round_error's of the largest
  * of its rounded points, so that the lane hull's loop carries no error a point. Zero, with no
  * load, for a lane none of whose points was rounded, as with float32 data of a few binades. */
 template <bool Weighted>
-static SIMT_DEVICE lane_coord own_error(const short_shared &sh, int base, unsigned rounded) {
+static SIMT_DEVICE lane_bound own_error(const short_shared &sh, int base, unsigned rounded) {
   double w = 0, s = 0;
   for (unsigned m = rounded; m; m &= m - 1) { /* bit b: point b + 1, at slot base + b + 1 */
     int slot = base + simt::ffs(m);
     s = fmax(s, fabs(sh.s[slot]));
     if (Weighted) w = fmax(w, fabs(sh.w[slot]));
   }
-  lane_coord e = {0, 0, 0x1p-52 * w, 0x1p-52 * s};
+  lane_bound e = {0x1p-52 * w, 0x1p-52 * s};
   return e;
 }
 
@@ -314,22 +313,23 @@ static SIMT_DEVICE double row_bound(dd start, double m) {
          (0x1p-52 + 0x1p-100) * m;
 }
 
-/* The filter of the lane kernels' turns on three points within the bounds of their coordinates:
- * each difference one rounding, so hull_orient's bound (geometry.h) widened by the coordinates'
- * errors as the slots' filter widens it, in fewer operations. The points are the row's points
+/* The filter of the lane kernels' turns on three points within the bounds ea, eb and ec of their
+ * coordinates: each difference one rounding, so hull_orient's bound (geometry.h) widened by the
+ * coordinates' errors as the slots' filter widens it, in fewer operations. The points are the row's points
  * ia < ib < ic; unweighted, W is the index, so the W differences are the indices' (exact, not
  * negative: the doubles a subtraction of the indices as doubles would give) and the loops need not
  * carry W. The sign, or 0 where it cannot decide. */
 template <bool Weighted>
-static SIMT_DEVICE int coord_orient(int ia, lane_coord a, int ib, lane_coord b, int ic, lane_coord c) {
+static SIMT_DEVICE int coord_orient(int ia, lane_coord a, lane_bound ea, int ib, lane_coord b, lane_bound eb, int ic,
+                                    lane_coord c, lane_bound ec) {
   double x1 = Weighted ? b.w - a.w : (double)(ib - ia), y1 = b.s - a.s;
   double x2 = Weighted ? c.w - a.w : (double)(ic - ia), y2 = c.s - a.s;
-  double ey1 = a.es + b.es, ey2 = a.es + c.es;
+  double ey1 = ea.s + eb.s, ey2 = ea.s + ec.s;
   double A1 = Weighted ? fabs(x1) : x1, B1 = fabs(y1), A2 = Weighted ? fabs(x2) : x2, B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double err = A1 * ey2 + ey1 * A2; /* unweighted, the W differences are exact */
   if (Weighted) {
-    double ex1 = a.ew + b.ew, ex2 = a.ew + c.ew;
+    double ex1 = ea.w + eb.w, ex2 = ea.w + ec.w;
     err = A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2);
   }
   double bound = 1e-15 * mag + 1.01 * err;
@@ -345,11 +345,9 @@ static SIMT_DEVICE int coord_orient(int ia, lane_coord a, int ib, lane_coord b, 
  * coordinates alone. */
 template <bool Weighted>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
-                                  unsigned rounded, lane_coord e, int u, lane_coord cu, int t, lane_coord ct, int k,
+                                  unsigned rounded, lane_bound e, int u, lane_coord cu, int t, lane_coord ct, int k,
                                   lane_coord ck) {
-  cu.ew = ct.ew = ck.ew = e.ew;
-  cu.es = ct.es = ck.es = e.es;
-  int turn = coord_orient<Weighted>(u, cu, t, ct, k, ck);
+  int turn = coord_orient<Weighted>(u, cu, e, t, ct, e, k, ck, e);
   if (turn) return turn;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
                                     lane_point(sh, me.q, base, rounded, k), 1);
@@ -370,7 +368,7 @@ template <bool Weighted>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
   int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
-  lane_coord e = own_error<Weighted>(sh, base, rounded);
+  lane_bound e = own_error<Weighted>(sh, base, rounded);
   lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
   lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
@@ -430,7 +428,6 @@ static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, wa
   e->p = p;
   e->c.w = Weighted ? start.w.hi + sh.w[slot] : 0;
   e->c.s = start.s.hi + sh.s[slot];
-  e->c.ew = e->c.es = 0;
 }
 
 /* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
@@ -439,11 +436,8 @@ static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, wa
 template <bool Weighted>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                   const walk_end &a, const walk_end &b, const walk_end &c) {
-  lane_coord ca = a.c, cb = b.c, cc = c.c;
-  lane_bound ba = sh.bounds[me.lane0 + a.j], bb = sh.bounds[me.lane0 + b.j], bc = sh.bounds[me.lane0 + c.j];
-  ca.ew = ba.w, cb.ew = bb.w, cc.ew = bc.w;
-  ca.es = ba.s, cb.es = bb.s, cc.es = bc.s;
-  int turn = coord_orient<Weighted>(a.p, ca, b.p, cb, c.p, cc);
+  lane_bound ea = sh.bounds[me.lane0 + a.j], eb = sh.bounds[me.lane0 + b.j], ec = sh.bounds[me.lane0 + c.j];
+  int turn = coord_orient<Weighted>(a.p, a.c, ea, b.p, b.c, eb, c.p, c.c, ec);
   if (turn) return turn;
   hull_vertex pa = short_vertex(sh, me, a.p), pb = short_vertex(sh, me, b.p), pc = short_vertex(sh, me, c.p);
   return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
