@@ -63,10 +63,11 @@ static inline double plan_vertex_bytes(int weighted) {
 /* Device bytes of the scratch of a row of len elements in a plan whose longest row has `longest`
  * (a few more per plan), weighted or not: what plan_init allocates. A row of the lane kernels
  * takes its offset and state, and its block_row entry, or its pack_row entry and at most one of
- * pack_first; beside chunked rows also their per-row layout (chunk_base, tile_base). */
+ * pack_first, and at most one entry of the lane kernels' retry list; beside chunked rows also
+ * their per-row layout (chunk_base, tile_base). */
 static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int64_t len, int weighted) {
   if (plan_on_lanes(opt, len))
-    return (len > SHORT_ROW_MAX ? 2 : 3) * sizeof(int64_t) + sizeof(row_state) +
+    return (len > SHORT_ROW_MAX ? 2 : 3) * sizeof(int64_t) + sizeof(row_state) + sizeof(unsigned) +
            (plan_short(opt, longest) ? 0 : 2 * sizeof(int64_t));
   int64_t chunk = plan_chunk(opt);
   double chunks = (double)((len + chunk - 1) / chunk);
@@ -74,8 +75,8 @@ static inline double plan_row_bytes(const gpuiso_opts *opt, int64_t longest, int
   if (opt->gpu_kernel == GPUISO_GPU_ROW_PAV)
     return layout + (double)len * (2 * sizeof(double) + sizeof(int64_t));
   double merges = 0, tiles = 0;
-  if (opt->gpu_kernel == GPUISO_GPU_FAST) { /* merge_node; tile_base, tile_row and tiles */
-    merges = chunks * sizeof(int64_t);
+  if (opt->gpu_kernel == GPUISO_GPU_FAST) { /* merge_node, the retry list; tile_base, tile_row and tiles */
+    merges = chunks * (sizeof(int64_t) + sizeof(unsigned));
     tiles = sizeof(int64_t) + ceil(chunks / ROW_TILE_CHUNKS) * (sizeof(int64_t) + sizeof(row_tile));
   }
   return layout + merges + tiles + sizeof(row_state) +

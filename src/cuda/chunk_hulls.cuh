@@ -5,7 +5,8 @@
  * writes it once to the chunk's vertex slot (hull/slots.h): each lane its mask's vertices, at the
  * place the scan of the lanes' counts gives, the last lane the chunk's end point. The chunk's node
  * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
- * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_rows.cuh.
+ * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_rows.cuh. As the lane
+ * kernels, a filtered instance and an exact one for the chunks that it leaves (lane_retry).
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH
@@ -67,17 +68,18 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
  * 18 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
-template <typename T, class Sums, bool Weighted>
-SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
+/* Chunk g's hull (chunk_hulls_kernel); 0 where left to the exact kernel (lane_hulls). */
+template <typename T, class Sums, bool Weighted, bool Exact>
+static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   unsigned char *scratch;
   short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
-  int64_t g = simt::block_idx().x, from, to;
+  int64_t from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int n = (int)(to - from); /* up to SHORT_ROW_MAX */
-  if (row_failed(v, r)) return; /* the whole warp */
+  if (row_failed(v, r)) return 1; /* the whole warp */
   if (chunk_makes_wide(v, g, r)) { /* the whole warp */
     if (simt::lane() == 0) raise_flag(&v.rows[r].wide);
-    return;
+    return 1;
   }
   int lanes = short_row_lanes(n), q = (int)simt::lane();
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
@@ -85,7 +87,7 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
   int ok = me.row >= 0;
   hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
   lane_points<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
-  lane_hulls<Weighted>(sh, hs, team, me, ok);
+  if (lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
@@ -109,6 +111,14 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v) {
     hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), n);
     chunk_node(v, g, at + 1);
   }
+  return 1;
+}
+
+/* A warp per chunk (a block each): not Exact, the chunks whose filters decide every turn, the
+ * others listed in retry for the Exact instance (lane_retry). */
+template <typename T, class Sums, bool Weighted, bool Exact>
+SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void chunk_hulls_kernel(solver_view<T> v, lane_retry retry) {
+  lane_blocks<Exact>(retry, [&](unsigned g) { return chunk_hull<T, Sums, Weighted, Exact>(v, g); });
 }
 
 #endif

@@ -54,6 +54,7 @@ struct gpuiso_cuda_plan {
   int64_t *merge_node;             /* the fast path's merges, level by level: their left nodes */
   int64_t level_start[65];         /* (host) where each level's merges start in merge_node */
   int64_t ntiles, *tile_base, *tile_row; /* the fast path's tiles of chunks (row_scans.cuh) */
+  unsigned *retry; /* the lane kernels' lane_retry: its count, then its list */
   row_tile *tiles;
   void *arena; /* the device memory of all of them (plan_init's parts) */
 };
@@ -173,6 +174,20 @@ static void lane_fill(const part_arena *a, int64_t nrows, const int64_t *offsets
   pack_rows(nrows, offsets, l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
 }
 
+/* The lane kernels' lane_retry, which each launch of them reuses: a count and a block each of the
+ * largest (of the short rows' packs, the block rows of either size, the chunks of the fast path). */
+static void retry_part(part_arena *a, gpuiso_cuda_plan *p) {
+  int64_t most = p->npacks > p->block_rows_of[0] ? p->npacks : p->block_rows_of[0];
+  most = p->block_rows_of[1] > most ? p->block_rows_of[1] : most;
+  if (p->opt.gpu_kernel == GPUISO_GPU_FAST) most = p->nchunks > most ? p->nchunks : most;
+  if (most > 0) arena_part(a, &p->retry, 1 + most, sizeof(unsigned));
+}
+
+static lane_retry plan_retry(const gpuiso_cuda_plan *p) {
+  lane_retry r = {p->retry, p->retry + 1};
+  return r;
+}
+
 /* The rows' states (all but the row-PAV control, which checks nothing) and the failed-row word
  * (every plan: a group reads it back whatever the kernel), on the device alone. */
 static void row_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
@@ -207,6 +222,7 @@ static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrow
   }
   lane_fill(&a, nrows, offsets, &l, at);
   row_parts(&a, p, nrows);
+  retry_part(&a, p);
   return plan_make(ex, p, &a, offsets);
 }
 
@@ -329,6 +345,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
     arena_part(&a, &p->nseg, M, sizeof(int64_t));
   }
   if (fast) arena_part(&a, &p->tiles, p->ntiles, sizeof(row_tile));
+  retry_part(&a, p);
   return plan_make(ex, p, &a, offsets);
 }
 
@@ -417,31 +434,59 @@ static auto lane_kernel(const gpuiso_cuda_plan *p, const solver_view<T> &v, Pick
   return v.w ? pick(lane_choice<exact_sums, true>()) : pick(lane_choice<exact_sums, false>());
 }
 
+/* The most blocks of a lane kernel's exact launch (lane_launch), which stride over the blocks
+ * listed: a few waves of a device's warps, most of whose blocks find none where none is listed. */
+#define LANE_RETRY_GRID 8192
+
+/* A lane kernel's filtered instance on `blocks` blocks, then its exact one (named apart) on those
+ * that the first left to it (lane_retry). */
+template <class Exec, class... P, class... A>
+static gpuiso_status lane_launch(Exec &ex, const char *name, void (*filtered)(P...), const char *exact_name,
+                                 void (*exact)(P...), int64_t blocks, dim3 block, size_t shared, lane_retry r,
+                                 A... args) {
+  gpuiso_status s = ex.fill(r.count, 0, sizeof *r.count);
+  if (s == GPUISO_OK) s = ex.launch(name, filtered, grid_of(blocks), block, shared, args..., r);
+  if (s == GPUISO_OK)
+    s = ex.launch(exact_name, exact, grid_of(blocks < LANE_RETRY_GRID ? blocks : LANE_RETRY_GRID), block, shared,
+                  args..., r);
+  return s;
+}
+
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
- * row (a launch for those of two warps, one for those of four). Their failures lower
- * v.failed_row. */
+ * row (a launch for those of two warps, one for those of four), each a lane_launch. Their
+ * failures lower v.failed_row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
   auto short_rows = lane_kernel(p, v, [](auto c) {
-    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
+    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
+  });
+  auto short_rows_exact = lane_kernel(p, v, [](auto c) {
+    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
   });
   auto block_rows = lane_kernel(p, v, [](auto c) {
-    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
+    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
+  });
+  auto block_rows_exact = lane_kernel(p, v, [](auto c) {
+    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
   });
   if (p->npacks > 0)
-    s = ex.launch("short_rows_kernel", short_rows, grid_of(p->npacks), dim3(SIMT_WARP),
-                  short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
+    s = lane_launch(ex, "short_rows_kernel", short_rows, "short_rows_kernel_exact", short_rows_exact, p->npacks,
+                    dim3(SIMT_WARP), short_rows_shared(v.w != NULL), plan_retry(p), v,
+                    (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
   /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
    * could fail a larger one still queued on another lane */
   if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, block_rows_shared(4 * SIMT_WARP, 1));
+  if (s == GPUISO_OK && p->nblock_rows > 0)
+    s = ex.allow_shared(block_rows_exact, block_rows_shared(4 * SIMT_WARP, 1));
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;
     size_t shared = block_rows_shared(threads, v.w != NULL);
     if (s == GPUISO_OK && p->block_rows_of[k] > 0)
-      s = ex.launch("block_rows_kernel", block_rows, grid_of(p->block_rows_of[k]), dim3((unsigned)threads),
-                    shared, v, (const int64_t *)p->block_row + first);
+      s = lane_launch(ex, "block_rows_kernel", block_rows, "block_rows_kernel_exact", block_rows_exact,
+                      p->block_rows_of[k], dim3((unsigned)threads), shared, plan_retry(p), v,
+                      (const int64_t *)p->block_row + first);
   }
   return s;
 }
@@ -464,9 +509,11 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
-    s = ex.launch("chunk_hulls_kernel", lane_kernel(p, v, [](auto c) {
-                    return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted>;
-                  }), grid_of(M), dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
+    s = lane_launch(ex, "chunk_hulls_kernel", lane_kernel(p, v, [](auto c) {
+                      return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
+                    }), "chunk_hulls_kernel_exact", lane_kernel(p, v, [](auto c) {
+                      return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
+                    }), M, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), plan_retry(p), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   int wide_warps = fast && p->chunk <= FIT_TILE; /* wide_level_warp_kernel's chunks */

@@ -18,8 +18,13 @@
  * steps by its first lane, as the CPU engine's (short_wide_chain), between steps 1 and 5.
  * Every collective is reached by all threads of the warp or block, whatever their row's state, so
  * that idle and failed lanes keep step. The turns and levels are those of the chunk vertex slots
- * (hull/slots.h, a lane for a chunk): filtered under an error bound on the rounded sums, decided
- * on the exact ones, formed again from the lane's elements, where it cannot. A point takes 8
+ * (hull/slots.h, a lane for a chunk): filtered under an error bound on the rounded sums, else
+ * decided exactly on the coordinates where they and their differences are exact
+ * (exact_coord_orient), else on the exact sums, formed again from the lane's elements. Each
+ * kernel runs as two instances (lane_retry): the filtered one (Exact false) on every block, which
+ * leaves a block whose turns need the exact sums to the exact one, so that the exact sums'
+ * registers stay out of the blocks that do not need them (most: noise, trends, float32 data and
+ * ties of exact sums, as 0/1 data). A point takes 8
  * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 64 or 72 more
  * (its start, bounds, point 0 and bits): 10 or 18.3 KB for a warp, 40 or 73 KB for a block of
  * four.
@@ -45,7 +50,7 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
  * faster than the compiler's choice (121 to 138 registers under nvcc 13.0: 13 to 16 warps) and
  * most of them faster than 20 or 24 warps (with spills), the fits bit for bit the same
  * (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler, tools/gpu-check's second
- * build. */
+ * build. The cap binds the exact instances alone now (lane_retry). */
 #ifndef GPUISO_LANE_WARPS
 #define GPUISO_LANE_WARPS 16
 #endif
@@ -337,18 +342,49 @@ static SIMT_DEVICE int coord_orient(int ia, lane_coord a, lane_bound ea, int ib,
   return 0;
 }
 
-/* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
- * their own_coords within the lane's error bounds e: the filter, else the exact points, inlined:
- * ptxas gives an out-of-line fallback registers apart from all those live at any of its call
- * sites, which made the lane kernels 158 to 162 registers a thread, with spills where capped at
- * 128. The points are loaded again only for it, so that the lane hull's loop carries their
- * coordinates alone. */
+/* The exact turn of three points ia < ib < ic whose coordinates a, b and c are exact (unweighted,
+ * W the indices), where their differences are exact too (the two-sums' errors zero): the sign
+ * of the cross product from Kahan's 2x2 determinant with fma, within 2u of it relative (Jeannerod,
+ * Louvet and Muller, 2013), so that its sign and its zero are exact, with no product near
+ * underflow; else 2, undecided. Turns of exactly zero, which no error bound decides (ties, as
+ * runs of equal values, and points that coincide, with zero weights between them), are mostly of
+ * this kind. */
 template <bool Weighted>
+static SIMT_DEVICE int exact_coord_orient(int ia, lane_coord a, int ib, lane_coord b, int ic, lane_coord c) {
+  dd y1 = dd_two_sum(b.s, -a.s), y2 = dd_two_sum(c.s, -a.s);
+  dd x1 = {(double)(ib - ia), 0}, x2 = {(double)(ic - ia), 0};
+  if (Weighted) x1 = dd_two_sum(b.w, -a.w), x2 = dd_two_sum(c.w, -a.w);
+  if (y1.lo != 0 || y2.lo != 0 || x1.lo != 0 || x2.lo != 0) return 2;
+  if ((x1.hi == 0 && y1.hi == 0) || (x2.hi == 0 && y2.hi == 0)) return 0;
+  double q = x1.hi * y2.hi, p = y1.hi * x2.hi;
+  int q_ok = x1.hi == 0 || y2.hi == 0 || hull_filter_range(fabs(q));
+  int p_ok = y1.hi == 0 || x2.hi == 0 || hull_filter_range(fabs(p));
+  if (!q_ok || !p_ok) return 2;
+  double det = fma(x1.hi, y2.hi, -p) + fma(-y1.hi, x2.hi, p);
+  return (det > 0) - (det < 0);
+}
+
+/* The bit of a lane's point k in its rounding bits (point 0, the lane's origin, is exact). */
+static SIMT_DEVICE unsigned point_rounded(unsigned rounded, int k) { return k > 0 ? rounded >> (k - 1) & 1u : 0u; }
+
+/* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
+ * their own_coords within the lane's error bounds e: the filter, else (Exact) the exact points,
+ * inlined: ptxas gives an out-of-line fallback registers apart from all those live at any of its
+ * call sites, which made the lane kernels 158 to 162 registers a thread, with spills where capped
+ * at 128. The points are loaded again only for it, so that the lane hull's loop carries their
+ * coordinates alone. Not Exact, a turn the filter cannot decide sets *unsure and is taken as a
+ * left turn, the block left to the exact kernels (lane_retry). */
+template <bool Weighted, bool Exact>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, lane_bound e, int u, lane_coord cu, int t, lane_coord ct, int k,
-                                  lane_coord ck) {
+                                  lane_coord ck, int *unsure) {
   int turn = coord_orient<Weighted>(u, cu, e, t, ct, e, k, ck, e);
   if (turn) return turn;
+  if (!(point_rounded(rounded, u) | point_rounded(rounded, t) | point_rounded(rounded, k))) {
+    turn = exact_coord_orient<Weighted>(u, cu, t, ct, k, ck);
+    if (turn != 2) return turn;
+  }
+  if (!Exact) return *unsure = 1;
   return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
                                     lane_point(sh, me.q, base, rounded, k), 1);
 }
@@ -364,8 +400,9 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
  * warp issue the same load in step, with no inner pop loop. The turns are a pop loop's, in the
  * same order (the fits stay bit-identical): count pushes and at most count - 1 pops (point 0
  * stays), at most 2 count - 1 iterations. */
-template <bool Weighted>
-static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me) {
+template <bool Weighted, bool Exact>
+static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me,
+                                            int *unsure) {
   int count = me.count, top = 0, under = -1, base = (me.lane0 + me.q) * LANE_SLOTS;
   unsigned mask = 1, rounded = sh.rounded[me.lane0 + me.q];
   lane_bound e = own_error<Weighted>(sh, base, rounded);
@@ -373,8 +410,9 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
   lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
     /* point 0 alone: a push */
-    int pop = under >= 0 && own_orient<Weighted>(sh, hs, me, base, rounded, e, under, cu, top, ct, k, ck) <= 0;
-    unsigned bit = k < count ? 1u << k : 0u;                       /* point count stays implicit */
+    int pop = under >= 0 &&
+              own_orient<Weighted, Exact>(sh, hs, me, base, rounded, e, under, cu, top, ct, k, ck, unsure) <= 0;
+    unsigned bit = k < count ? 1u << k : 0u; /* point count stays implicit */
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
     top = pop ? under : k;
@@ -430,15 +468,32 @@ static SIMT_DEVICE void walk_to(const short_shared &sh, const short_lane &me, wa
   e->c.s = start.s.hi + sh.s[slot];
 }
 
-/* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
- * errors their lanes' bounds (loaded here, so that the walks carry none): the filter, else the
- * exact points (inlined, as own_orient's), the vertices loaded again only then. */
+/* Whether the walk's end e has its exact coordinates: its point's own (not rounded) and its lane's
+ * start's (no low part), their sum exact (walk_to). */
 template <bool Weighted>
+static SIMT_DEVICE int walk_exact(const short_shared &sh, const short_lane &me, const walk_end &e) {
+  int lane = me.lane0 + e.j, k = e.p - e.j * SIMT_WARP, slot = lane * LANE_SLOTS + k;
+  const hull_point &start = sh.starts[lane];
+  int exact = !point_rounded(sh.rounded[lane], k) && start.s.lo == 0 && dd_two_sum(start.s.hi, sh.s[slot]).lo == 0;
+  if (Weighted) exact = exact && start.w.lo == 0 && dd_two_sum(start.w.hi, sh.w[slot]).lo == 0;
+  return exact;
+}
+
+/* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
+ * errors their lanes' bounds (loaded here, so that the walks carry none): the filter, else
+ * exact_coord_orient where the ends' coordinates are exact, else the exact points (inlined, as
+ * own_orient's), the vertices loaded again only then; not Exact, as own_orient's. */
+template <bool Weighted, bool Exact>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
-                                  const walk_end &a, const walk_end &b, const walk_end &c) {
+                                  const walk_end &a, const walk_end &b, const walk_end &c, int *unsure) {
   lane_bound ea = sh.bounds[me.lane0 + a.j], eb = sh.bounds[me.lane0 + b.j], ec = sh.bounds[me.lane0 + c.j];
   int turn = coord_orient<Weighted>(a.p, a.c, ea, b.p, b.c, eb, c.p, c.c, ec);
   if (turn) return turn;
+  if (walk_exact<Weighted>(sh, me, a) && walk_exact<Weighted>(sh, me, b) && walk_exact<Weighted>(sh, me, c)) {
+    turn = exact_coord_orient<Weighted>(a.p, a.c, b.p, b.c, c.p, c.c);
+    if (turn != 2) return turn;
+  }
+  if (!Exact) return *unsure = 1;
   hull_vertex pa = short_vertex(sh, me, a.p), pb = short_vertex(sh, me, b.p), pc = short_vertex(sh, me, c.p);
   return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
 }
@@ -476,8 +531,9 @@ static SIMT_DEVICE void walk_next(const short_shared &sh, const short_lane &me, 
 
 /* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
  * walking from their shared point, the bits strictly between its ends cleared. */
-template <bool Weighted>
-static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size) {
+template <bool Weighted, bool Exact>
+static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size,
+                                    int *unsure) {
   int q = me.q, hi = q + 2 * size < me.used ? q + 2 * size : me.used;
   int lo = q * SIMT_WARP, s = lo + size * SIMT_WARP;
   int end = lo + 2 * size * SIMT_WARP < me.n ? lo + 2 * size * SIMT_WARP : me.n;
@@ -486,7 +542,7 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
   a = at_s, b = at_s;
   walk_prev<Weighted>(sh, me, &a, q);
   walk_next<Weighted>(sh, me, &b, hi, end);
-  if (row_orient<Weighted>(sh, hs, me, a, at_s, b) > 0) return; /* convex at s: s stays */
+  if (row_orient<Weighted, Exact>(sh, hs, me, a, at_s, b, unsure) > 0) return; /* convex at s: s stays */
   /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
    * gone as far as it can leaves the bridge found (the first turn aside) */
   for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
@@ -494,13 +550,13 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
     while (side == 0 && a.p > lo) {
       walk_end a2 = a;
       walk_prev<Weighted>(sh, me, &a2, q);
-      if (row_orient<Weighted>(sh, hs, me, a2, a, b) > 0) break;
+      if (row_orient<Weighted, Exact>(sh, hs, me, a2, a, b, unsure) > 0) break;
       a = a2, moved = 1;
     }
     while (side == 1 && b.p < end) {
       walk_end b2 = b;
       walk_next<Weighted>(sh, me, &b2, hi, end);
-      if (row_orient<Weighted>(sh, hs, me, a, b, b2) > 0) break;
+      if (row_orient<Weighted, Exact>(sh, hs, me, a, b, b2, unsure) > 0) break;
       b = b2, moved = 1;
     }
   }
@@ -604,22 +660,28 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   team.sync();
 }
 
-/* The lane hulls, then their merges in rounds: the row's hull as mask bits. */
-template <bool Weighted, class Team>
-static SIMT_DEVICE void lane_hulls(const short_shared &sh, const hull_slots &hs, const Team &team, const short_lane &me,
-                                   int ok) {
-  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull<Weighted>(sh, hs, me);
+/* The lane hulls, then their merges in rounds: the row's hull as mask bits. Not Exact, whether
+ * any thread of the block met a turn its filter could not decide (own_orient), the same in all:
+ * then the hull is not the row's, and the exact kernels take the block again (lane_retry). */
+template <bool Weighted, bool Exact, class Team>
+static SIMT_DEVICE int lane_hulls(const short_shared &sh, const hull_slots &hs, const Team &team, const short_lane &me,
+                                  int ok) {
+  int unsure = 0;
+  if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull<Weighted, Exact>(sh, hs, me, &unsure);
   team.sync();
+  if (!Exact && team.block_any(unsure)) return 1; /* no merge then */
   for (int size = 1; size < team.span; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge<Weighted>(sh, hs, me, size);
+    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge<Weighted, Exact>(sh, hs, me, size, &unsure);
     team.sync();
   }
+  return !Exact && team.block_any(unsure);
 }
 
-/* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step. */
-template <typename T, class Team, class Sums, bool Weighted>
-static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
-                                     const short_lane &me) {
+/* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step.
+ * Returns 0, having written no fit, where the block is left to the exact kernels (lane_hulls). */
+template <typename T, class Team, class Sums, bool Weighted, bool Exact>
+static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                    const short_lane &me) {
   /* 1. the checks and the row's scale */
   chunk_total c = chunk_total_of(v, me.first, me.first + me.count, 1.0);
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
@@ -650,7 +712,7 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
   hull_slots hs = lane_slots(v, sh, me, st.scale);
   lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
-  lane_hulls<Weighted>(sh, hs, team, me, ok && !wide);
+  if (lane_hulls<Weighted, Exact>(sh, hs, team, me, ok && !wide)) return 0;
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
   if (wide && me.q == 0) short_wide_chain(v, sh, me, st.scale);
@@ -714,21 +776,50 @@ static SIMT_DEVICE void fit_lane_row(const solver_view<T> &v, const short_shared
     for (int64_t i = me.first; ok && i < me.first + me.count; i++)
       v.start[i] = i == me.from || v.fit[i] != v.fit[i - 1];
   }
+  return 1;
+}
+
+/* The blocks that a lane kernel's filtered instance (Exact false) could not fit, for its exact
+ * instance: how many, then which (lane_launch zeroes the count before the filtered launch). Apart,
+ * the filtered instances leave out the exact sums' registers: 83 to 98 a thread under nvcc 13.0
+ * for sm_90, where the exact ones take 120 to 128, so that unweighted their shared memory, not
+ * their registers, bounds the warps an SM (20 where 16). A block listed has run its lane hulls
+ * twice. */
+struct lane_retry {
+  unsigned *count, *list;
+};
+
+/* fit(b) on the kernel's blocks b, each fit returning 0 where it left its block: not Exact, the
+ * kernel's own block, listed in r where left; Exact, the blocks listed in r, the grid striding
+ * over them. */
+template <bool Exact, class Fit>
+static SIMT_DEVICE void lane_blocks(lane_retry r, Fit fit) {
+  if constexpr (Exact) {
+    for (unsigned i = simt::block_idx().x; i < *r.count; i += simt::grid_dim().x) {
+      fit(r.list[i]);
+      simt::sync_block(); /* the shared memory is free again */
+    }
+  } else {
+    unsigned b = simt::block_idx().x;
+    if (!fit(b) && simt::thread_rank() == 0) r.list[simt::atomic_add(r.count, 1u)] = b;
+  }
 }
 
 /* The dynamic shared memory of short_rows_kernel: a warp's points, its rows' end points, masks. */
 static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
-/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block, its points in
- * short_rows_shared(weighted) bytes (9.5 KB unweighted, 18 KB weighted). */
-template <typename T, class Sums, bool Weighted>
+/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block (a pack), its points
+ * in short_rows_shared(weighted) bytes (10 KB unweighted, 18.3 KB weighted). */
+template <typename T, class Sums, bool Weighted, bool Exact>
 SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
-                                                           const int64_t *pack_first) {
-  unsigned char *scratch;
-  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
-  short_lane me = short_lane_of(v, pack_row, pack_first, simt::block_idx().x, simt::lane());
-  warp_team team = {me.lane0, me.lanes};
-  fit_lane_row<T, warp_team, Sums, Weighted>(v, sh, team, me);
+                                                           const int64_t *pack_first, lane_retry retry) {
+  lane_blocks<Exact>(retry, [&](unsigned b) {
+    unsigned char *scratch;
+    short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
+    short_lane me = short_lane_of(v, pack_row, pack_first, b, simt::lane());
+    warp_team team = {me.lane0, me.lanes};
+    return fit_lane_row<T, warp_team, Sums, Weighted, Exact>(v, sh, team, me);
+  });
 }
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
@@ -739,15 +830,18 @@ static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
 
 /* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
  * a power of two of warps, up to four. */
-template <typename T, class Sums, bool Weighted>
-SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver_view<T> v, const int64_t *block_row) {
-  int threads = (int)simt::block_dim().x;
-  unsigned char *scratch;
-  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,
-                                   (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
-  short_lane me = block_lane_of(v, block_row[simt::block_idx().x], (int)simt::thread_rank());
-  block_team team = {short_row_lanes(me.n), scratch, threads};
-  fit_lane_row<T, block_team, Sums, Weighted>(v, sh, team, me);
+template <typename T, class Sums, bool Weighted, bool Exact>
+SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver_view<T> v, const int64_t *block_row,
+                                                                          lane_retry retry) {
+  lane_blocks<Exact>(retry, [&](unsigned b) {
+    int threads = (int)simt::block_dim().x;
+    unsigned char *scratch;
+    short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,
+                                     (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
+    short_lane me = block_lane_of(v, block_row[b], (int)simt::thread_rank());
+    block_team team = {short_row_lanes(me.n), scratch, threads};
+    return fit_lane_row<T, block_team, Sums, Weighted, Exact>(v, sh, team, me);
+  });
 }
 
 #endif

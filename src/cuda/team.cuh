@@ -46,6 +46,10 @@ struct warp_team {
 
   SIMT_DEVICE void sync() const { simt::sync_warp(); }
 
+  /* Whether x holds in any lane of the warp, every team of it: the kernels of warp teams run a
+   * warp a block. */
+  SIMT_DEVICE int block_any(int x) const { return simt::ballot(SIMT_FULL_MASK, x) != 0; }
+
   /* An xor butterfly over the team's lanes. */
   template <typename V, class Op>
   SIMT_DEVICE V reduce(V x, Op op) const {
@@ -78,6 +82,11 @@ struct block_team {
   int span;              /* the block's threads */
 
   SIMT_DEVICE void sync() const { simt::sync_block(); }
+
+  /* Whether x holds in any thread of the block (the other warps' threads are idle: 0). */
+  SIMT_DEVICE int block_any(int x) const {
+    return reduce((int64_t)x, [](int64_t a, int64_t b) { return a | b; }) != 0;
+  }
 
   template <typename V>
   SIMT_DEVICE V *slots() const {

@@ -1,6 +1,11 @@
 /* The fast path's lane kernels (src/cuda/short_rows.cuh) through the batch solver's host side,
  * run on the CPU by the SIMT executor under three schedule seeds, against the CPU hull engine;
- * their shared memory unweighted and weighted; and a planted fault in their rounding flags. */
+ * their shared memory unweighted and weighted; a planted fault in their rounding flags; and their
+ * filtered instances against their exact ones. */
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
 #include "batch.h"
 
 /* The executor, keeping the dynamic shared bytes and threads of the lane kernels' launches. */
@@ -112,6 +117,7 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   uint8_t *edge = NULL;
   row_state *rows = NULL;
   unsigned long long *failed = NULL, none = NO_FAILED_ROW;
+  unsigned *retry = NULL;
   std::vector<int64_t> pack_first((size_t)R + 1);
   std::vector<uint8_t> start((size_t)N);
   for (int64_t r = 0; r <= R; r++) pack_first[(size_t)r] = r;
@@ -123,6 +129,7 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   if (s == GPUISO_OK) s = ex.alloc((void **)&edge, N);
   if (s == GPUISO_OK) s = ex.alloc((void **)&rows, R * sizeof *rows);
   if (s == GPUISO_OK) s = ex.alloc((void **)&failed, sizeof *failed);
+  if (s == GPUISO_OK) s = ex.alloc((void **)&retry, (R + 1) * sizeof *retry);
   if (s == GPUISO_OK) s = ex.put(offsets, o, (R + 1) * sizeof *offsets);
   if (s == GPUISO_OK) s = ex.put(packs, pack_first.data(), (R + 1) * sizeof *packs);
   if (s == GPUISO_OK) s = ex.put(dy, y, N * sizeof *dy);
@@ -130,12 +137,14 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   if (s == GPUISO_OK) s = ex.put(failed, &none, sizeof none);
   v.nrows = R, v.offsets = offsets, v.y = dy, v.w = dw, v.fit = fit, v.edge_start = edge;
   v.sign = increasing ? 1.0 : -1.0, v.lo = -INFINITY, v.hi = INFINITY, v.rows = rows, v.failed_row = failed;
+  lane_retry listed = {retry, retry + 1};
   if (s == GPUISO_OK) /* a row a warp: the identity is both the rows' list and the warps' first */
-    s = ex.launch("short_rows_kernel", short_rows_kernel<double, Sums, true>, dim3((unsigned)R), dim3(SIMT_WARP),
-                  short_rows_shared(1), v, (const int64_t *)packs, (const int64_t *)packs);
+    s = lane_launch(ex, "short_rows_kernel", short_rows_kernel<double, Sums, true, false>, "short_rows_kernel_exact",
+                    short_rows_kernel<double, Sums, true, true>, R, dim3(SIMT_WARP), short_rows_shared(1), listed, v,
+                    (const int64_t *)packs, (const int64_t *)packs);
   if (s == GPUISO_OK) s = ex.get(start.data(), edge, N);
   if (s == GPUISO_OK) s = ex.get(&none, failed, sizeof none);
-  void *held[] = {offsets, packs, dy, dw, fit, edge, rows, failed};
+  void *held[] = {offsets, packs, dy, dw, fit, edge, rows, failed, retry};
   for (void *p : held) ex.release(p);
   if (s != GPUISO_OK || none != NO_FAILED_ROW) return -1;
   int64_t differ = 0;
@@ -175,7 +184,93 @@ static void test_planted_fault(void) {
         "rounding flags dropped", (long long)faithful, (long long)planted);
 }
 
+/* The executor, running the lane kernels' filtered instances (observing: the blocks they list for
+ * the exact ones counted) or, forcing, none of them: every block listed for the exact instance in
+ * their place. */
+struct retry_log : sim_exec {
+  int force;
+  int64_t blocks, listed;
+  template <class... P, class... A>
+  gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
+    int filtered = 0;
+    for (int k = 0; k < LANE_KERNELS; k++) filtered |= !strcmp(name, lane_kernels[k]);
+    if constexpr (sizeof...(A) > 0) {
+      auto last = std::get<sizeof...(A) - 1>(std::make_tuple(args...));
+      if constexpr (std::is_same<decltype(last), lane_retry>::value) {
+        unsigned count = grid.x;
+        gpuiso_status s = GPUISO_OK;
+        if (filtered && force) {
+          std::vector<unsigned> all(count);
+          for (unsigned b = 0; b < count; b++) all[b] = b;
+          s = put(last.list, all.data(), count * sizeof(unsigned));
+          return s == GPUISO_OK ? put(last.count, &count, sizeof count) : s;
+        }
+        s = sim_exec::launch(name, kernel, grid, block, shared, args...);
+        if (s == GPUISO_OK && filtered) s = get(&count, last.count, sizeof count);
+        if (filtered) blocks += grid.x, listed += count;
+        return s;
+      }
+    }
+    return sim_exec::launch(name, kernel, grid, block, shared, args...);
+  }
+};
+
+/* The lane kernels' filtered instances leave every block whose turns their filters cannot all
+ * decide to the exact instances (lane_retry): the fits and solver blocks bit for bit those of the
+ * exact instances on every block, each family and weighting, float64 and float32, rows of the
+ * short rows, the block rows and the chunks. Without zero weights (whose points coincide, rounded
+ * where the sums are), the families of points in general position list no block, nor, unweighted
+ * in float32, where the sums are exact, the nearly or exactly collinear ones (ties, consecutive
+ * floats, cancellations: exact_coord_orient); in float64 these list some. */
+static void test_exact_retry(void) {
+  const int64_t lens[] = {1000, 5, 4096, 1, 33, 2000, BLOCK_ROW_MAX + 1, 512, 3000, 64};
+  const int R = (int)(sizeof lens / sizeof lens[0]);
+  int64_t o[R + 1];
+  offsets_of(lens, R, o);
+  int64_t n = o[R];
+  std::vector<double> y((size_t)n), w((size_t)n), z[2];
+  std::vector<float> yf((size_t)n), wf((size_t)n), zf[2];
+  std::vector<uint8_t> start[2];
+  for (int f = 0; f < FAM_COUNT; f++) {
+    int64_t family_listed = 0, family_blocks = 0;
+    for (int wk = 0; wk < W_COUNT; wk++) {
+      gen_rows((family_kind)f, (weight_kind)wk, R, o, 29 + f, 0, y.data(), w.data());
+      for (int64_t i = 0; i < n; i++) yf[(size_t)i] = (float)y[(size_t)i], wf[(size_t)i] = (float)w[(size_t)i];
+      for (int single = 0; single <= 1; single++) {
+        gpuiso_opts opt = options((f + wk) % 2, 0, 0);
+        opt.gpu_kernel = GPUISO_GPU_FAST;
+        opt.solver_blocks = 1;
+        opt.hull_chunk = 1024;
+        gpuiso_status s[2];
+        int64_t listed = 0, blocks = 0;
+        for (int force = 0; force <= 1; force++) {
+          gpuiso_error e;
+          retry_log ex = {{&e, 0, 0, 0, 0, sim_seed}, force, 0, 0};
+          z[force].assign((size_t)n, 0), zf[force].assign((size_t)n, 0), start[force].assign((size_t)n, 2);
+          s[force] = single ? fit_rows_host(ex, R, o, GPUISO_SINGLE, yf.data(), wk ? wf.data() : NULL, &opt,
+                                            zf[force].data(), start[force].data(), &e)
+                            : fit_rows_host(ex, R, o, GPUISO_DOUBLE, y.data(), wk ? w.data() : NULL, &opt,
+                                            z[force].data(), start[force].data(), &e);
+          if (!force) listed = ex.listed, blocks = ex.blocks;
+        }
+        family_listed += listed, family_blocks += blocks;
+        int same = z[0] == z[1] && zf[0] == zf[1] && start[0] == start[1];
+        int ties = f == FAM_RUNS || f == FAM_ULP || f == FAM_CANCELLATION;
+        int decided = wk != W_ZEROS && (!ties || (single && wk == W_NONE));
+        int undecided = !single && (f == FAM_RUNS || f == FAM_ULP);
+        CHECK(s[0] == GPUISO_OK && s[1] == GPUISO_OK && same && blocks > 0 && (!decided || listed == 0) &&
+                  (!undecided || listed > 0),
+              "exact retry, %s, %s weights, %s: status %d, %d; fits %s; %lld of %lld lane kernel blocks listed",
+              family_names[f], weight_names[wk], single ? "float32" : "float64", (int)s[0], (int)s[1],
+              same ? "the same" : "differ", (long long)listed, (long long)blocks);
+      }
+    }
+    printf("exact retry, %s: %lld of %lld lane kernel blocks listed\n", family_names[f], (long long)family_listed,
+           (long long)family_blocks);
+  }
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_short_rows, test_planted_fault};
+  static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
