@@ -64,8 +64,8 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
   return k;
 }
 
-/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (9.5 KB unweighted,
- * 18 KB weighted). */
+/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (10 KB unweighted,
+ * 18.4 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 /* Chunk g's hull (chunk_hulls_kernel); 0 where left to the exact kernel (lane_hulls). */
@@ -87,7 +87,7 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   int ok = me.row >= 0;
   hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
   lane_points<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
-  if (lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
+  if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the

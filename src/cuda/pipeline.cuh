@@ -183,11 +183,6 @@ static void retry_part(part_arena *a, gpuiso_cuda_plan *p) {
   if (most > 0) arena_part(a, &p->retry, 1 + most, sizeof(unsigned));
 }
 
-static lane_retry plan_retry(const gpuiso_cuda_plan *p) {
-  lane_retry r = {p->retry, p->retry + 1};
-  return r;
-}
-
 /* The rows' states (all but the row-PAV control, which checks nothing) and the failed-row word
  * (every plan: a group reads it back whatever the kernel), on the device alone. */
 static void row_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows) {
@@ -417,33 +412,36 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
   return s == GPUISO_OK ? row_error(ex, v, failed, err) : s;
 }
 
-/* A lane kernel's compile-time choices: its lanes' sums and whether the batch is weighted. */
-template <class Sums, bool Weighted>
+/* A lane kernel's compile-time choices: its lanes' sums, whether the batch is weighted, and its
+ * instance (lane_retry). */
+template <class Sums, bool Weighted, bool Exact>
 struct lane_choice {
   typedef Sums sums;
-  static const bool weighted = Weighted;
+  static const bool weighted = Weighted, exact = Exact;
 };
 
-/* The lane kernel pick(lane_choice) returns for the plan's sums (exact = FALSE: plain_sums) and
- * the batch's weights. */
-template <typename T, class Pick>
+/* The lane kernel pick(lane_choice) returns for the plan's sums (exact = FALSE: plain_sums), the
+ * batch's weights and the instance. */
+template <bool Exact, typename T, class Pick>
 static auto lane_kernel(const gpuiso_cuda_plan *p, const solver_view<T> &v, Pick pick)
-    -> decltype(pick(lane_choice<exact_sums, true>())) {
+    -> decltype(pick(lane_choice<exact_sums, true, Exact>())) {
   typedef typename lane_sums_of<T>::type plain;
-  if (p->opt.gpu_plain_sums) return v.w ? pick(lane_choice<plain, true>()) : pick(lane_choice<plain, false>());
-  return v.w ? pick(lane_choice<exact_sums, true>()) : pick(lane_choice<exact_sums, false>());
+  if (p->opt.gpu_plain_sums)
+    return v.w ? pick(lane_choice<plain, true, Exact>()) : pick(lane_choice<plain, false, Exact>());
+  return v.w ? pick(lane_choice<exact_sums, true, Exact>()) : pick(lane_choice<exact_sums, false, Exact>());
 }
 
 /* The most blocks of a lane kernel's exact launch (lane_launch), which stride over the blocks
- * listed: a few waves of a device's warps, most of whose blocks find none where none is listed. */
-#define LANE_RETRY_GRID 8192
+ * listed: about a wave of an H100's or H200's warps at 16 an SM (132 SMs), where every block is
+ * listed, and a launch of a few microseconds where none is. */
+#define LANE_RETRY_GRID 2048
 
 /* A lane kernel's filtered instance on `blocks` blocks, then its exact one (named apart) on those
  * that the first left to it (lane_retry). */
 template <class Exec, class... P, class... A>
-static gpuiso_status lane_launch(Exec &ex, const char *name, void (*filtered)(P...), const char *exact_name,
-                                 void (*exact)(P...), int64_t blocks, dim3 block, size_t shared, lane_retry r,
-                                 A... args) {
+static gpuiso_status lane_pair_launch(Exec &ex, const char *name, void (*filtered)(P...), const char *exact_name,
+                                      void (*exact)(P...), int64_t blocks, dim3 block, size_t shared, lane_retry r,
+                                      A... args) {
   gpuiso_status s = ex.fill(r.count, 0, sizeof *r.count);
   if (s == GPUISO_OK) s = ex.launch(name, filtered, grid_of(blocks), block, shared, args..., r);
   if (s == GPUISO_OK)
@@ -452,41 +450,45 @@ static gpuiso_status lane_launch(Exec &ex, const char *name, void (*filtered)(P.
   return s;
 }
 
+/* lane_pair_launch of the instances of the lane kernel that pick gives (lane_kernel), on the
+ * plan's lane_retry. */
+template <class Exec, typename T, class Pick, class... A>
+static gpuiso_status lane_launch(Exec &ex, const gpuiso_cuda_plan *p, const solver_view<T> &v, const char *name,
+                                 const char *exact_name, Pick pick, int64_t blocks, dim3 block, size_t shared,
+                                 A... args) {
+  lane_retry r = {p->retry, p->retry + 1};
+  return lane_pair_launch(ex, name, lane_kernel<false>(p, v, pick), exact_name, lane_kernel<true>(p, v, pick), blocks,
+                          block, shared, r, args...);
+}
+
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
  * row (a launch for those of two warps, one for those of four), each a lane_launch. Their
  * failures lower v.failed_row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
-  auto short_rows = lane_kernel(p, v, [](auto c) {
-    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
-  });
-  auto short_rows_exact = lane_kernel(p, v, [](auto c) {
-    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
-  });
-  auto block_rows = lane_kernel(p, v, [](auto c) {
-    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
-  });
-  auto block_rows_exact = lane_kernel(p, v, [](auto c) {
-    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
-  });
+  auto short_rows = [](auto c) {
+    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+  };
+  auto block_rows = [](auto c) {
+    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+  };
   if (p->npacks > 0)
-    s = lane_launch(ex, "short_rows_kernel", short_rows, "short_rows_kernel_exact", short_rows_exact, p->npacks,
-                    dim3(SIMT_WARP), short_rows_shared(v.w != NULL), plan_retry(p), v,
-                    (const int64_t *)p->pack_row, (const int64_t *)p->pack_first);
+    s = lane_launch(ex, p, v, "short_rows_kernel", "short_rows_kernel_exact", short_rows, p->npacks,
+                    dim3(SIMT_WARP), short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row,
+                    (const int64_t *)p->pack_first);
   /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
    * could fail a larger one still queued on another lane */
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(block_rows, block_rows_shared(4 * SIMT_WARP, 1));
-  if (s == GPUISO_OK && p->nblock_rows > 0)
-    s = ex.allow_shared(block_rows_exact, block_rows_shared(4 * SIMT_WARP, 1));
+  size_t most = block_rows_shared(4 * SIMT_WARP, 1);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(p, v, block_rows), most);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(p, v, block_rows), most);
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;
     size_t shared = block_rows_shared(threads, v.w != NULL);
     if (s == GPUISO_OK && p->block_rows_of[k] > 0)
-      s = lane_launch(ex, "block_rows_kernel", block_rows, "block_rows_kernel_exact", block_rows_exact,
-                      p->block_rows_of[k], dim3((unsigned)threads), shared, plan_retry(p), v,
-                      (const int64_t *)p->block_row + first);
+      s = lane_launch(ex, p, v, "block_rows_kernel", "block_rows_kernel_exact", block_rows, p->block_rows_of[k],
+                      dim3((unsigned)threads), shared, v, (const int64_t *)p->block_row + first);
   }
   return s;
 }
@@ -509,11 +511,9 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
-    s = lane_launch(ex, "chunk_hulls_kernel", lane_kernel(p, v, [](auto c) {
-                      return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, false>;
-                    }), "chunk_hulls_kernel_exact", lane_kernel(p, v, [](auto c) {
-                      return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, true>;
-                    }), M, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), plan_retry(p), v);
+    s = lane_launch(ex, p, v, "chunk_hulls_kernel", "chunk_hulls_kernel_exact", [](auto c) {
+          return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+        }, M, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);
   int wide_warps = fast && p->chunk <= FIT_TILE; /* wide_level_warp_kernel's chunks */

@@ -24,10 +24,9 @@
  * kernel runs as two instances (lane_retry): the filtered one (Exact false) on every block, which
  * leaves a block whose turns need the exact sums to the exact one, so that the exact sums'
  * registers stay out of the blocks that do not need them (most: noise, trends, float32 data and
- * ties of exact sums, as 0/1 data). A point takes 8
- * bytes of shared memory unweighted (its W is its index), 16 weighted, and a lane 64 or 72 more
- * (its start, bounds, point 0 and bits): 10 or 18.3 KB for a warp, 40 or 73 KB for a block of
- * four.
+ * ties of exact sums, as 0/1 data). A point takes 8 bytes of shared memory unweighted (its W is
+ * its index), 16 weighted, and a lane 64 or 76 more (its start, bounds, point 0 and bits): 10 or
+ * 18.4 KB for a warp, 40 or 74 KB for a block of four.
  * Unweighted batches run their own instances of the kernels (Weighted false): their turns take W
  * exact, with no error terms, and the weights' reductions and scans drop out. A row's points are
  * ints (BLOCK_ROW_MAX).
@@ -132,7 +131,8 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
  * 32 j + k) as their sums from that first point, each coordinate rounded to a double, in slots
  * of LANE_SLOTS a lane (short_slot; point 0 zero; W only for a weighted batch: unweighted, it is
  * the point's index within its lane, exact); a bit per point 1..32 where the rounding was not
- * exact; the lanes' hull masks. 8 bytes a point unweighted, 16 weighted, and 64 (72) a lane. The
+ * exact; the lanes' hull masks; weighted, a bit per element of weight zero (whose point coincides
+ * with the one before). 8 bytes a point unweighted, 16 weighted, and 64 (76) a lane. The
  * predicates and levels take the points as hull/slots.h takes a chunk's vertices, the lane its
  * chunk. */
 /* A lane's slots: its points 0..32, one more than its elements, so that the lanes of a warp,
@@ -150,13 +150,14 @@ struct short_shared {
   lane_bound *bounds;        /* by lane */
   double *s, *w;             /* by slot; w NULL: an unweighted batch */
   unsigned *rounded, *masks; /* by lane */
+  unsigned *zeros;           /* by lane; NULL: an unweighted batch */
 };
 
 /* The bytes of a short_shared for `threads` lanes, with `scratch` bytes (a multiple of 8)
  * between the points and the bit masks. */
 static inline GPUISO_HD size_t lane_shared_bytes(int threads, int weighted, size_t scratch) {
   size_t lane = sizeof(hull_point) + sizeof(lane_bound) + LANE_SLOTS * sizeof(double) * (weighted ? 2 : 1) +
-                2 * sizeof(unsigned);
+                (weighted ? 3 : 2) * sizeof(unsigned);
   return (size_t)threads * lane + scratch;
 }
 
@@ -172,6 +173,7 @@ static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads,
   *scratch = reinterpret_cast<unsigned char *>(sh.s + (weighted ? 2 : 1) * slots);
   sh.rounded = reinterpret_cast<unsigned *>(*scratch + scratch_bytes);
   sh.masks = sh.rounded + threads;
+  sh.zeros = weighted ? sh.masks + threads : NULL;
   return sh;
 }
 
@@ -364,6 +366,15 @@ static SIMT_DEVICE int exact_coord_orient(int ia, lane_coord a, int ib, lane_coo
   return (det > 0) - (det < 0);
 }
 
+/* Whether a lane's points i < j coincide, by its bits of zero weights (`zeros`: bit e, element e,
+ * between points e and e + 1): every element between them of weight zero, so that their sums
+ * are the same, exact or rounded. A turn with two such points is zero, which no error bound
+ * decides: these are most of the turns left undecided with zero weights. */
+static SIMT_DEVICE int coincide(unsigned zeros, int i, int j) {
+  unsigned between = (j - i >= SIMT_WARP ? ~0u : (1u << (j - i)) - 1u) << i;
+  return (zeros & between) == between;
+}
+
 /* The bit of a lane's point k in its rounding bits (point 0, the lane's origin, is exact). */
 static SIMT_DEVICE unsigned point_rounded(unsigned rounded, int k) { return k > 0 ? rounded >> (k - 1) & 1u : 0u; }
 
@@ -372,14 +383,16 @@ static SIMT_DEVICE unsigned point_rounded(unsigned rounded, int k) { return k > 
  * inlined: ptxas gives an out-of-line fallback registers apart from all those live at any of its
  * call sites, which made the lane kernels 158 to 162 registers a thread, with spills where capped
  * at 128. The points are loaded again only for it, so that the lane hull's loop carries their
- * coordinates alone. Not Exact, a turn the filter cannot decide sets *unsure and is taken as a
- * left turn, the block left to the exact kernels (lane_retry). */
+ * coordinates alone. Not Exact, a turn that neither the filter nor exact_coord_orient decides sets
+ * *unsure and is taken as a left turn, the block left to the exact kernels (lane_retry). */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, lane_bound e, int u, lane_coord cu, int t, lane_coord ct, int k,
                                   lane_coord ck, int *unsure) {
   int turn = coord_orient<Weighted>(u, cu, e, t, ct, e, k, ck, e);
   if (turn) return turn;
+  if (Weighted && (coincide(sh.zeros[me.lane0 + me.q], u, t) || coincide(sh.zeros[me.lane0 + me.q], t, k)))
+    return 0;
   if (!(point_rounded(rounded, u) | point_rounded(rounded, t) | point_rounded(rounded, k))) {
     turn = exact_coord_orient<Weighted>(u, cu, t, ct, k, ck);
     if (turn != 2) return turn;
@@ -631,7 +644,7 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   hull_point zero = {{0, 0}, {0, 0}};
   Sums run;
   run.begin();
-  unsigned rounded = 0;
+  unsigned rounded = 0, zeros = 0;
   double ms = 0; /* the largest magnitude of the lane-relative S */
   int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 0, its origin */
   const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
@@ -641,7 +654,7 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   }
   for (int k = 0; ok && k < me.count; k++) {
     int slot = base + k + 1;
-    if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign);
+    if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign), zeros |= (unsigned)(w[k] == 0) << k;
     else run.add_unit((double)y[k], v.sign);
     double rw, rs;
     rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
@@ -654,31 +667,34 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
       t, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
   if (ok && me.count > 0) {
     sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
+    if (Weighted) sh.zeros[me.lane0 + me.q] = zeros;
     double mw = fabs(t.w.hi) + fabs(t.w.lo); /* the lane's W: the weights are not negative */
     sh.bounds[me.lane0 + me.q] = lane_bound{Weighted ? row_bound(p.w, mw) : 0, row_bound(p.s, ms)};
   }
   team.sync();
 }
 
-/* The lane hulls, then their merges in rounds: the row's hull as mask bits. Not Exact, whether
- * any thread of the block met a turn its filter could not decide (own_orient), the same in all:
- * then the hull is not the row's, and the exact kernels take the block again (lane_retry). */
+/* The lane hulls, then their merges in rounds: the row's hull as mask bits. Returns 1, the same
+ * in every thread of the block; not Exact, 0 where any of them met a turn that it could not
+ * decide (own_orient, row_orient): then the hull is not the row's, and the exact kernels take the
+ * block again (lane_retry). */
 template <bool Weighted, bool Exact, class Team>
 static SIMT_DEVICE int lane_hulls(const short_shared &sh, const hull_slots &hs, const Team &team, const short_lane &me,
                                   int ok) {
   int unsure = 0;
   if (ok && me.count > 0) sh.masks[me.lane0 + me.q] = short_lane_hull<Weighted, Exact>(sh, hs, me, &unsure);
   team.sync();
-  if (!Exact && team.block_any(unsure)) return 1; /* no merge then */
+  if (!Exact && team.block_any(unsure)) return 0; /* no merge then */
   for (int size = 1; size < team.span; size *= 2) {
     if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge<Weighted, Exact>(sh, hs, me, size, &unsure);
     team.sync();
   }
-  return !Exact && team.block_any(unsure);
+  return Exact || !team.block_any(unsure);
 }
 
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step.
- * Returns 0, having written no fit, where the block is left to the exact kernels (lane_hulls). */
+ * Returns 0 where the block is left to the exact kernels (lane_hulls), having written only its
+ * rows' states and failures (step 1), which those write again the same. */
 template <typename T, class Team, class Sums, bool Weighted, bool Exact>
 static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me) {
@@ -712,7 +728,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
   hull_slots hs = lane_slots(v, sh, me, st.scale);
   lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
-  if (lane_hulls<Weighted, Exact>(sh, hs, team, me, ok && !wide)) return 0;
+  if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok && !wide)) return 0;
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
   if (wide && me.q == 0) short_wide_chain(v, sh, me, st.scale);
@@ -809,7 +825,7 @@ static SIMT_DEVICE void lane_blocks(lane_retry r, Fit fit) {
 static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
 /* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block (a pack), its points
- * in short_rows_shared(weighted) bytes (10 KB unweighted, 18.3 KB weighted). */
+ * in short_rows_shared(weighted) bytes (10 KB unweighted, 18.4 KB weighted). */
 template <typename T, class Sums, bool Weighted, bool Exact>
 SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
                                                            const int64_t *pack_first, lane_retry retry) {
@@ -823,7 +839,7 @@ SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, cons
 }
 
 /* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
- * scratch, the masks (38 KB unweighted, 71 KB weighted, at four warps). */
+ * scratch, the masks (40 KB unweighted, 74 KB weighted, at four warps). */
 static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
   return lane_shared_bytes(threads, weighted, (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD);
 }

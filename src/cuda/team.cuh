@@ -83,9 +83,14 @@ struct block_team {
 
   SIMT_DEVICE void sync() const { simt::sync_block(); }
 
-  /* Whether x holds in any thread of the block (the other warps' threads are idle: 0). */
+  /* Whether x holds in any thread of the block (all `span` of them, idle ones too). */
   SIMT_DEVICE int block_any(int x) const {
-    return reduce((int64_t)x, [](int64_t a, int64_t b) { return a | b; }) != 0;
+    int any = simt::ballot(SIMT_FULL_MASK, x) != 0, *slot = slots<int>();
+    if (simt::lane() == 0) slot[simt::warp()] = any;
+    simt::sync_block();
+    for (int t = 0; t < span / SIMT_WARP; t++) any |= slot[t];
+    simt::sync_block(); /* the slots are free again */
+    return any;
   }
 
   template <typename V>

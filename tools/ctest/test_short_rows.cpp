@@ -139,9 +139,9 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   v.sign = increasing ? 1.0 : -1.0, v.lo = -INFINITY, v.hi = INFINITY, v.rows = rows, v.failed_row = failed;
   lane_retry listed = {retry, retry + 1};
   if (s == GPUISO_OK) /* a row a warp: the identity is both the rows' list and the warps' first */
-    s = lane_launch(ex, "short_rows_kernel", short_rows_kernel<double, Sums, true, false>, "short_rows_kernel_exact",
-                    short_rows_kernel<double, Sums, true, true>, R, dim3(SIMT_WARP), short_rows_shared(1), listed, v,
-                    (const int64_t *)packs, (const int64_t *)packs);
+    s = lane_pair_launch(ex, "short_rows_kernel", short_rows_kernel<double, Sums, true, false>,
+                         "short_rows_kernel_exact", short_rows_kernel<double, Sums, true, true>, R, dim3(SIMT_WARP),
+                         short_rows_shared(1), listed, v, (const int64_t *)packs, (const int64_t *)packs);
   if (s == GPUISO_OK) s = ex.get(start.data(), edge, N);
   if (s == GPUISO_OK) s = ex.get(&none, failed, sizeof none);
   void *held[] = {offsets, packs, dy, dw, fit, edge, rows, failed, retry};
@@ -185,29 +185,67 @@ static void test_planted_fault(void) {
 }
 
 /* The executor, running the lane kernels' filtered instances (observing: the blocks they list for
- * the exact ones counted) or, forcing, none of them: every block listed for the exact instance in
- * their place. */
+ * the exact ones counted, and the fits of the rows of those blocks checked unwritten; the exact
+ * instances on one block, which strides over the list) or, forcing, none of them: every block
+ * listed for the exact instance in their place. */
 struct retry_log : sim_exec {
   int force;
-  int64_t blocks, listed;
+  int64_t blocks, listed, stray; /* stray: elements of the listed blocks' rows whose fits were written */
+
+  /* Whether element i of the fit's bytes was written over memset's 0xff (a NaN no fit gives). */
+  template <typename T>
+  static int written(const std::vector<unsigned char> &fit, int64_t i) {
+    for (size_t b = 0; b < sizeof(T); b++)
+      if (fit[(size_t)i * sizeof(T) + b] != 0xff) return 1;
+    return 0;
+  }
   template <class... P, class... A>
   gpuiso_status launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
-    int filtered = 0;
+    int filtered = 0, exact = strstr(name, "_exact") != NULL;
     for (int k = 0; k < LANE_KERNELS; k++) filtered |= !strcmp(name, lane_kernels[k]);
     if constexpr (sizeof...(A) > 0) {
-      auto last = std::get<sizeof...(A) - 1>(std::make_tuple(args...));
+      auto arg = std::make_tuple(args...);
+      auto last = std::get<sizeof...(A) - 1>(arg);
       if constexpr (std::is_same<decltype(last), lane_retry>::value) {
         unsigned count = grid.x;
-        gpuiso_status s = GPUISO_OK;
         if (filtered && force) {
           std::vector<unsigned> all(count);
           for (unsigned b = 0; b < count; b++) all[b] = b;
-          s = put(last.list, all.data(), count * sizeof(unsigned));
+          gpuiso_status s = put(last.list, all.data(), count * sizeof(unsigned));
           return s == GPUISO_OK ? put(last.count, &count, sizeof count) : s;
         }
-        s = sim_exec::launch(name, kernel, grid, block, shared, args...);
-        if (s == GPUISO_OK && filtered) s = get(&count, last.count, sizeof count);
-        if (filtered) blocks += grid.x, listed += count;
+        if (exact && !force) grid = dim3(1);
+        if (!filtered) return sim_exec::launch(name, kernel, grid, block, shared, args...);
+        auto v = std::get<0>(arg);
+        typedef typename std::remove_pointer<decltype(v.fit)>::type T;
+        std::vector<int64_t> off((size_t)v.nrows + 1);
+        gpuiso_status s = get(off.data(), v.offsets, off.size() * sizeof(int64_t));
+        size_t bytes = (size_t)off[(size_t)v.nrows] * sizeof(T);
+        std::vector<unsigned char> before(bytes), after(bytes);
+        if (s == GPUISO_OK) s = get(before.data(), v.fit, bytes);
+        if (s == GPUISO_OK) s = fill(v.fit, 0xff, bytes);
+        if (s == GPUISO_OK) s = sim_exec::launch(name, kernel, grid, block, shared, args...);
+        if (s == GPUISO_OK) s = get(&count, last.count, sizeof count);
+        std::vector<unsigned> list(count);
+        if (s == GPUISO_OK) s = get(list.data(), last.list, count * sizeof(unsigned));
+        if (s == GPUISO_OK) s = get(after.data(), v.fit, bytes);
+        for (unsigned i = 0; s == GPUISO_OK && i < count; i++) {
+          int64_t rows[2] = {0, 0}, row = -1; /* the block's rows: a pack's, a block row's */
+          if constexpr (sizeof...(A) == 4) {
+            s = get(rows, std::get<2>(arg) + list[i], sizeof rows);
+            for (int64_t k = rows[0]; s == GPUISO_OK && k < rows[1]; k++) {
+              if ((s = get(&row, std::get<1>(arg) + k, sizeof row)) != GPUISO_OK) break;
+              for (int64_t e = off[(size_t)row]; e < off[(size_t)row + 1]; e++) stray += written<T>(after, e);
+            }
+          } else if constexpr (sizeof...(A) == 3) {
+            s = get(&row, std::get<1>(arg) + list[i], sizeof row);
+            for (int64_t e = off[(size_t)row]; e < off[(size_t)row + 1]; e++) stray += written<T>(after, e);
+          }
+        }
+        for (int64_t e = 0; e < off[(size_t)v.nrows]; e++) /* the launches before keep their fits */
+          if (!written<T>(after, e)) memcpy(&after[(size_t)e * sizeof(T)], &before[(size_t)e * sizeof(T)], sizeof(T));
+        if (s == GPUISO_OK) s = put(v.fit, after.data(), bytes);
+        blocks += grid.x, listed += count;
         return s;
       }
     }
@@ -218,10 +256,11 @@ struct retry_log : sim_exec {
 /* The lane kernels' filtered instances leave every block whose turns their filters cannot all
  * decide to the exact instances (lane_retry): the fits and solver blocks bit for bit those of the
  * exact instances on every block, each family and weighting, float64 and float32, rows of the
- * short rows, the block rows and the chunks. Without zero weights (whose points coincide, rounded
- * where the sums are), the families of points in general position list no block, nor, unweighted
- * in float32, where the sums are exact, the nearly or exactly collinear ones (ties, consecutive
- * floats, cancellations: exact_coord_orient); in float64 these list some. */
+ * short rows, the block rows and the chunks. Without zero weights, the families of points in
+ * general position list no block, nor, unweighted in float32, where the sums are exact, the nearly
+ * or exactly collinear ones (ties, consecutive floats, cancellations: exact_coord_orient); in
+ * float64 these list some. With zero weights, whose points coincide (coincide), those in general
+ * position list under half their blocks. */
 static void test_exact_retry(void) {
   const int64_t lens[] = {1000, 5, 4096, 1, 33, 2000, BLOCK_ROW_MAX + 1, 512, 3000, 64};
   const int R = (int)(sizeof lens / sizeof lens[0]);
@@ -242,27 +281,29 @@ static void test_exact_retry(void) {
         opt.solver_blocks = 1;
         opt.hull_chunk = 1024;
         gpuiso_status s[2];
-        int64_t listed = 0, blocks = 0;
+        int64_t listed = 0, blocks = 0, stray = 0;
         for (int force = 0; force <= 1; force++) {
           gpuiso_error e;
-          retry_log ex = {{&e, 0, 0, 0, 0, sim_seed}, force, 0, 0};
+          retry_log ex = {{&e, 0, 0, 0, 0, sim_seed}, force, 0, 0, 0};
           z[force].assign((size_t)n, 0), zf[force].assign((size_t)n, 0), start[force].assign((size_t)n, 2);
           s[force] = single ? fit_rows_host(ex, R, o, GPUISO_SINGLE, yf.data(), wk ? wf.data() : NULL, &opt,
                                             zf[force].data(), start[force].data(), &e)
                             : fit_rows_host(ex, R, o, GPUISO_DOUBLE, y.data(), wk ? w.data() : NULL, &opt,
                                             z[force].data(), start[force].data(), &e);
-          if (!force) listed = ex.listed, blocks = ex.blocks;
+          if (!force) listed = ex.listed, blocks = ex.blocks, stray = ex.stray;
         }
         family_listed += listed, family_blocks += blocks;
         int same = z[0] == z[1] && zf[0] == zf[1] && start[0] == start[1];
         int ties = f == FAM_RUNS || f == FAM_ULP || f == FAM_CANCELLATION;
         int decided = wk != W_ZEROS && (!ties || (single && wk == W_NONE));
         int undecided = !single && (f == FAM_RUNS || f == FAM_ULP);
+        int coinciding = wk == W_ZEROS && f <= FAM_CLIFF; /* mostly decided (coincide) */
         CHECK(s[0] == GPUISO_OK && s[1] == GPUISO_OK && same && blocks > 0 && (!decided || listed == 0) &&
-                  (!undecided || listed > 0),
-              "exact retry, %s, %s weights, %s: status %d, %d; fits %s; %lld of %lld lane kernel blocks listed",
-              family_names[f], weight_names[wk], single ? "float32" : "float64", (int)s[0], (int)s[1],
-              same ? "the same" : "differ", (long long)listed, (long long)blocks);
+                  (!undecided || listed > 0) && (!coinciding || 2 * listed < blocks) && stray == 0,
+              "exact retry, %s, %s weights, %s: status %d, %d; fits %s; %lld of %lld lane kernel blocks listed, "
+              "%lld elements of their rows written", family_names[f], weight_names[wk],
+              single ? "float32" : "float64", (int)s[0], (int)s[1], same ? "the same" : "differ", (long long)listed,
+              (long long)blocks, (long long)stray);
       }
     }
     printf("exact retry, %s: %lld of %lld lane kernel blocks listed\n", family_names[f], (long long)family_listed,
@@ -270,7 +311,47 @@ static void test_exact_retry(void) {
   }
 }
 
+/* exact_coord_orient against the exact turn from expansions (hull_orient_exact) on the same
+ * points, weighted (W a coordinate) and not (W the index): integers times powers of two, so that
+ * most differences are exact, on lines through a point (exactly collinear, or one unit off),
+ * coinciding, or spread over a thousand binades; it decides only where it is exact, and most of
+ * these. */
+static void test_exact_coord_orient(void) {
+  uint64_t z = 12345;
+  auto next = [&z]() { /* splitmix64 */
+    uint64_t x = (z += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  auto value = [&next](int spread) { /* a signed integer of up to 40 bits times 2^e */
+    double m = (double)(int64_t)(next() >> 24) - 0x1p39;
+    return ldexp(m, (int)(next() % (uint64_t)(2 * spread + 1)) - spread);
+  };
+  int64_t decided = 0, zero = 0, wrong = 0, cases = 400000;
+  for (int64_t i = 0; i < cases; i++) {
+    int kind = (int)(i % 4), spread = kind == 3 ? 500 : 20, weighted = (int)(i / 4 % 2);
+    lane_coord a = {value(spread), value(spread)}, d = {value(spread), value(spread)};
+    int ia = (int)(next() % 100), ib = ia + 1 + (int)(next() % 50), ic = ib + 1 + (int)(next() % 50);
+    double k1 = (double)(ib - ia), k2 = (double)(ic - ia);
+    lane_coord b = {a.w + k1 * d.w, a.s + k1 * d.s}, c = {a.w + k2 * d.w, a.s + k2 * d.s}; /* on a line */
+    if (kind == 1) c.s += ldexp(1.0, ilogb(c.s) - 52 + (int)(next() % 3)); /* a unit or so off it */
+    if (kind == 2) b = a;                                                 /* coinciding */
+    if (!weighted) d.w = 0, b.w = 0, c.w = 0, a.w = 0;
+    int got = weighted ? exact_coord_orient<true>(ia, a, ib, b, ic, c) : exact_coord_orient<false>(ia, a, ib, b, ic, c);
+    if (got == 2) continue;
+    hull_point pa = {{weighted ? a.w : ia, 0}, {a.s, 0}}, pb = {{weighted ? b.w : ib, 0}, {b.s, 0}},
+               pc = {{weighted ? c.w : ic, 0}, {c.s, 0}};
+    decided++, zero += got == 0, wrong += got != hull_orient_exact(pa, pb, pc);
+  }
+  printf("exact_coord_orient: %lld of %lld turns decided, %lld of them zero\n", (long long)decided, (long long)cases,
+         (long long)zero);
+  CHECK(wrong == 0 && 2 * decided > cases && 4 * zero > cases / 4,
+        "exact_coord_orient: %lld of %lld decided turns differ from the expansions', %lld of %lld decided, %lld zero",
+        (long long)wrong, (long long)decided, (long long)decided, (long long)cases, (long long)zero);
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry};
+  static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry, test_exact_coord_orient};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
