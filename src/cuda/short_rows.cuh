@@ -183,12 +183,14 @@ static SIMT_DEVICE int short_slot(const short_lane &me, int p) {
   return (me.lane0 + j) * LANE_SLOTS + p - j * SIMT_WARP;
 }
 
+/* The bit of a lane's point k in its rounding bits (point 0, the lane's origin, is exact). */
+static SIMT_DEVICE unsigned point_rounded(unsigned rounded, int k) { return k > 0 ? rounded >> (k - 1) & 1u : 0u; }
+
 /* Point k (0..32) of lane j, whose point 0 is at slot `base` and whose rounding bits are
  * `rounded`, as a vertex of the slots' predicates: every k issues the same loads, point 0's
  * zeros too, so the lane hull's loop has no branch around them (short_lane_hull). */
 static SIMT_DEVICE hull_vertex lane_point(const short_shared &sh, int j, int base, unsigned rounded, int k) {
-  int bit = k > 0 ? (int)(rounded >> (k - 1) & 1u) : 0; /* point 0 is exact */
-  hull_vertex q = {j, k, {{sh.w ? sh.w[base + k] : (double)k, 0}, {sh.s[base + k], 0}}, bit};
+  hull_vertex q = {j, k, {{sh.w ? sh.w[base + k] : (double)k, 0}, {sh.s[base + k], 0}}, (int)point_rounded(rounded, k)};
   return q;
 }
 
@@ -375,9 +377,6 @@ static SIMT_DEVICE int coincide(unsigned zeros, int i, int j) {
   return (zeros & between) == between;
 }
 
-/* The bit of a lane's point k in its rounding bits (point 0, the lane's origin, is exact). */
-static SIMT_DEVICE unsigned point_rounded(unsigned rounded, int k) { return k > 0 ? rounded >> (k - 1) & 1u : 0u; }
-
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
  * their own_coords within the lane's error bounds e: the filter, else (Exact) the exact points,
  * inlined: ptxas gives an out-of-line fallback registers apart from all those live at any of its
@@ -391,8 +390,8 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
                                   lane_coord ck, int *unsure) {
   int turn = coord_orient<Weighted>(u, cu, e, t, ct, e, k, ck, e);
   if (turn) return turn;
-  if (Weighted && (coincide(sh.zeros[me.lane0 + me.q], u, t) || coincide(sh.zeros[me.lane0 + me.q], t, k)))
-    return 0;
+  unsigned zeros = Weighted ? sh.zeros[me.lane0 + me.q] : 0u;
+  if (Weighted && (coincide(zeros, u, t) || coincide(zeros, t, k))) return 0;
   if (!(point_rounded(rounded, u) | point_rounded(rounded, t) | point_rounded(rounded, k))) {
     turn = exact_coord_orient<Weighted>(u, cu, t, ct, k, ck);
     if (turn != 2) return turn;
