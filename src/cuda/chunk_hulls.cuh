@@ -86,7 +86,7 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
   hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
-  lane_points<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
+  lane_points_as<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
   if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero

@@ -1,5 +1,6 @@
 /* How a lane of the fast path sums its elements into its points of the cumulative sum diagram
- * (lane_points in short_rows.cuh), a compile-time policy of the lane kernels (begin, add, point,
+ * (lane_points in short_rows.cuh, which lane_points_as gives the view's: plain_sums where
+ * v.plain_sums, else the kernel's Sums), a compile-time policy (begin, add, point,
  * and add_unit: add with a weight of 1, the same sums in fewer operations, for unweighted data;
  * exact: whether the points are the exact sums (where a pair holds them), so that a level over
  * one element is the element's value, short_edge_level):

@@ -361,6 +361,7 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.start = start;
   v.edge_start = p->opt.solver_blocks ? start : NULL;
   v.sign = p->opt.increasing ? 1.0 : -1.0;
+  v.plain_sums = sizeof(T) == sizeof(float) && p->opt.gpu_plain_sums;
   v.lo = p->opt.lo;
   v.hi = p->opt.hi;
   v.tot = p->tot;
@@ -412,23 +413,17 @@ static gpuiso_status row_failure(Exec &ex, solver_view<T> v, gpuiso_error *err) 
   return s == GPUISO_OK ? row_error(ex, v, failed, err) : s;
 }
 
-/* A lane kernel's compile-time choices: its lanes' sums, whether the batch is weighted, and its
- * instance (lane_retry). */
-template <class Sums, bool Weighted, bool Exact>
+/* A lane kernel's compile-time choices: whether the batch is weighted, and its instance
+ * (lane_retry). Its sums are exact_sums, or plain_sums by the view (lane_points_as). */
+template <bool Weighted, bool Exact>
 struct lane_choice {
-  typedef Sums sums;
   static const bool weighted = Weighted, exact = Exact;
 };
 
-/* The lane kernel pick(lane_choice) returns for the plan's sums (exact = FALSE: plain_sums), the
- * batch's weights and the instance. */
+/* The lane kernel pick(lane_choice) returns for the batch's weights and the instance. */
 template <bool Exact, typename T, class Pick>
-static auto lane_kernel(const gpuiso_cuda_plan *p, const solver_view<T> &v, Pick pick)
-    -> decltype(pick(lane_choice<exact_sums, true, Exact>())) {
-  typedef typename lane_sums_of<T>::type plain;
-  if (p->opt.gpu_plain_sums)
-    return v.w ? pick(lane_choice<plain, true, Exact>()) : pick(lane_choice<plain, false, Exact>());
-  return v.w ? pick(lane_choice<exact_sums, true, Exact>()) : pick(lane_choice<exact_sums, false, Exact>());
+static auto lane_kernel(const solver_view<T> &v, Pick pick) -> decltype(pick(lane_choice<true, Exact>())) {
+  return v.w ? pick(lane_choice<true, Exact>()) : pick(lane_choice<false, Exact>());
 }
 
 /* The most blocks of a lane kernel's exact launch (lane_launch), which stride over the blocks
@@ -457,8 +452,8 @@ static gpuiso_status lane_launch(Exec &ex, const gpuiso_cuda_plan *p, const solv
                                  const char *exact_name, Pick pick, int64_t blocks, dim3 block, size_t shared,
                                  A... args) {
   lane_retry r = {p->retry, p->retry + 1};
-  return lane_pair_launch(ex, name, lane_kernel<false>(p, v, pick), exact_name, lane_kernel<true>(p, v, pick), blocks,
-                          block, shared, r, args...);
+  return lane_pair_launch(ex, name, lane_kernel<false>(v, pick), exact_name, lane_kernel<true>(v, pick), blocks, block,
+                          shared, r, args...);
 }
 
 /* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
@@ -468,10 +463,10 @@ template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
   auto short_rows = [](auto c) {
-    return short_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+    return short_rows_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
   };
   auto block_rows = [](auto c) {
-    return block_rows_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+    return block_rows_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
   };
   if (p->npacks > 0)
     s = lane_launch(ex, p, v, "short_rows_kernel", "short_rows_kernel_exact", short_rows, p->npacks,
@@ -480,8 +475,8 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
    * could fail a larger one still queued on another lane */
   size_t most = block_rows_shared(4 * SIMT_WARP, 1);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(p, v, block_rows), most);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(p, v, block_rows), most);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(v, block_rows), most);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(v, block_rows), most);
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;
@@ -512,7 +507,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
   if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
     s = lane_launch(ex, p, v, "chunk_hulls_kernel", "chunk_hulls_kernel_exact", [](auto c) {
-          return chunk_hulls_kernel<T, typename decltype(c)::sums, decltype(c)::weighted, decltype(c)::exact>;
+          return chunk_hulls_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
         }, M, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
   else if (s == GPUISO_OK)
     s = each(ex, chunk_hull_step<T>{v}, M);

@@ -379,10 +379,10 @@ static SIMT_DEVICE int coincide(unsigned zeros, int i, int j) {
 
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
  * their own_coords within the lane's error bounds e: the filter, else (Exact) the exact points,
- * inlined: ptxas gives an out-of-line fallback registers apart from all those live at any of its
- * call sites, which made the lane kernels 158 to 162 registers a thread, with spills where capped
- * at 128. The points are loaded again only for it, so that the lane hull's loop carries their
- * coordinates alone. Not Exact, a turn that neither the filter nor exact_coord_orient decides sets
+ * out of line: only the exact instances reach it, where it takes the registers of none of the
+ * filtered ones, and inlined at each of its call sites it made the lane kernels' code a third
+ * larger (the installed package over R CMD check's 5 MB). The points are loaded again only for
+ * it, so that the lane hull's loop carries their coordinates alone. Not Exact, a turn that neither the filter nor exact_coord_orient decides sets
  * *unsure and is taken as a left turn, the block left to the exact kernels (lane_retry). */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
@@ -397,8 +397,8 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
     if (turn != 2) return turn;
   }
   if (!Exact) return *unsure = 1;
-  return hull_orient_exact_vertices(&hs, lane_point(sh, me.q, base, rounded, u), lane_point(sh, me.q, base, rounded, t),
-                                    lane_point(sh, me.q, base, rounded, k), 1);
+  return hull_orient_exact_vertices_cold(&hs, lane_point(sh, me.q, base, rounded, u),
+                                         lane_point(sh, me.q, base, rounded, t), lane_point(sh, me.q, base, rounded, k), 1);
 }
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
@@ -493,7 +493,7 @@ static SIMT_DEVICE int walk_exact(const short_shared &sh, const short_lane &me, 
 
 /* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
  * errors their lanes' bounds (loaded here, so that the walks carry none): the filter, else
- * exact_coord_orient where the ends' coordinates are exact, else the exact points (inlined, as
+ * exact_coord_orient where the ends' coordinates are exact, else the exact points (out of line, as
  * own_orient's), the vertices loaded again only then; not Exact, as own_orient's. */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
@@ -507,7 +507,7 @@ static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, 
   }
   if (!Exact) return *unsure = 1;
   hull_vertex pa = short_vertex(sh, me, a.p), pb = short_vertex(sh, me, b.p), pc = short_vertex(sh, me, c.p);
-  return hull_orient_exact_vertices(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
+  return hull_orient_exact_vertices_cold(&hs, pa, pb, pc, hull_vertices_relative(pa, pb, pc));
 }
 
 /* e at point p of lane j, whose mask word is `mask` (0 for the merge's end: another merge of the
@@ -581,12 +581,12 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
  * within a rounding). Unweighted, an edge over one element (every edge of strictly increasing
  * data) takes hull_unit_slope, without the points and the divisions, where the points are the
- * exact sums (Sums::exact; plain_sums' levels are their points'). */
-template <class Sums, bool Weighted>
+ * exact sums (exact_points, lane_points_as; plain_sums' levels are their points'). */
+template <bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
-                                           int a, int b) {
+                                           int exact_points, int a, int b) {
   double slope;
-  if (!Weighted && Sums::exact && hull_unit_slope(&hs, me.from + a, me.from + b, &slope)) return slope;
+  if (!Weighted && exact_points && hull_unit_slope(&hs, me.from + a, me.from + b, &slope)) return slope;
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
@@ -673,6 +673,23 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   team.sync();
 }
 
+/* lane_points with the sums that the view asks for: float32's plain_sums where v.plain_sums
+ * (exact = FALSE), else Sums (exact_sums; the tests plant faults through it). A branch of the
+ * whole launch, out of the loops, so that one kernel serves both modes: instances apart for
+ * each made the installed package larger than R CMD check's 5 MB. Returns whether the points are
+ * the exact sums (Sums::exact). */
+template <typename T, class Team, class Sums, bool Weighted>
+static SIMT_DEVICE int lane_points_as(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                      const short_lane &me, int ok, double scale) {
+  typedef typename lane_sums_of<T>::type plain;
+  if (sizeof(T) == sizeof(float) && v.plain_sums) { /* float64 has no plain mode (lane_sums_of) */
+    lane_points<T, Team, plain, Weighted>(v, sh, team, me, ok, scale);
+    return plain::exact;
+  }
+  lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok, scale);
+  return Sums::exact;
+}
+
 /* The lane hulls, then their merges in rounds: the row's hull as mask bits. Returns 1, the same
  * in every thread of the block; not Exact, 0 where any of them met a turn that it could not
  * decide (own_orient, row_orient): then the hull is not the row's, and the exact kernels take the
@@ -726,7 +743,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
    * steps instead */
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
   hull_slots hs = lane_slots(v, sh, me, st.scale);
-  lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
+  int exact_points = lane_points_as<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
   if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok && !wide)) return 0;
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();
@@ -761,7 +778,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
     } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
       int u = short_prev_vertex(sh, me, j + 1, 0);
       edge_end = short_next_vertex(sh, me, j, me.used, me.n);
-      level[k] = short_edge_level<Sums, Weighted>(sh, hs, me, u, edge_end);
+      level[k] = short_edge_level<Weighted>(sh, hs, me, exact_points, u, edge_end);
     } else {
       level[k] = level[k - 1];
     }

@@ -137,7 +137,8 @@ static inline GPUISO_HD int hull_orient_exact_vertices(const hull_slots *v, hull
 }
 
 /* hull_orient_exact_vertices out of line, so that it leaves the filtered path of its callers
- * lean (the lane kernels inline it instead: own_orient and row_orient, src/cuda/short_rows.cuh). */
+ * lean (and the lane kernels' exact instances small: own_orient and row_orient,
+ * src/cuda/short_rows.cuh). */
 static GPUISO_COLD GPUISO_HD int hull_orient_exact_vertices_cold(const hull_slots *v, hull_vertex a, hull_vertex b,
                                                                  hull_vertex c, int relative) {
   return hull_orient_exact_vertices(v, a, b, c, relative);
