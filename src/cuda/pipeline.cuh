@@ -121,7 +121,7 @@ static gpuiso_status arena_make(Exec &ex, part_arena *a, void **base) {
 
 /* The rows of the lane kernels (host): those of up to SHORT_ROW_MAX listed in order (rows) and
  * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
- * warps, as short_rows_kernel finds their lanes), the longer ones listed for a block each
+ * warps, as lane_rows_kernel finds their lanes), the longer ones listed for a block each
  * (blocks: those of two warps, then those of four, so that each launch has the threads of its
  * rows); rows over BLOCK_ROW_MAX are the chunks'. Counts them into l; where the lists are given
  * (of the sizes counted by a first call without them), lists them. */
@@ -456,34 +456,32 @@ static gpuiso_status lane_launch(Exec &ex, const gpuiso_cuda_plan *p, const solv
                           shared, r, args...);
 }
 
-/* The fast path's rows of up to BLOCK_ROW_MAX: a warp per pack of short rows, a block per longer
- * row (a launch for those of two warps, one for those of four), each a lane_launch. Their
- * failures lower v.failed_row. */
+/* The fast path's rows of up to BLOCK_ROW_MAX (lane_rows_kernel): a warp per pack of short rows,
+ * a block per longer row (a launch for those of two warps, one for those of four), each a
+ * lane_launch, named as its stage: short_rows_kernel, block_rows_kernel. Their failures lower
+ * v.failed_row. */
 template <class Exec, typename T>
 static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   gpuiso_status s = GPUISO_OK;
-  auto short_rows = [](auto c) {
-    return short_rows_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
-  };
-  auto block_rows = [](auto c) {
-    return block_rows_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
+  auto lane_rows = [](auto c) {
+    return lane_rows_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
   };
   if (p->npacks > 0)
-    s = lane_launch(ex, p, v, "short_rows_kernel", "short_rows_kernel_exact", short_rows, p->npacks,
-                    dim3(SIMT_WARP), short_rows_shared(v.w != NULL), v, (const int64_t *)p->pack_row,
+    s = lane_launch(ex, p, v, "short_rows_kernel", "short_rows_kernel_exact", lane_rows, p->npacks, dim3(SIMT_WARP),
+                    lane_rows_shared(SIMT_WARP, v.w != NULL), v, (const int64_t *)p->pack_row,
                     (const int64_t *)p->pack_first);
   /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
    * could fail a larger one still queued on another lane */
-  size_t most = block_rows_shared(4 * SIMT_WARP, 1);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(v, block_rows), most);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(v, block_rows), most);
+  size_t most = lane_rows_shared(4 * SIMT_WARP, 1);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(v, lane_rows), most);
+  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(v, lane_rows), most);
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;
-    size_t shared = block_rows_shared(threads, v.w != NULL);
     if (s == GPUISO_OK && p->block_rows_of[k] > 0)
-      s = lane_launch(ex, p, v, "block_rows_kernel", "block_rows_kernel_exact", block_rows, p->block_rows_of[k],
-                      dim3((unsigned)threads), shared, v, (const int64_t *)p->block_row + first);
+      s = lane_launch(ex, p, v, "block_rows_kernel", "block_rows_kernel_exact", lane_rows, p->block_rows_of[k],
+                      dim3((unsigned)threads), lane_rows_shared(threads, v.w != NULL), v,
+                      (const int64_t *)p->block_row + first, (const int64_t *)NULL);
   }
   return s;
 }

@@ -2,7 +2,8 @@
  * BLOCK_ROW_MAX elements. A row of n elements takes the smallest power of two L of lanes with
  * 32 L >= n. Rows of up to a warp (SHORT_ROW_MAX) are packed several to a warp, each aligned to
  * its L within the warp (short_row_place), in order; longer ones take a block of L threads (two or
- * four warps) each. The row's lanes form a team (team.cuh), and every lane:
+ * four warps) each: two launches of lane_rows_kernel. The row's lanes form a team (team.cuh's
+ * lane_team), and every lane:
  *   1. checks its 32 elements and the row's totals (reductions over the team);
  *   2. forms its points of the cumulative sum diagram in shared memory: its sums from its first
  *      point rounded to doubles (short_shared), its first point from the scan of the lanes' totals;
@@ -813,10 +814,10 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
 
 /* The blocks that a lane kernel's filtered instance (Exact false) could not fit, for its exact
  * instance: how many, then which (lane_launch zeroes the count before the filtered launch). Apart,
- * the filtered instances leave out the exact sums' registers: 83 to 98 a thread under nvcc 13.0
- * for sm_90, where the exact ones take 120 to 128, so that unweighted their shared memory, not
- * their registers, bounds the warps an SM (20 where 16). A block listed has run its lane hulls
- * twice. */
+ * the filtered instances leave out the exact sums' registers: 83 to 96 a thread unweighted, 94 to
+ * 110 weighted, under nvcc 13.0 for sm_90, where the exact ones take 124 to 128, so that their
+ * shared memory, not their registers, bounds the warps an SM (20 where 16 unweighted). A block
+ * listed has run its lane hulls twice. */
 struct lane_retry {
   unsigned *count, *list;
 };
@@ -837,42 +838,34 @@ static SIMT_DEVICE void lane_blocks(lane_retry r, Fit fit) {
   }
 }
 
-/* The dynamic shared memory of short_rows_kernel: a warp's points, its rows' end points, masks. */
-static inline GPUISO_HD size_t short_rows_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
-
-/* Rows of up to SHORT_ROW_MAX elements, packed into warps: a warp per block (a pack), its points
- * in short_rows_shared(weighted) bytes (10 KB unweighted, 18.4 KB weighted). */
-template <typename T, class Sums, bool Weighted, bool Exact>
-SIMT_KERNEL LANE_BOUNDS(SIMT_WARP) void short_rows_kernel(solver_view<T> v, const int64_t *pack_row,
-                                                           const int64_t *pack_first, lane_retry retry) {
-  lane_blocks<Exact>(retry, [&](unsigned b) {
-    unsigned char *scratch;
-    short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
-    short_lane me = short_lane_of(v, pack_row, pack_first, b, simt::lane());
-    warp_team team = {me.lane0, me.lanes};
-    return fit_lane_row<T, warp_team, Sums, Weighted, Exact>(v, sh, team, me);
-  });
+/* The scratch of lane_rows_kernel's team with `threads` threads: a word a warp across warps, none
+ * for one warp. */
+static inline GPUISO_HD size_t lane_rows_scratch(int threads) {
+  return threads > SIMT_WARP ? (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD : 0;
 }
 
-/* The dynamic shared memory of block_rows_kernel with `threads` threads: the points, the team's
- * scratch, the masks (40 KB unweighted, 74 KB weighted, at four warps). */
-static inline GPUISO_HD size_t block_rows_shared(int threads, int weighted) {
-  return lane_shared_bytes(threads, weighted, (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD);
+/* The dynamic shared memory of lane_rows_kernel with `threads` threads: the points, the team's
+ * scratch, the masks: 10 KB unweighted and 18.4 KB weighted for a warp, 40 KB and 74 KB for four. */
+static inline GPUISO_HD size_t lane_rows_shared(int threads, int weighted) {
+  return lane_shared_bytes(threads, weighted, lane_rows_scratch(threads));
 }
 
-/* Rows of SHORT_ROW_MAX to BLOCK_ROW_MAX elements, one per block (block_row: the block's row) of
- * a power of two of warps, up to four. */
+/* Rows of up to BLOCK_ROW_MAX elements, as two launches of one kernel (lane_team): blocks of one
+ * warp, each a pack of rows of up to SHORT_ROW_MAX (pack_row[pack_first[b]..pack_first[b + 1]),
+ * short_lane_of), and blocks of two or four warps, each a longer row (pack_first NULL: the row
+ * pack_row[b]). */
 template <typename T, class Sums, bool Weighted, bool Exact>
-SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void block_rows_kernel(solver_view<T> v, const int64_t *block_row,
-                                                                          lane_retry retry) {
+SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void lane_rows_kernel(solver_view<T> v, const int64_t *pack_row,
+                                                                         const int64_t *pack_first, lane_retry retry) {
   lane_blocks<Exact>(retry, [&](unsigned b) {
     int threads = (int)simt::block_dim().x;
     unsigned char *scratch;
     short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,
-                                     (size_t)threads / SIMT_WARP * BLOCK_TEAM_WORD, &scratch);
-    short_lane me = block_lane_of(v, block_row[b], (int)simt::thread_rank());
-    block_team team = {short_row_lanes(me.n), scratch, threads};
-    return fit_lane_row<T, block_team, Sums, Weighted, Exact>(v, sh, team, me);
+                                     lane_rows_scratch(threads), &scratch);
+    short_lane me = pack_first ? short_lane_of(v, pack_row, pack_first, b, simt::lane())
+                               : block_lane_of(v, pack_row[b], (int)simt::thread_rank());
+    lane_team team = {{me.lane0, me.lanes}, {short_row_lanes(me.n), scratch, threads}, threads};
+    return fit_lane_row<T, lane_team, Sums, Weighted, Exact>(v, sh, team, me);
   });
 }
 

@@ -3,7 +3,8 @@
  *   warp_team   the lanes [lane0, lane0 + lanes) of a warp, a power of two aligned to its size,
  *               several rows to a warp: shuffles only;
  *   block_team  the first `lanes` threads of a block (whole warps), one row, the other warps idle:
- *               shuffles within warps, a word per warp in shared memory across them.
+ *               shuffles within warps, a word per warp in shared memory across them;
+ *   lane_team   either, by the block's size.
  * reduce gives every lane of the team the same bits (commutative steps in the same order; for
  * an operation that is not commutative to the bit, as double-double sums, take the total of
  * block_team's exclusive_scan); exclusive_scan gives each lane the values of the lanes before it,
@@ -135,6 +136,30 @@ struct block_team {
     *total = all;
     V before = shfl_up_value(x, 1);
     return lane == 0 ? prefix : op(prefix, before);
+  }
+};
+
+/* The team of a lane kernel whose blocks are either one warp (a warp_team: rows packed several to
+ * it) or whole warps for one row (a block_team), by the block's size: one kernel serves both, each
+ * collective choosing alike in every thread of the block, the lane hulls and merges between them
+ * the same code (short_rows.cuh). */
+struct lane_team {
+  warp_team warp;
+  block_team block;
+  int span; /* the block's threads, as block's */
+
+  SIMT_DEVICE int one_warp() const { return span == SIMT_WARP; }
+  SIMT_DEVICE void sync() const { one_warp() ? warp.sync() : block.sync(); }
+  SIMT_DEVICE int block_any(int x) const { return one_warp() ? warp.block_any(x) : block.block_any(x); }
+
+  template <typename V, class Op>
+  SIMT_DEVICE V reduce(V x, Op op) const {
+    return one_warp() ? warp.reduce(x, op) : block.reduce(x, op);
+  }
+
+  template <typename V, class Op>
+  SIMT_DEVICE V exclusive_scan(V x, Op op, V identity) const {
+    return one_warp() ? warp.exclusive_scan(x, op, identity) : block.exclusive_scan(x, op, identity);
   }
 };
 

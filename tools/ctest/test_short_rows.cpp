@@ -102,7 +102,7 @@ struct unflagged_sums : exact_sums {
   SIMT_DEVICE hull_point point() const { return hull_point{{at.w.hi + at.w.lo, 0}, {at.s.hi + at.s.lo, 0}}; }
 };
 
-/* The solver blocks of short_rows_kernel with Sums, a row a warp, that differ from the CPU hull
+/* The solver blocks of lane_rows_kernel with Sums, a row a warp, that differ from the CPU hull
  * engine's (-1: the launch failed). */
 template <class Sums>
 static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, const double *w, int increasing,
@@ -139,9 +139,9 @@ static int64_t blocks_differing(int64_t R, const int64_t *o, const double *y, co
   v.sign = increasing ? 1.0 : -1.0, v.lo = -INFINITY, v.hi = INFINITY, v.rows = rows, v.failed_row = failed;
   lane_retry listed = {retry, retry + 1};
   if (s == GPUISO_OK) /* a row a warp: the identity is both the rows' list and the warps' first */
-    s = lane_pair_launch(ex, "short_rows_kernel", short_rows_kernel<double, Sums, true, false>,
-                         "short_rows_kernel_exact", short_rows_kernel<double, Sums, true, true>, R, dim3(SIMT_WARP),
-                         short_rows_shared(1), listed, v, (const int64_t *)packs, (const int64_t *)packs);
+    s = lane_pair_launch(ex, "short_rows_kernel", lane_rows_kernel<double, Sums, true, false>,
+                         "short_rows_kernel_exact", lane_rows_kernel<double, Sums, true, true>, R, dim3(SIMT_WARP),
+                         lane_rows_shared(SIMT_WARP, 1), listed, v, (const int64_t *)packs, (const int64_t *)packs);
   if (s == GPUISO_OK) s = ex.get(start.data(), edge, N);
   if (s == GPUISO_OK) s = ex.get(&none, failed, sizeof none);
   void *held[] = {offsets, packs, dy, dw, fit, edge, rows, failed, retry};
@@ -230,16 +230,13 @@ struct retry_log : sim_exec {
         if (s == GPUISO_OK) s = get(list.data(), last.list, count * sizeof(unsigned));
         if (s == GPUISO_OK) s = get(after.data(), v.fit, bytes);
         for (unsigned i = 0; s == GPUISO_OK && i < count; i++) {
-          int64_t rows[2] = {0, 0}, row = -1; /* the block's rows: a pack's, a block row's */
-          if constexpr (sizeof...(A) == 4) {
-            s = get(rows, std::get<2>(arg) + list[i], sizeof rows);
+          int64_t rows[2] = {list[i], list[i] + 1}, row = -1; /* the block's rows: a pack's, a block row's */
+          if constexpr (sizeof...(A) == 4) { /* lane_rows_kernel: without pack_first, a row a block */
+            if (std::get<2>(arg)) s = get(rows, std::get<2>(arg) + list[i], sizeof rows);
             for (int64_t k = rows[0]; s == GPUISO_OK && k < rows[1]; k++) {
               if ((s = get(&row, std::get<1>(arg) + k, sizeof row)) != GPUISO_OK) break;
               for (int64_t e = off[(size_t)row]; e < off[(size_t)row + 1]; e++) stray += written<T>(after, e);
             }
-          } else if constexpr (sizeof...(A) == 3) {
-            s = get(&row, std::get<1>(arg) + list[i], sizeof row);
-            for (int64_t e = off[(size_t)row]; e < off[(size_t)row + 1]; e++) stray += written<T>(after, e);
           }
         }
         for (int64_t e = 0; e < off[(size_t)v.nrows]; e++) /* the launches before keep their fits */
