@@ -1,8 +1,8 @@
 /* How a lane of the fast path sums its elements into its points of the cumulative sum diagram
- * (lane_points in short_rows.cuh, which lane_points_as gives the view's: plain_sums where
- * v.plain_sums, else the kernel's Sums), a compile-time policy (begin, add, point,
- * and add_unit: add with a weight of 1, the same sums in fewer operations, for unweighted data;
- * exact: whether the points are the exact sums (where a pair holds them), so that a level over
+ * (lane_points in short_rows.cuh), each way a type that the launch picks at run time
+ * (lane_points_as: plain_sums where v.plain_sums, else the kernel's Sums), with begin, add, point,
+ * add_unit (add with a weight of 1, the same sums in fewer operations, for unweighted data) and
+ * exact (whether the points are the exact sums, where a pair holds them, so that a level over
  * one element is the element's value, short_edge_level):
  *   exact_sums  double-double sums from the lane's first point (the default, every precision);
  *   plain_sums  float32 sums within the lane, from its first point (a double-double pair, as the

@@ -46,11 +46,11 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
 /* The lane kernels' registers, capped so that GPUISO_LANE_WARPS warps fit an SM: 16 (128
- * registers, without spills) by default, which on an H200 ran the lane kernels' shapes 2 to 14%
- * faster than the compiler's choice (121 to 138 registers under nvcc 13.0: 13 to 16 warps) and
- * most of them faster than 20 or 24 warps (with spills), the fits bit for bit the same
- * (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler, tools/gpu-check's second
- * build. The cap binds the exact instances alone now (lane_retry). */
+ * registers, with no spill but one of 12 bytes in an exact instance) by default, which on an H200
+ * ran the lane kernels' shapes 2 to 14% faster than the compiler's choice (121 to 138 registers
+ * under nvcc 13.0: 13 to 16 warps) and most of them faster than 20 or 24 warps (with spills), the
+ * fits bit for bit the same (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler,
+ * tools/gpu-check's second build. The cap binds the exact instances alone now (lane_retry). */
 #ifndef GPUISO_LANE_WARPS
 #define GPUISO_LANE_WARPS 16
 #endif
@@ -380,11 +380,12 @@ static SIMT_DEVICE int coincide(unsigned zeros, int i, int j) {
 
 /* The turn of the lane's own points u, t and k (lane_point's, from `base` and `rounded`) from
  * their own_coords within the lane's error bounds e: the filter, else (Exact) the exact points,
- * out of line: only the exact instances reach it, where it takes the registers of none of the
- * filtered ones, and inlined at each of its call sites it made the lane kernels' code a third
- * larger (the installed package over R CMD check's 5 MB). The points are loaded again only for
- * it, so that the lane hull's loop carries their coordinates alone. Not Exact, a turn that neither the filter nor exact_coord_orient decides sets
- * *unsure and is taken as a left turn, the block left to the exact kernels (lane_retry). */
+ * out of line: only the exact instances reach it, so it takes none of the filtered ones'
+ * registers, and inlined at each of its four call sites it added 12% to solver.cu's sm_90 code
+ * (tools/bench/RESULTS.md, 2026-12-05, 22:12). The points are loaded
+ * again only for it, so that the lane hull's loop carries their coordinates alone. Not Exact, a
+ * turn that neither the filter nor exact_coord_orient decides sets *unsure and is taken as a left
+ * turn, the block left to the exact kernels (lane_retry). */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, lane_bound e, int u, lane_coord cu, int t, lane_coord ct, int k,
@@ -398,8 +399,8 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
     if (turn != 2) return turn;
   }
   if (!Exact) return *unsure = 1;
-  return hull_orient_exact_vertices_cold(&hs, lane_point(sh, me.q, base, rounded, u),
-                                         lane_point(sh, me.q, base, rounded, t), lane_point(sh, me.q, base, rounded, k), 1);
+  hull_vertex pu = lane_point(sh, me.q, base, rounded, u), pt = lane_point(sh, me.q, base, rounded, t);
+  return hull_orient_exact_vertices_cold(&hs, pu, pt, lane_point(sh, me.q, base, rounded, k), 1);
 }
 
 /* The lane's hull over its points 0..count (count: the next lane's first point or the row's end,
@@ -676,9 +677,9 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
 
 /* lane_points with the sums that the view asks for: float32's plain_sums where v.plain_sums
  * (exact = FALSE), else Sums (exact_sums; the tests plant faults through it). A branch of the
- * whole launch, out of the loops, so that one kernel serves both modes: instances apart for
- * each made the installed package larger than R CMD check's 5 MB. Returns whether the points are
- * the exact sums (Sums::exact). */
+ * whole launch, out of the loops, so that one kernel serves both modes, where instances of their
+ * own added a third to the lane kernels (the instances are what the library's compressed device
+ * code pays for). Returns whether the points are the exact sums (Sums::exact). */
 template <typename T, class Team, class Sums, bool Weighted>
 static SIMT_DEVICE int lane_points_as(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                       const short_lane &me, int ok, double scale) {
@@ -850,10 +851,10 @@ static inline GPUISO_HD size_t lane_rows_shared(int threads, int weighted) {
   return lane_shared_bytes(threads, weighted, lane_rows_scratch(threads));
 }
 
-/* Rows of up to BLOCK_ROW_MAX elements, as two launches of one kernel (lane_team): blocks of one
- * warp, each a pack of rows of up to SHORT_ROW_MAX (pack_row[pack_first[b]..pack_first[b + 1]),
- * short_lane_of), and blocks of two or four warps, each a longer row (pack_first NULL: the row
- * pack_row[b]). */
+/* Rows of up to BLOCK_ROW_MAX elements, one kernel for its two kinds of launch (lane_team):
+ * blocks of one warp, each a pack of rows of up to SHORT_ROW_MAX (pack_row[pack_first[b]..
+ * pack_first[b + 1]), short_lane_of), and blocks of two or four warps, each a longer row
+ * (pack_first NULL: the row pack_row[b]). */
 template <typename T, class Sums, bool Weighted, bool Exact>
 SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void lane_rows_kernel(solver_view<T> v, const int64_t *pack_row,
                                                                          const int64_t *pack_first, lane_retry retry) {
