@@ -11,7 +11,7 @@
  *               float32, so a point is within about 2^-24 times them of the exact one, and the
  *               turns of the lane hulls and the levels are taken on those points (as doubles, never
  *               rounded again in shared memory): the mode changes the sums, not the layout.
- * plain_sums is used for float32 data only (lane_sums_of): float64 has no pairs to drop in the
+ * plain_sums is used for float32 data only (lane_points_as): float64 has no pairs to drop in the
  * paper. The fit still never steps against its direction (fit_lane_row's running maximum).
  */
 #ifndef GPUISO_CUDA_LANE_SUMS_CUH
@@ -59,16 +59,6 @@ struct plain_sums {
     w = f32_add(w, 1.0f);
     s = f32_add(s, (float)(sign * yi));
   }
-};
-
-/* The policy of exact = FALSE for element type T. */
-template <typename T>
-struct lane_sums_of {
-  typedef exact_sums type;
-};
-template <>
-struct lane_sums_of<float> {
-  typedef plain_sums type;
 };
 
 #endif

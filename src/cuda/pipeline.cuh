@@ -361,7 +361,7 @@ static solver_view<T> plan_view(const gpuiso_cuda_plan *p, const T *y, const T *
   v.start = start;
   v.edge_start = p->opt.solver_blocks ? start : NULL;
   v.sign = p->opt.increasing ? 1.0 : -1.0;
-  v.plain_sums = sizeof(T) == sizeof(float) && p->opt.gpu_plain_sums;
+  v.plain_sums = p->opt.gpu_plain_sums;
   v.lo = p->opt.lo;
   v.hi = p->opt.hi;
   v.tot = p->tot;

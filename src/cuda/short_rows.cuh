@@ -382,10 +382,10 @@ static SIMT_DEVICE int coincide(unsigned zeros, int i, int j) {
  * their own_coords within the lane's error bounds e: the filter, else (Exact) the exact points,
  * out of line: only the exact instances reach it, so it takes none of the filtered ones'
  * registers, and inlined at each of its four call sites it added 12% to solver.cu's sm_90 code
- * (tools/bench/RESULTS.md, 2026-12-05, 22:12). The points are loaded
- * again only for it, so that the lane hull's loop carries their coordinates alone. Not Exact, a
- * turn that neither the filter nor exact_coord_orient decides sets *unsure and is taken as a left
- * turn, the block left to the exact kernels (lane_retry). */
+ * (tools/bench/RESULTS.md, 2026-12-05, 22:12). The points are loaded again only for it, so that
+ * the lane hull's loop carries their coordinates alone. Not Exact, a turn that neither the filter
+ * nor exact_coord_orient decides sets *unsure and is taken as a left turn, the block left to the
+ * exact kernels (lane_retry). */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me, int base,
                                   unsigned rounded, lane_bound e, int u, lane_coord cu, int t, lane_coord ct, int k,
@@ -683,10 +683,9 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
 template <typename T, class Team, class Sums, bool Weighted>
 static SIMT_DEVICE int lane_points_as(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                       const short_lane &me, int ok, double scale) {
-  typedef typename lane_sums_of<T>::type plain;
-  if (sizeof(T) == sizeof(float) && v.plain_sums) { /* float64 has no plain mode (lane_sums_of) */
-    lane_points<T, Team, plain, Weighted>(v, sh, team, me, ok, scale);
-    return plain::exact;
+  if (sizeof(T) == sizeof(float) && v.plain_sums) { /* float64 has no plain mode: no code for it */
+    lane_points<T, Team, plain_sums, Weighted>(v, sh, team, me, ok, scale);
+    return plain_sums::exact;
   }
   lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok, scale);
   return Sums::exact;

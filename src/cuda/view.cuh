@@ -25,7 +25,7 @@ struct solver_view {
   uint8_t *start;                     /* NULL: not wanted */
   uint8_t *edge_start;                /* start when the solver's blocks are wanted, else NULL */
   double sign, lo, hi;                /* sign -1: a decreasing fit, as an increasing one of -y */
-  int plain_sums;                     /* float32, exact = FALSE: the lanes sum as plain_sums */
+  int plain_sums;                     /* exact = FALSE: float32's lanes sum as plain_sums */
   /* the simple path's scratch */
   chunk_total *tot;
   hull_point *starts;                 /* nchunks: each chunk's first point */
