@@ -39,10 +39,6 @@ static SIMT_DEVICE int64_t tile_elements(const solver_view<T> &v, int64_t t, int
   return r;
 }
 
-static SIMT_DEVICE hull_point point_sum(hull_point a, hull_point b) {
-  return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)};
-}
-
 /* Whether row r is the lane kernels' (no chunks, some elements): the passes leave its state. */
 template <typename T>
 static SIMT_DEVICE int row_on_lanes(const solver_view<T> &v, int64_t r) {
@@ -120,7 +116,7 @@ SIMT_KERNEL void tile_sums_kernel(solver_view<T> v) {
   if (v.rows[r].status != GPUISO_OK) return; /* the whole block */
   int64_t c = first + simt::thread_rank();
   hull_point zero = {{0, 0}, {0, 0}}, total;
-  team.exclusive_scan(c < end ? hull_point{v.tot[c].w, v.tot[c].s} : zero, point_sum, zero, &total);
+  team.exclusive_scan(c < end ? hull_point{v.tot[c].w, v.tot[c].s} : zero, hull_point_add, zero, &total);
   double sum_abs = team.reduce(c < end ? v.tot[c].sum_abs : 0.0, sum_of());
   if (simt::thread_rank() == 0) v.tiles[t].total = total, v.tiles[t].sum_abs = sum_abs;
 }
@@ -138,9 +134,9 @@ static SIMT_DEVICE void row_starts(const solver_view<T> &v, block_team team, int
     int64_t t = base + rank;
     int in = t < v.tile_base[r + 1];
     hull_point tile;
-    hull_point before = team.exclusive_scan(in ? v.tiles[t].total : zero, point_sum, zero, &tile);
-    if (in) v.tiles[t].before = point_sum(run, before);
-    run = point_sum(run, tile);
+    hull_point before = team.exclusive_scan(in ? v.tiles[t].total : zero, hull_point_add, zero, &tile);
+    if (in) v.tiles[t].before = hull_point_add(run, before);
+    run = hull_point_add(run, tile);
     sum_abs += team.reduce(in ? v.tiles[t].sum_abs : 0.0, sum_of());
   }
   if (rank == 0) check_row_sums(v, r, sum_abs, run.w.hi);
@@ -160,8 +156,8 @@ SIMT_KERNEL void tile_starts_kernel(solver_view<T> v) {
   if (v.rows[r].status != GPUISO_OK) return; /* the whole block */
   int64_t c = first + simt::thread_rank();
   hull_point zero = {{0, 0}, {0, 0}};
-  hull_point before = team.exclusive_scan(c < end ? hull_point{v.tot[c].w, v.tot[c].s} : zero, point_sum, zero);
-  if (c < end) v.starts[c] = point_sum(v.tiles[t].before, before);
+  hull_point before = team.exclusive_scan(c < end ? hull_point{v.tot[c].w, v.tot[c].s} : zero, hull_point_add, zero);
+  if (c < end) v.starts[c] = hull_point_add(v.tiles[t].before, before);
 }
 
 /* The running maximum (minimum, decreasing) of a flagged row's levels (unstep_step's, to the
