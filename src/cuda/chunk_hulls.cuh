@@ -1,4 +1,5 @@
 /* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3). A warp per chunk
+ * sums it, each lane every 32nd element (coalesced), the lanes' totals reduced; a warp per chunk
  * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
  * (short_rows.cuh: lane hulls in bit masks, merged in rounds) on its chunk-relative points, and
  * writes it once to the chunk's vertex slot (hull/slots.h): each lane its mask's vertices, at the
@@ -6,9 +7,6 @@
  * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
  * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_rows.cuh. As the lane
  * kernels, a filtered instance and an exact one for the chunks that it leaves (lane_retry).
- * Unweighted chunks with exact sums get their totals from the hulls' sums (unit_chunk_checks);
- * the others from a pass of their own before, a warp per chunk, each lane every 32nd element
- * (coalesced), the lanes' totals reduced (chunk_totals_kernel).
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH
@@ -70,36 +68,7 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
  * 18.4 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
-/* An unweighted chunk's checks and totals, as chunk_totals_kernel's, from its lanes' sums
- * (lane_points, with the exact sums: not plain_sums), so that the chunk stage reads the data once,
- * before the rows' states, as the paper's does (a weighted chunk needs its row's scale first).
- * Returns whether the chunk's elements and sums are finite; where not, its totals name the first
- * element that is not (none: the sum overflows), and it gets no hull: its row fails the checks.
- * (Out of line, that case took registers from the hulls: ptxas spilled.) */
-template <typename T>
-static SIMT_DEVICE int unit_chunk_checks(const solver_view<T> &v, const warp_team &team, const short_lane &me,
-                                         int64_t g, lane_sums_end lane) {
-  double sum_abs = team.reduce(lane.sum_abs, [](double a, double b) { return a + b; });
-  if (isfinite(sum_abs)) { /* the whole warp */
-    if (lane.exact && me.row >= 0 && me.q == me.used - 1) {
-      chunk_total c = {lane.end.w, lane.end.s, sum_abs, 1, 1, -1};
-      v.tot[g] = c;
-    }
-    return 1;
-  }
-  int64_t bad = INT64_MAX;
-  for (int k = me.count - 1; k >= 0; k--) bad = isfinite((double)v.y[me.first + k]) ? bad : me.first + k;
-  bad = team.reduce(bad, [](int64_t a, int64_t b) { return a < b ? a : b; });
-  chunk_total c = {{0, 0}, {0, 0}, sum_abs, 1, 1, bad == INT64_MAX ? -1 : bad};
-  if (simt::lane() == 0) v.tot[g] = c;
-  return 0;
-}
-
-/* Chunk g's hull (chunk_hulls_kernel); 0 where left to the exact kernel (lane_hulls). Weighted,
- * after the rows' checks and scales; unweighted (scale 1), before them with its own
- * (unit_chunk_checks), and the totals where its sums are exact (not plain_sums): its hull is then
- * made whatever its row's state, and a row that fails its checks or is wide (check_row_sums)
- * leaves it unused. */
+/* Chunk g's hull (chunk_hulls_kernel); 0 where left to the exact kernel (lane_hulls). */
 template <typename T, class Sums, bool Weighted, bool Exact>
 static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   unsigned char *scratch;
@@ -107,19 +76,17 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   int64_t from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int n = (int)(to - from); /* up to SHORT_ROW_MAX */
-  if (Weighted && row_failed(v, r)) return 1; /* the whole warp */
-  if (Weighted && chunk_makes_wide(v, g, r)) { /* the whole warp */
+  if (row_failed(v, r)) return 1; /* the whole warp */
+  if (chunk_makes_wide(v, g, r)) { /* the whole warp */
     if (simt::lane() == 0) raise_flag(&v.rows[r].wide);
     return 1;
   }
-  double scale = Weighted ? v.rows[r].scale : 1.0;
   int lanes = short_row_lanes(n), q = (int)simt::lane();
   short_lane me = q < lanes ? lane_in_row(r, from, n, 0, lanes, q) : idle_lane();
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
-  hull_slots hs = lane_slots(v, sh, me, scale); /* the chunk-relative points, as the slots keep them */
-  lane_sums_end lane = lane_points_as<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, scale);
-  if (!Weighted && !unit_chunk_checks(v, team, me, g, lane)) return 1; /* the whole warp */
+  hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
+  lane_points_as<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
   if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
 
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
@@ -132,7 +99,7 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
     if (short_next_vertex(sh, me, k, me.used, n) <= coinciding_end(v, from, to, k)) keep &= ~(m & -m);
   }
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
-  hull_slots slots = view_slots_scaled(v, r, scale);
+  hull_slots slots = view_slots(v, r);
   int64_t e0 = g * slots.slot;
   for (unsigned m = keep; m; m &= m - 1, at++) {
     int k = q * SIMT_WARP + simt::ffs(m) - 1;

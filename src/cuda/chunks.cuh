@@ -97,19 +97,14 @@ struct rescale_step {
 };
 
 /* The checks of a row's sums: of w * |y| and of the weights (scaled); and the reach of
- * hull_is_wide, for the chunk hulls, which decide whether a weighted row is wide by their smallest
- * weights; a valid unweighted row, every weight 1, is decided here (a failed one is no row's to
- * fit: the stages after pass it by, as they pass by a wide row's hulls). */
+ * hull_is_wide, for the chunk hulls. */
 template <typename T>
 static SIMT_DEVICE void check_row_sums(const solver_view<T> &v, int64_t r, double sum_abs, double total_w) {
   v.rows[r].reach = hull_reach(total_w, sum_abs * v.rows[r].scale);
   int status = !isfinite(sum_abs) || !isfinite(total_w) ? GPUISO_E_OVERFLOW
                : total_w == 0                            ? GPUISO_E_W_ALLZERO
                                                          : GPUISO_OK;
-  if (status == GPUISO_OK) {
-    if (!v.w) v.rows[r].wide = hull_is_wide(1.0, v.rows[r].reach);
-    return;
-  }
+  if (status == GPUISO_OK) return;
   v.rows[r].status = status;
   lower_failed_row(v.failed_row, r);
 }
@@ -141,17 +136,15 @@ static SIMT_DEVICE void chunk_node(const solver_view<T> &v, int64_t g, int64_t h
   v.nseg[g] = 1;
 }
 
-/* Whether chunk g of row r holds a weight that makes its row wide (hull_is_wide); unweighted,
- * whether the row is (check_row_sums). */
+/* Whether chunk g of row r holds a weight that makes its row wide (hull_is_wide). */
 template <typename T>
 static SIMT_DEVICE int chunk_makes_wide(const solver_view<T> &v, int64_t g, int64_t r) {
-  return v.w ? hull_is_wide(v.tot[g].min_w * v.rows[r].scale, v.rows[r].reach) : v.rows[r].wide;
+  return hull_is_wide(v.tot[g].min_w * v.rows[r].scale, v.rows[r].reach);
 }
 
 /* Per chunk: its hull, by monotone chain on the chunk-relative points with its stack in its slot
  * (hull_slot_push); its node of the merge tree is the one segment of that hull. A chunk that
- * makes its row wide flags the row instead (a weighted row; an unweighted one is flagged by its
- * sums). */
+ * makes its row wide flags the row instead. */
 template <typename T>
 struct chunk_hull_step {
   solver_view<T> v;
@@ -160,7 +153,7 @@ struct chunk_hull_step {
     if (row_failed(v, r)) return;
     double scale = v.rows[r].scale;
     if (chunk_makes_wide(v, g, r)) {
-      if (v.w) raise_flag(&v.rows[r].wide); /* unweighted, flagged already */
+      raise_flag(&v.rows[r].wide);
       return;
     }
     hull_slots slots = view_slots(v, r);

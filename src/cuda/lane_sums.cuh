@@ -61,10 +61,4 @@ struct plain_sums {
   }
 };
 
-/* Whether the view's lanes sum as plain_sums (lane_points_as): float32 data with exact = FALSE. */
-template <typename T>
-static inline GPUISO_HD int lanes_sum_plain(const solver_view<T> &v) {
-  return sizeof(T) == sizeof(float) && v.plain_sums;
-}
-
 #endif

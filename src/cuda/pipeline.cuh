@@ -486,37 +486,29 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
   return s;
 }
 
-/* The chunks' hulls: a warp each (chunk_hulls_kernel) on the fast path, else a thread each. */
-template <class Exec, typename T>
-static gpuiso_status chunk_hulls(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v, int warps) {
-  if (!warps) return each(ex, chunk_hull_step<T>{v}, p->nchunks);
-  return lane_launch(ex, p, v, "chunk_hulls_kernel", "chunk_hulls_kernel_exact", [](auto c) {
-      return chunk_hulls_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
-    }, p->nchunks, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
-}
-
 /* The simple path: totals and checks, chunk hulls, merge levels, reconstruction. The fast path
  * for rows over BLOCK_ROW_MAX, as far as it is built: the same with a warp per chunk for its
  * totals and its hull (chunk_hulls.cuh), segmented reductions and scans over tiles of a row's
  * chunks for the passes over a row (row_scans.cuh), and a warp per tile of a chunk in the
- * reconstruction (reconstruct.cuh); unweighted with exact sums, the chunk hulls first, which sum
- * their chunks as they go (unit_chunk_checks: no pass of its own over the data). All queued at
- * once: the stages after the checks pass failed rows by (row_failed), whose failures v.failed_row
- * holds. */
+ * reconstruction (reconstruct.cuh). All queued at once: the stages after the checks pass failed
+ * rows by (row_failed), whose failures v.failed_row holds. */
 template <class Exec, typename T>
 static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view<T> v) {
   int64_t M = p->nchunks, R = p->nrows;
-  int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST, warps = fast && p->chunk <= SHORT_ROW_MAX;
-  int summed = warps && !v.w && !lanes_sum_plain(v);
-  gpuiso_status s = summed ? chunk_hulls(ex, p, v, warps)
-                    : fast ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
-                                       grid_of((M + TOTALS_WARPS - 1) / TOTALS_WARPS),
-                                       dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
-                           : each(ex, totals_step<T>{v}, M);
+  int fast = p->opt.gpu_kernel == GPUISO_GPU_FAST;
+  gpuiso_status s = fast ? ex.launch("chunk_totals_kernel", chunk_totals_kernel<T>,
+                                     grid_of((M + TOTALS_WARPS - 1) / TOTALS_WARPS),
+                                     dim3(TOTALS_WARPS * SIMT_WARP), 0, v)
+                         : each(ex, totals_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_checks(ex, v) : each(ex, row_scale_step<T>{v}, R);
-  if (s == GPUISO_OK && v.w) s = each(ex, rescale_step<T>{v}, M); /* unweighted: the scale is 1 */
+  if (s == GPUISO_OK) s = each(ex, rescale_step<T>{v}, M);
   if (s == GPUISO_OK) s = fast ? scan_row_starts(ex, v) : each(ex, row_starts_step<T>{v}, R);
-  if (s == GPUISO_OK && !summed) s = chunk_hulls(ex, p, v, warps);
+  if (s == GPUISO_OK && fast && p->chunk <= SHORT_ROW_MAX)
+    s = lane_launch(ex, p, v, "chunk_hulls_kernel", "chunk_hulls_kernel_exact", [](auto c) {
+          return chunk_hulls_kernel<T, exact_sums, decltype(c)::weighted, decltype(c)::exact>;
+        }, M, dim3(SIMT_WARP), chunk_hulls_shared(v.w != NULL), v);
+  else if (s == GPUISO_OK)
+    s = each(ex, chunk_hull_step<T>{v}, M);
   int wide_warps = fast && p->chunk <= FIT_TILE; /* wide_level_warp_kernel's chunks */
   if (s == GPUISO_OK)
     s = wide_warps ? ex.launch("wide_chain_kernel", wide_chain_kernel<T>,

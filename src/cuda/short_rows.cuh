@@ -635,27 +635,18 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
   return hull_quotient(e.s, e.w);
 }
 
-/* What lane_points tells of a lane besides its points: whether they are the exact sums
- * (Sums::exact), the point after its last element (its first point plus its sums: the last lane's
- * is its row's or chunk's totals) and, unweighted, its elements' sum of |y| (chunk_hull's). */
-struct lane_sums_end {
-  int exact;
-  hull_point end;
-  double sum_abs;
-};
-
 /* The lanes' points of the cumulative sum diagram in shared memory, weights scaled by `scale`:
  * each lane's sums from its first point (Sums, lane_sums.cuh; unweighted, add_unit: the same sums
  * in fewer operations), rounded as the slots round them (hull_round_rel), then the lanes' totals
  * scanned for their first points. */
 template <typename T, class Team, class Sums, bool Weighted>
-static SIMT_DEVICE lane_sums_end lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
-                                             const short_lane &me, int ok, double scale) {
+static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                    const short_lane &me, int ok, double scale) {
   hull_point zero = {{0, 0}, {0, 0}};
   Sums run;
   run.begin();
   unsigned rounded = 0, zeros = 0;
-  double ms = 0, sum_abs = 0; /* ms: the largest magnitude of the lane-relative S */
+  double ms = 0; /* the largest magnitude of the lane-relative S */
   int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 0, its origin */
   const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
   if (ok && me.count > 0) {
@@ -665,7 +656,7 @@ static SIMT_DEVICE lane_sums_end lane_points(const solver_view<T> &v, const shor
   for (int k = 0; ok && k < me.count; k++) {
     int slot = base + k + 1;
     if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign), zeros |= (unsigned)(w[k] == 0) << k;
-    else run.add_unit((double)y[k], v.sign), sum_abs += fabs((double)y[k]);
+    else run.add_unit((double)y[k], v.sign);
     double rw, rs;
     rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
     sh.s[slot] = rs;
@@ -674,7 +665,7 @@ static SIMT_DEVICE lane_sums_end lane_points(const solver_view<T> &v, const shor
   }
   hull_point t = run.point();
   hull_point p = team.exclusive_scan(
-      t, [](hull_point a, hull_point b) { return hull_point_add(a, b); }, zero);
+      t, [](hull_point a, hull_point b) { return hull_point{dd_add(a.w, b.w), dd_add(a.s, b.s)}; }, zero);
   if (ok && me.count > 0) {
     sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
     if (Weighted) sh.zeros[me.lane0 + me.q] = zeros;
@@ -682,20 +673,22 @@ static SIMT_DEVICE lane_sums_end lane_points(const solver_view<T> &v, const shor
     sh.bounds[me.lane0 + me.q] = lane_bound{Weighted ? row_bound(p.w, mw) : 0, row_bound(p.s, ms)};
   }
   team.sync();
-  return lane_sums_end{Sums::exact, hull_point_add(p, t), sum_abs};
 }
 
 /* lane_points with the sums that the view asks for: float32's plain_sums where v.plain_sums
  * (exact = FALSE), else Sums (exact_sums; the tests plant faults through it). A branch of the
  * whole launch, out of the loops, so that one kernel serves both modes, where instances of their
  * own added a third to the lane kernels (the instances are what the library's compressed device
- * code pays for). */
+ * code pays for). Returns whether the points are the exact sums (Sums::exact). */
 template <typename T, class Team, class Sums, bool Weighted>
-static SIMT_DEVICE lane_sums_end lane_points_as(const solver_view<T> &v, const short_shared &sh, const Team &team,
-                                                const short_lane &me, int ok, double scale) {
-  if (lanes_sum_plain(v)) /* float64 has no plain mode: no code for it */
-    return lane_points<T, Team, plain_sums, Weighted>(v, sh, team, me, ok, scale);
-  return lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok, scale);
+static SIMT_DEVICE int lane_points_as(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                      const short_lane &me, int ok, double scale) {
+  if (sizeof(T) == sizeof(float) && v.plain_sums) { /* float64 has no plain mode: no code for it */
+    lane_points<T, Team, plain_sums, Weighted>(v, sh, team, me, ok, scale);
+    return plain_sums::exact;
+  }
+  lane_points<T, Team, Sums, Weighted>(v, sh, team, me, ok, scale);
+  return Sums::exact;
 }
 
 /* The lane hulls, then their merges in rounds: the row's hull as mask bits. Returns 1, the same
@@ -751,7 +744,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
    * steps instead */
   int wide = ok && hull_is_wide(min_w * st.scale, hull_reach(total_w * st.scale, sum_abs * st.scale));
   hull_slots hs = lane_slots(v, sh, me, st.scale);
-  int exact_points = lane_points_as<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale).exact;
+  int exact_points = lane_points_as<T, Team, Sums, Weighted>(v, sh, team, me, ok && !wide, st.scale);
   if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok && !wide)) return 0;
   if (wide && me.count > 0) sh.masks[me.lane0 + me.q] = 0;
   team.sync();

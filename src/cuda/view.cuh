@@ -70,19 +70,12 @@ static inline GPUISO_HD int64_t piece_range(const solver_view<T> &v, int64_t idx
   return r;
 }
 
-/* The slots of the view's chunk hulls, as the shared merge code reads them, for row r of weights
- * scaled by `scale`; */
-template <typename T>
-static inline GPUISO_HD hull_slots view_slots_scaled(const solver_view<T> &v, int64_t r, double scale) {
-  hull_slots s = {v.starts, v.vd, v.weighted, v.vi, v.chunk + 1, v.chunk, v.chunk_base[r], v.offsets[r],
-                  v.y, v.w, sizeof(T) == sizeof(float), scale, v.sign};
-  return s;
-}
-
-/* ... by the row's scale, once its state is known. */
+/* The slots of the view's chunk hulls, as the shared merge code reads them, for row r. */
 template <typename T>
 static inline GPUISO_HD hull_slots view_slots(const solver_view<T> &v, int64_t r) {
-  return view_slots_scaled(v, r, v.rows[r].scale);
+  hull_slots s = {v.starts, v.vd, v.weighted, v.vi, v.chunk + 1, v.chunk, v.chunk_base[r], v.offsets[r],
+                  v.y, v.w, sizeof(T) == sizeof(float), v.rows[r].scale, v.sign};
+  return s;
 }
 
 /* Whether row r failed its checks: the stages after them pass it by (its values may not be finite,

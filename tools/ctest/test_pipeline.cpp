@@ -221,11 +221,11 @@ static void test_row_scans(void) {
   free(y); free(w); free(z);
 }
 
-/* Errors in unweighted rows over BLOCK_ROW_MAX, whose chunks the fast path checks as it builds
- * their hulls (unit_chunk_checks): the row and first element, as the simple path names them, in
- * both precisions; values that are not finite in one lane, in two lanes of a chunk and in two
- * chunks, and sums too large for a double in a chunk and only across chunks (a chunk's 1024
- * values of 1e305 sum to 1.024e308). */
+/* Errors in unweighted rows over BLOCK_ROW_MAX: the row and first element that the fast path
+ * names, as the simple path names them, in both precisions (float32 with exact = FALSE too), in
+ * chunks of 1024 and of 256 (8 lanes a chunk, so that some of a warp's lanes are idle); values
+ * that are not finite in one lane, in two lanes of a chunk and in two chunks, and sums too large
+ * for a double in a chunk and only across chunks (1024 values of 1e305 sum to 1.024e308). */
 static void test_unweighted_errors(void) {
   const int64_t lo[4] = {0, 5000, 11000, 16000}, n = lo[3];
   struct {
@@ -234,8 +234,8 @@ static void test_unweighted_errors(void) {
     gpuiso_status want;
     int64_t row, index;
   } cases[] = {{{9000, -1}, 0, GPUISO_E_Y_NONFINITE, 1, 9000},
-               {{9000, 8990}, 0, GPUISO_E_Y_NONFINITE, 1, 8990}, /* lanes 29 and 28 of a chunk */
-               {{8993, 8990}, 0, GPUISO_E_Y_NONFINITE, 1, 8990}, /* one lane */
+               {{9000, 8990}, 0, GPUISO_E_Y_NONFINITE, 1, 8990},
+               {{8993, 8990}, 0, GPUISO_E_Y_NONFINITE, 1, 8990},
                {{15000, 12345}, 0, GPUISO_E_Y_NONFINITE, 2, 12345},
                {{10999, 5001}, 0, GPUISO_E_Y_NONFINITE, 1, 5001},
                {{-1, -1}, 1e306, GPUISO_E_OVERFLOW, 2, -1},
@@ -243,29 +243,34 @@ static void test_unweighted_errors(void) {
   std::vector<double> y(n), z(n);
   std::vector<float> yf(n), zf(n);
   for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++)
-    for (int single = 0; single <= 1; single++) {
-      if (single && cases[c].big != 0) continue; /* float32 sums do not overflow a double */
-      for (int64_t i = 0; i < n; i++) y[i] = i >= lo[2] && cases[c].big != 0 ? cases[c].big : sin(0.3 * i);
-      for (int k = 0; k < 2; k++)
-        if (cases[c].at[k] >= 0) y[cases[c].at[k]] = k ? -INFINITY : NAN;
-      for (int64_t i = 0; i < n; i++) yf[i] = (float)y[i];
-      gpuiso_opts opt = options(1, 0, 0);
-      gpuiso_error e[2];
-      gpuiso_status s[2];
-      for (int fast = 0; fast < 2; fast++) {
-        opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-        sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
-        s[fast] = single ? fit_rows_host(ex, 3, lo, GPUISO_SINGLE, yf.data(), (const float *)NULL, &opt, zf.data(),
-                                         NULL, &e[fast])
-                         : fit_rows_host(ex, 3, lo, GPUISO_DOUBLE, y.data(), (const double *)NULL, &opt, z.data(),
-                                         NULL, &e[fast]);
+    for (int mode = 0; mode < 3; mode++) /* double, single, single with exact = FALSE */
+      for (int64_t chunk = 256; chunk <= 1024; chunk *= 4) {
+        int single = mode > 0;
+        if (single && cases[c].big != 0) continue; /* float32 sums do not overflow a double */
+        for (int64_t i = 0; i < n; i++) y[i] = i >= lo[2] && cases[c].big != 0 ? cases[c].big : sin(0.3 * i);
+        for (int k = 0; k < 2; k++)
+          if (cases[c].at[k] >= 0) y[cases[c].at[k]] = k ? -INFINITY : NAN;
+        for (int64_t i = 0; i < n; i++) yf[i] = (float)y[i];
+        gpuiso_opts opt = options(1, chunk, 0);
+        opt.gpu_plain_sums = mode == 2;
+        gpuiso_error e[2];
+        gpuiso_status s[2];
+        for (int fast = 0; fast < 2; fast++) {
+          opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+          sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
+          s[fast] = single ? fit_rows_host(ex, 3, lo, GPUISO_SINGLE, yf.data(), (const float *)NULL, &opt,
+                                           zf.data(), NULL, &e[fast])
+                           : fit_rows_host(ex, 3, lo, GPUISO_DOUBLE, y.data(), (const double *)NULL, &opt,
+                                           z.data(), NULL, &e[fast]);
+        }
+        CHECK(s[1] == cases[c].want && s[0] == s[1] && e[1].row == cases[c].row && e[0].row == e[1].row &&
+                  e[1].index == cases[c].index && e[0].index == e[1].index,
+              "unweighted long rows, error %d, %s, chunk %lld: fast status %d (%s) row %lld index %lld, simple "
+              "status %d (%s) row %lld index %lld", c,
+              mode == 2 ? "single, exact = FALSE" : single ? "single" : "double", (long long)chunk, (int)s[1],
+              e[1].message, (long long)e[1].row, (long long)e[1].index, (int)s[0], e[0].message, (long long)e[0].row,
+              (long long)e[0].index);
       }
-      CHECK(s[1] == cases[c].want && s[0] == s[1] && e[1].row == cases[c].row && e[0].row == e[1].row &&
-                e[1].index == cases[c].index && e[0].index == e[1].index,
-            "unweighted long rows, error %d, %s: fast status %d (%s) row %lld index %lld, simple status %d (%s) row "
-            "%lld index %lld", c, single ? "single" : "double", (int)s[1], e[1].message, (long long)e[1].row,
-            (long long)e[1].index, (int)s[0], e[0].message, (long long)e[0].row, (long long)e[0].index);
-    }
 }
 
 /* The executor, noting which of the lane and chunk kernels a fit launched. */
