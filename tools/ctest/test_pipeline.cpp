@@ -160,6 +160,19 @@ static void level_plan_release(sim_exec &ex, level_plan *lp) {
   plan_release(ex, &lp->p);
 }
 
+/* The rows of o fitted with opt on the simple path (k = 0) and the fast path (k = 1): statuses
+ * and errors. */
+template <typename T>
+static void fit_both_paths(int nrows, const int64_t *o, const T *y, const T *w, gpuiso_opts opt, T *z,
+                           gpuiso_status st[2], gpuiso_error e[2]) {
+  gpuiso_precision type = sizeof(T) == sizeof(float) ? GPUISO_SINGLE : GPUISO_DOUBLE;
+  for (int fast = 0; fast <= 1; fast++) {
+    opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
+    sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
+    st[fast] = fit_rows_host(ex, nrows, o, type, y, w, &opt, z, NULL, &e[fast]);
+  }
+}
+
 /* The fast path's block-per-row passes against the simple path's thread-per-row steps: the
  * running maximum (minimum) of flagged rows to the bit, and the checks of long rows. */
 static void test_row_scans(void) {
@@ -205,11 +218,7 @@ static void test_row_scans(void) {
     int64_t want_row[4] = {1, 2, 1, 2};
     gpuiso_error e[2];
     gpuiso_status s[2];
-    for (int k = 0; k < 2; k++) {
-      opt.gpu_kernel = k ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-      sim_exec ex = {&e[k], 0, 0, 0, 0, sim_seed};
-      s[k] = fit_rows_host(ex, 3, lo, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[k]);
-    }
+    fit_both_paths(3, lo, y, w, opt, z, s, e);
     CHECK(s[1] == want[c] && s[0] == s[1] && e[1].row == want_row[c] && e[0].row == e[1].row &&
               e[0].index == e[1].index && e[1].index == (c < 2 ? at : -1),
           "long rows, error %d: fast status %d row %lld index %lld, simple status %d row %lld index %lld", c,
@@ -255,14 +264,8 @@ static void test_unweighted_errors(void) {
         opt.gpu_plain_sums = mode == 2;
         gpuiso_error e[2];
         gpuiso_status s[2];
-        for (int fast = 0; fast < 2; fast++) {
-          opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-          sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
-          s[fast] = single ? fit_rows_host(ex, 3, lo, GPUISO_SINGLE, yf.data(), (const float *)NULL, &opt,
-                                           zf.data(), NULL, &e[fast])
-                           : fit_rows_host(ex, 3, lo, GPUISO_DOUBLE, y.data(), (const double *)NULL, &opt,
-                                           z.data(), NULL, &e[fast]);
-        }
+        if (single) fit_both_paths(3, lo, yf.data(), (const float *)NULL, opt, zf.data(), s, e);
+        else fit_both_paths(3, lo, y.data(), (const double *)NULL, opt, z.data(), s, e);
         CHECK(s[1] == cases[c].want && s[0] == s[1] && e[1].row == cases[c].row && e[0].row == e[1].row &&
                   e[1].index == cases[c].index && e[0].index == e[1].index,
               "unweighted long rows, error %d, %s, chunk %lld: fast status %d (%s) row %lld index %lld, simple "
@@ -283,18 +286,6 @@ struct route_log : sim_exec {
     return sim_exec::launch(name, kernel, grid, block, shared, args...);
   }
 };
-
-/* The rows of o fitted on the simple path (k = 0) and the fast path (k = 1), increasing: statuses
- * and errors. */
-static void fit_both_paths(int nrows, const int64_t *o, const double *y, const double *w, double *z,
-                           gpuiso_status st[2], gpuiso_error e[2]) {
-  for (int fast = 0; fast <= 1; fast++) {
-    gpuiso_opts opt = options(1, 0, 0);
-    opt.gpu_kernel = fast ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE;
-    sim_exec ex = {&e[fast], 0, 0, 0, 0, sim_seed};
-    st[fast] = fit_rows_host(ex, nrows, o, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e[fast]);
-  }
-}
 
 /* A batch mixing the lane kernels' rows (up to BLOCK_ROW_MAX, empty ones too) with longer ones in
  * chunks, in one plan, on the fast path: every family, weighted or not, both directions, both
@@ -347,7 +338,7 @@ static void test_mixed_rows(void) {
     y[first] = NAN, w[second] = -1;
     gpuiso_error e[2];
     gpuiso_status st[2];
-    fit_both_paths(nrows, o, y, w, z, st, e);
+    fit_both_paths(nrows, o, y, w, options(1, 0, 0), z, st, e);
     CHECK(st[1] == GPUISO_E_Y_NONFINITE && st[0] == st[1] && e[1].row == bad[k][0] && e[1].index == first &&
               e[0].row == e[1].row && e[0].index == e[1].index,
           "mixed rows, bad rows %d and %d: fast status %d row %lld index %lld, simple status %d row %lld index %lld",
@@ -360,7 +351,7 @@ static void test_mixed_rows(void) {
   w[o[6] + 5] = -1;
   gpuiso_error e[2];
   gpuiso_status st[2];
-  fit_both_paths(nrows, o, y, w, z, st, e);
+  fit_both_paths(nrows, o, y, w, options(1, 0, 0), z, st, e);
   CHECK(st[1] == GPUISO_E_W_ALLZERO && st[0] == st[1] && e[1].row == 3 && e[1].index == -1 && e[0].row == 3 &&
             e[0].index == -1,
         "mixed rows, zero weights in a lane row: fast status %d row %lld index %lld, simple status %d row %lld",
