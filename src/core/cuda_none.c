@@ -76,7 +76,7 @@ gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, con
                                       gpuiso_error *err)
 {
   (void)plan, (void)y, (void)w, (void)fit, (void)start;
-  times->count = 0;
+  times->count = times->steps = 0;
   return no_cuda(err);
 }
 

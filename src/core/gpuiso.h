@@ -530,12 +530,18 @@ void gpuiso_cuda_plan_free(gpuiso_cuda_plan *plan);
 
 /* gpuiso_cuda_plan_run with the device time of each stage (tools/gpu-check): stage i is the
  * kernels launched as name[i] (a step of the pipeline), in milliseconds summed over its launches
- * (the merge levels are one stage), from CUDA events between the launches. */
+ * (the merge levels are one stage), from CUDA events between the launches; and each launch, copy
+ * or wait in order (the first GPUISO_MAX_STEPS): step_stage[k] its stage (-1 past the stages
+ * kept), step_ms[k] its milliseconds (a merge level's launch, say). */
 #define GPUISO_MAX_STAGES 24
+#define GPUISO_MAX_STEPS 96
 typedef struct {
   int count;
   char name[GPUISO_MAX_STAGES][48];
   double ms[GPUISO_MAX_STAGES];
+  int steps;
+  int step_stage[GPUISO_MAX_STEPS];
+  double step_ms[GPUISO_MAX_STEPS];
 } gpuiso_stage_times;
 gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const void *y, const void *w,
                                       void *fit, uint8_t *start, gpuiso_stage_times *times,

@@ -54,13 +54,13 @@ static gpuiso_status make(Exec &ex, T **dev, int64_t count) {
   return ex.alloc((void **)dev, (size_t)count * sizeof(T));
 }
 
-/* step(i) for every i < count. */
+/* step(i) for every i < count, in blocks of `threads`. */
 template <class Exec, class Step>
-static gpuiso_status each(Exec &ex, const Step &step, int64_t count) {
+static gpuiso_status each(Exec &ex, const Step &step, int64_t count, int threads = THREADS_PER_BLOCK) {
   if (count <= 0) return GPUISO_OK;
-  int64_t blocks = (count + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+  int64_t blocks = (count + threads - 1) / threads;
   return ex.launch(step_name<Step>(), each_kernel<Step>, grid_of(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS),
-                   dim3(THREADS_PER_BLOCK), 0, step, count);
+                   dim3((unsigned)threads), 0, step, count);
 }
 
 #endif

@@ -21,26 +21,9 @@
 #define WARP_MERGE_BELOW 6000
 #endif
 #define MERGE_WARPS 4 /* merges a block of merge_warp_kernel runs */
-
-/* Merge m of the level: node[m]'s chunk takes in the one span after it (node NULL: m is a chunk,
- * which merges when a merge starts there). */
-template <typename T>
-struct merge_step {
-  solver_view<T> v;
-  int64_t span;
-  const int64_t *node;
-  SIMT_DEVICE void operator()(int64_t m) const {
-    int64_t g = node ? node[m] : m;
-    int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], count = v.chunk_base[r + 1] - v.chunk_base[r];
-    if (j % (2 * span) != 0 || j + span >= count || row_failed(v, r)) return;
-    if (v.rows[r].wide) {
-      wide_merge(v, r, j, span);
-      return;
-    }
-    hull_slots slots = view_slots(v, r);
-    v.nseg[g] = hull_merge(&slots, v.seg + g, v.nseg[g], v.seg + g + span, v.nseg[g + span], v.cap);
-  }
-};
+/* Threads a block of the thread-per-merge levels: their kernel takes 132 registers (nvcc 13.0,
+ * sm_90), so that an SM holds three blocks of 128 (12 warps) where it would hold one of 256. */
+#define MERGE_THREADS 128
 
 /* hull_first_false with a warp (warp_last_true): over the segments, the last whose first vertex
  * passes; within it, the first vertex that fails, the one after the last that passes. Every lane
@@ -83,23 +66,47 @@ static SIMT_DEVICE void warm_segment(const hull_slots *v, hull_segment g, int in
   simt::prefetch(v->starts + g.chunk);
 }
 
-/* What a merge reads one load after another, asked of L1 by the lanes at once: each lane the
- * vertices by the shared point of a's segment that many from its end and of b's that many from
- * its start (warm_segment), and the rest of b's segments, which the tail move reads; so that the
- * walk's turns and the tail's rounds wait on L1, not each on a global load. The upper levels' few
- * merges are such chains: 35 to 47 us a level, much the same whatever its size
- * (tools/bench/RESULTS.md, 2026-12-04). */
+/* What a merge reads one load after another, asked of L1 at once by `lanes` threads (a warp's
+ * lanes, or one thread alone): thread `lane` the vertices by the shared point of a's segment that
+ * many from its end and of b's that many from its start (warm_segment), and the threads together
+ * the rest of b's segments, which the tail move reads; so that the walk's turns and the tail's
+ * rounds wait on L1, not each on a global load. The upper levels' few merges are such chains: 35
+ * to 47 us a level, much the same whatever its size (tools/bench/RESULTS.md, 2026-12-04). A
+ * thread's merge of the lower levels (lists under 16 segments, a walk crossing under one a side)
+ * warms the two segments by the shared point. */
 static SIMT_DEVICE void warm_merge(const hull_slots *v, const hull_segment *a, int64_t na, const hull_segment *b,
-                                   int64_t nb) {
-  int64_t lane = simt::lane();
+                                   int64_t nb, int64_t lane, int64_t lanes) {
   if (lane < na) warm_segment(v, a[na - 1 - lane], 1);
   if (lane < nb) warm_segment(v, b[lane], 0);
-  /* b's segments past the lanes' own, line by line from the one holding segment 32 to the one
-   * holding its last byte */
-  uintptr_t first = (uintptr_t)(b + SIMT_WARP) & ~(uintptr_t)(SIMT_LINE - 1), last = (uintptr_t)(b + nb) - 1;
-  for (uintptr_t at = first + lane * SIMT_LINE; nb > SIMT_WARP && at <= last; at += SIMT_WARP * SIMT_LINE)
+  /* b's segments past the threads' own, line by line from the one holding segment `lanes` to the
+   * one holding its last byte */
+  uintptr_t first = (uintptr_t)(b + lanes) & ~(uintptr_t)(SIMT_LINE - 1), last = (uintptr_t)(b + nb) - 1;
+  for (uintptr_t at = first + lane * SIMT_LINE; nb > lanes && at <= last; at += lanes * SIMT_LINE)
     simt::prefetch((const void *)at);
 }
+
+/* Merge m of the level: node[m]'s chunk takes in the one span after it (node NULL: m is a chunk,
+ * which merges when a merge starts there). */
+template <typename T>
+struct merge_step {
+  solver_view<T> v;
+  int64_t span;
+  const int64_t *node;
+  SIMT_DEVICE void operator()(int64_t m) const {
+    int64_t g = node ? node[m] : m;
+    int64_t r = v.chunk_row[g], j = g - v.chunk_base[r], count = v.chunk_base[r + 1] - v.chunk_base[r];
+    if (j % (2 * span) != 0 || j + span >= count || row_failed(v, r)) return;
+    if (v.rows[r].wide) {
+      wide_merge(v, r, j, span);
+      return;
+    }
+    hull_slots slots = view_slots(v, r);
+    hull_segment *a = v.seg + g, *b = v.seg + g + span;
+    int64_t na = v.nseg[g], nb = v.nseg[g + span];
+    if (node) warm_merge(&slots, a, na, b, nb, 0, 1); /* the fast path's; the simple path as it was */
+    v.nseg[g] = hull_merge(&slots, a, na, b, nb, v.cap);
+  }
+};
 
 /* hull_merge with a warp: the trivial merges and the walk as one thread runs them (every lane the
  * same, warm_merge's lines in L1), the nested bisection by warp_first_false, the tail of b moved
@@ -114,7 +121,7 @@ static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a,
     if (lane == 0) out = hull_merge(v, a, na, b, nb, cap);
     return simt::shfl(SIMT_FULL_MASK, out, 0);
   }
-  warm_merge(v, a, na, b, nb);
+  warm_merge(v, a, na, b, nb, lane, SIMT_WARP);
   hull_pos alpha, beta;
   if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
     hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};

@@ -521,7 +521,7 @@ static gpuiso_status fit_simple(Exec &ex, const gpuiso_cuda_plan *p, solver_view
     if (!fast)
       s = each(ex, merge_step<T>{v, span, NULL}, M);
     else if (count >= WARP_MERGE_BELOW)
-      s = each(ex, merge_step<T>{v, span, node}, count);
+      s = each(ex, merge_step<T>{v, span, node}, count, MERGE_THREADS);
     else
       s = ex.launch("merge_warp_kernel", merge_warp_kernel<T>, grid_of((count + MERGE_WARPS - 1) / MERGE_WARPS),
                     dim3(MERGE_WARPS * SIMT_WARP), 0, v, span, node, count);

@@ -79,12 +79,15 @@ extern "C" gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const v
     s = ex.check(cudaEventElapsedTime(&ms, clock.event[k - 1], clock.event[k]), "cudaEventElapsedTime");
     int i = 0;
     while (i < times->count && strcmp(times->name[i], clock.name[k]) != 0) i++;
-    if (i == times->count) {
-      if (i == GPUISO_MAX_STAGES) continue;
+    if (i == times->count && i < GPUISO_MAX_STAGES) {
       snprintf(times->name[i], sizeof times->name[i], "%s", clock.name[k]);
       times->count++;
     }
-    times->ms[i] += ms;
+    if (i < times->count) times->ms[i] += ms;
+    if (times->steps < GPUISO_MAX_STEPS) {
+      times->step_stage[times->steps] = i < times->count ? i : -1;
+      times->step_ms[times->steps++] = ms;
+    }
   }
   for (int k = 0; k < clock.made; k++) (void)cudaEventDestroy(clock.event[k]);
   return s;

@@ -18,9 +18,10 @@
  *     lanes         the fast path and its lane kernels' stages on the shapes that they fit (rows
  *                   of 16, 1e3 and 4e3, chunks of a row of 1e7), float32 and float64: run once by
  *                   each build of the lane kernels' registers (GPUISO_CHECK_VARIANT names it)
- *     merges        the fast path and its merge levels' stages at walk caps 64 (the default), 16,
- *                   4 and 1 on rows of 1e4 to 1e8, float32, with the fits' hashes (the same at
- *                   every cap)
+ *     merges        the fast path and its merge levels' stages at walk caps 64 (the default) and
+ *                   16 on rows of 1e4 to 1e8, float32, with the fits' hashes (the same at every
+ *                   cap), and each level's launch at cap 64 (earlier runs settled the cap: 64 the
+ *                   best or as good on every shape against 16, 4 and 1)
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
@@ -416,8 +417,16 @@ static double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcp
   return time_ms(run_copy, &c, reps, 0, what);
 }
 
-/* The device time of each stage of one run of the plan, as "stage ms ..." (the steps' names
- * without "_step" and the element type), into text of size bytes; "-" when it fails. */
+/* A stage's name without "_step" and the element type, into out of size bytes. */
+static void short_name(const char *name, char *out, size_t size) {
+  snprintf(out, size, "%s", name);
+  out[strcspn(out, "<")] = 0;
+  char *suffix = strstr(out, "_step");
+  if (suffix) *suffix = 0;
+}
+
+/* The device time of each stage of one run of the plan, as "stage ms ..." (short_name), into
+ * text of size bytes; "-" when it fails. */
 static void stage_text(plan_work *p, char *text, size_t size) {
   gpuiso_stage_times t;
   gpuiso_error e;
@@ -426,10 +435,7 @@ static void stage_text(plan_work *p, char *text, size_t size) {
   size_t at = 0;
   for (int i = 0; i < t.count && at < size; i++) {
     char name[48];
-    snprintf(name, sizeof name, "%s", t.name[i]);
-    name[strcspn(name, "<")] = 0;
-    char *suffix = strstr(name, "_step");
-    if (suffix) *suffix = 0;
+    short_name(t.name[i], name, sizeof name);
     at += snprintf(text + at, size - at, "%s%s %.3g", i ? ", " : "", name, t.ms[i]);
   }
 }
@@ -442,6 +448,12 @@ typedef struct {
 static const stage_set lane_stages = {{"short_rows_kernel", "block_rows_kernel", "chunk_hulls_kernel"}};
 static const stage_set merge_stages = {{"merge"}};
 
+static int in_set(const char *name, const stage_set *set) {
+  for (int k = 0; k < 3 && set->names[k]; k++)
+    if (strncmp(name, set->names[k], strlen(set->names[k])) == 0) return 1;
+  return 0;
+}
+
 /* The device ms of a set's stages in one run of the plan: the sum of their times. */
 static double set_ms(plan_work *p, const stage_set *set) {
   gpuiso_stage_times t;
@@ -449,15 +461,36 @@ static double set_ms(plan_work *p, const stage_set *set) {
   if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return NAN;
   double ms = 0;
   for (int i = 0; i < t.count; i++)
-    for (int k = 0; k < 3 && set->names[k]; k++)
-      if (strncmp(t.name[i], set->names[k], strlen(set->names[k])) == 0) ms += t.ms[i];
+    if (in_set(t.name[i], set)) ms += t.ms[i];
   return ms;
+}
+
+/* The ms of each launch of a set's stages in one run of the plan, in order (a merge level's
+ * each), as "stage ms ms ... stage ms ..." (short_name, where the launches change stage), into
+ * text of size bytes; "-" when it fails. */
+static void step_text(plan_work *p, const stage_set *set, char *text, size_t size) {
+  gpuiso_stage_times t;
+  gpuiso_error e;
+  snprintf(text, size, "-");
+  if (gpuiso_cuda_plan_stages(p->plan, p->y, NULL, p->fit, NULL, &t, &e) != GPUISO_OK) return;
+  size_t at = 0;
+  for (int k = 0, last = -1; k < t.steps && at < size; k++) {
+    int i = t.step_stage[k];
+    if (i < 0 || !in_set(t.name[i], set)) continue;
+    if (i != last) {
+      char name[48];
+      short_name(t.name[i], name, sizeof name);
+      at += snprintf(text + at, size - at, "%s%s", at ? " " : "", name);
+      last = i;
+    }
+    if (at < size) at += snprintf(text + at, size - at, " %.3g", t.step_ms[k]);
+  }
 }
 
 /* A plan of the kernel over the rows of off, merges walking at most cap steps (0: the default),
  * timed on device data; NAN when it cannot be made. stages (when not NULL) gets the time of each
- * stage of one more run, set_time (when not NULL) the median of 5 more runs' ms of the stages of
- * set. */
+ * stage of one more run (stage_text), or where set is given, of each launch of set's stages
+ * (step_text); set_time (when not NULL) the median of 5 more runs' ms of the stages of set. */
 static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision type,
                           gpuiso_gpu_kernel kernel, int64_t cap, const void *dy, void *dfit, int reps,
                           int warm, const char *what, char *stages, size_t stages_size,
@@ -471,7 +504,8 @@ static double time_kernel(int64_t nrows, const int64_t *off, gpuiso_precision ty
     return NAN;
   }
   double ms = time_ms(run_plan, &p, reps, warm, what);
-  if (stages && !isnan(ms)) stage_text(&p, stages, stages_size);
+  if (stages && !isnan(ms) && set) step_text(&p, set, stages, stages_size);
+  else if (stages && !isnan(ms)) stage_text(&p, stages, stages_size);
   if (set_time) {
     double part[5];
     for (int k = 0; k < 5 && !isnan(ms); k++) part[k] = set_ms(&p, set);
@@ -555,7 +589,9 @@ static uint64_t fnv1a(const void *data, size_t bytes) {
  * the shape, in the precision, at each walk cap of the merges (0: the default), the fast path's ms
  * and its ms in the stages of set (medians of 5), and the hash of the fit, the same bit for bit
  * whatever the build or the cap (the caps find the same bridges). "INFO SECTION VARIANT SHAPE TYPE
- * MS SET_MS HASH", the variant followed by "/capN" where a cap is given. */
+ * MS SET_MS HASH", the variant followed by "/capN" where a cap is given; after the first cap's,
+ * "INFO SECTION steps VARIANT SHAPE TYPE: STEPS", the ms of each launch of set's stages in one
+ * more run (step_text: the merge levels one by one). */
 static void time_stages(const char *section, const char *variant, shape sh, gpuiso_precision type,
                         const int64_t *caps, int ncaps, const stage_set *set) {
   int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
@@ -573,11 +609,14 @@ static void time_stages(const char *section, const char *variant, shape sh, gpui
     if (caps[c] > 0) snprintf(name, sizeof name, "%s/cap%lld", variant, (long long)caps[c]);
     else snprintf(name, sizeof name, "%s", variant);
     snprintf(what, sizeof what, "%s %s %s %s", section, name, sh.name, single ? "f32" : "f64");
-    double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, caps[c], dy, dfit, 5, 1, what, NULL, 0, set, &part);
+    char steps[400];
+    double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, caps[c], dy, dfit, 5, 1, what, c == 0 ? steps : NULL,
+                            sizeof steps, set, &part);
     if (isnan(ms)) continue;
     CUDA_OK(cudaMemcpy(back, dfit, bytes, cudaMemcpyDeviceToHost));
     printf("INFO %s %s %s %s %.4f %.4f %016llx\n", section, name, sh.name, single ? "f32" : "f64", ms, part,
            (unsigned long long)fnv1a(back, bytes));
+    if (c == 0) printf("INFO %s steps %s %s %s: %s\n", section, name, sh.name, single ? "f32" : "f64", steps);
   }
   cudaFree(dy);
   cudaFree(dfit);
@@ -609,17 +648,18 @@ static void run_lanes(void) {
 }
 
 /* The merge levels (a thread per merge at the large levels, a warp per merge at the small ones)
- * at walk caps 64 (the default), 16, 4 and 1, float32, on rows of several levels to one of 1e8. */
+ * at walk caps 64 (the default) and 16, float32, on rows of several levels to one of 1e8, and
+ * each level's time at 64. */
 static void run_merges(void) {
   shape shapes[] = {{"1e3x1e4", 1000, 10000}, {"1e2x1e5", 100, 100000}, {"1x1e7", 1, 10000000},
                     {"1x1e8", 1, 100000000}};
-  const int64_t caps[] = {64, 16, 4, 1};
+  const int64_t caps[] = {64, 16};
   for (int k = 0; k < 4; k++) {
     if (late(k == 3 ? 5 : 2)) {
       skip("merges");
       continue;
     }
-    time_stages("merges", variant_name(), shapes[k], GPUISO_SINGLE, caps, 4, &merge_stages);
+    time_stages("merges", variant_name(), shapes[k], GPUISO_SINGLE, caps, 2, &merge_stages);
   }
 }
 

@@ -145,23 +145,25 @@ static inline GPUISO_HD int hull_walk(const hull_slots *v, const hull_segment *a
     /* The ends walk in turns, each as far as it goes. An end that cannot move once the other has
      * gone as far as it can leaves the bridge found: a second pass of it would not move either
      * (the first end alone may find its place at once, before the second has moved). Passes are
-     * at most steps + 2. */
-    int moved = 1;
-    for (int64_t side = 0, tries = 0; (moved || tries == 1) && steps <= cap; side ^= 1, tries++) {
-      moved = 0;
-      while (side == 0 && steps <= cap && hull_before(astart, alpha) &&
-             hull_orient_vertices(v, hull_at(v, a, hull_prev(a, alpha)), hull_at(v, a, alpha),
-                                  hull_at(v, b, beta)) <= 0) {
-        alpha = hull_prev(a, alpha);
-        moved = 1;
-        steps++;
+     * at most steps + 2. One loop, a turn an iteration, whichever end moves: the merges of a
+     * warp's threads then test their turns together, where a loop an end had the threads on
+     * different ends take their turns one after the other. */
+    for (int side = 0, tries = 0, moved = 0; steps <= cap;) {
+      int more = side == 0 ? hull_before(astart, alpha) : hull_before(beta, bend);
+      if (more) { /* side 0: alpha's vertex before, alpha, beta; side 1: alpha, beta, beta's after */
+        hull_pos p = side == 0 ? hull_prev(a, alpha) : alpha, q = side == 0 ? alpha : beta;
+        hull_pos r = side == 0 ? beta : hull_next(b, beta);
+        more = hull_orient_vertices(v, hull_at(v, a, p), hull_at(v, side == 0 ? a : b, q), hull_at(v, b, r)) <= 0;
+        if (more) {
+          if (side == 0) alpha = p;
+          else beta = r;
+          moved = 1;
+          steps++;
+        }
       }
-      while (side == 1 && steps <= cap && hull_before(beta, bend) &&
-             hull_orient_vertices(v, hull_at(v, a, alpha), hull_at(v, b, beta),
-                                  hull_at(v, b, hull_next(b, beta))) <= 0) {
-        beta = hull_next(b, beta);
-        moved = 1;
-        steps++;
+      if (!more) { /* the pass ends: the first is always followed by the second */
+        if (!moved && tries > 0) break;
+        side ^= 1, tries++, moved = 0;
       }
     }
   }

@@ -118,6 +118,7 @@ gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *p, const void *y, const 
   for (int i = 0; i < t->count; i++) {
     strcpy(t->name[i], names[i]);
     t->ms[i] = (now_ms() - t0) / t->count;
+    t->step_stage[t->steps] = i, t->step_ms[t->steps++] = t->ms[i];
   }
   return s;
 }
