@@ -77,6 +77,7 @@ extern "C" gpuiso_status gpuiso_cuda_plan_stages(gpuiso_cuda_plan *plan, const v
   for (int k = 1; s == GPUISO_OK && k < clock.count; k++) {
     float ms = 0;
     s = ex.check(cudaEventElapsedTime(&ms, clock.event[k - 1], clock.event[k]), "cudaEventElapsedTime");
+    if (s != GPUISO_OK) break;
     int i = 0;
     while (i < times->count && strcmp(times->name[i], clock.name[k]) != 0) i++;
     if (i == times->count && i < GPUISO_MAX_STAGES) {
