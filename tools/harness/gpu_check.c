@@ -22,6 +22,10 @@
  *                   16 on rows of 1e4 to 1e8, float32, with the fits' hashes (the same at every
  *                   cap), and each level's launch at cap 64 (earlier runs settled the cap: 64 the
  *                   best or as good on every shape against 16, 4 and 1)
+ *     profile       one fit of each of the targets' float32 noise shapes of the lane kernels (a
+ *                   row of 1e8, 1e4 x 1e3, 1e6 x 16) on the fast path between cudaProfilerStart
+ *                   and cudaProfilerStop, after an untimed one, for Nsight Compute to profile
+ *                   those fits alone (tools/gpu-check runs it under ncu)
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
@@ -34,6 +38,7 @@
  * GPUISO_CHECK_DEADLINE (seconds since the epoch): work that would run past it is skipped and
  * counted, so that a section ends by itself before tools/gpu-check's timeout stops it.
  */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <omp.h>
@@ -663,6 +668,46 @@ static void run_merges(void) {
   }
 }
 
+/* One fit of each shape between cudaProfilerStart and cudaProfilerStop, after an untimed one that
+ * loads the kernels, so that a profiler started with its collection off (ncu --profile-from-start
+ * off) sees those fits' launches alone; the fit's status as a check. */
+static void run_profile(void) {
+  shape shapes[] = {{"1x1e8", 1, 100000000}, {"1e4x1e3", 10000, 1000}, {"1e6x16", 1000000, 16}};
+  for (int k = 0; k < 3; k++) {
+    if (late(5)) {
+      skip("profile");
+      continue;
+    }
+    int64_t nrows, *off = layout(shapes[k], &nrows), n = off[nrows];
+    double *y = xmalloc(n * sizeof *y);
+    gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, 1, y, NULL);
+    float *yf = to_float(y, n);
+    void *dy, *dfit;
+    CUDA_OK(cudaMalloc(&dy, n * sizeof(float)));
+    CUDA_OK(cudaMalloc(&dfit, n * sizeof(float)));
+    CUDA_OK(cudaMemcpy(dy, yf, n * sizeof(float), cudaMemcpyHostToDevice));
+    gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
+    gpuiso_error e;
+    plan_work p = {NULL, dy, dfit};
+    gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, GPUISO_SINGLE, 0, &o, &p.plan, &e);
+    if (s == GPUISO_OK && (s = run_plan(&p, &e)) == GPUISO_OK) {
+      CUDA_OK(cudaDeviceSynchronize());
+      CUDA_OK(cudaProfilerStart());
+      s = run_plan(&p, &e);
+      CUDA_OK(cudaDeviceSynchronize());
+      CUDA_OK(cudaProfilerStop());
+    }
+    report(s == GPUISO_OK, "profile %s f32 noise: the fits between the profiler's start and stop%s%s", shapes[k].name,
+           s == GPUISO_OK ? "" : ": ", s == GPUISO_OK ? "" : error_text(s, &e));
+    if (p.plan) gpuiso_cuda_plan_free(p.plan);
+    cudaFree(dy);
+    cudaFree(dfit);
+    free(off);
+    free(y);
+    free(yf);
+  }
+}
+
 /* Rows of host doubles on the fast path (R's default): copy in, fit, copy out (what an R call
  * pays, less R's own work), against the CPU PAV engine on every core (over rows, or one row on
  * every thread); medians of reps (at most 5) wall-clock ms after a first call (its time to
@@ -1198,7 +1243,7 @@ typedef struct {
 static const section sections[] = {{"device", run_device},           {"small", run_small},
                                    {"accuracy-1e8", run_accuracy_1e8}, {"accuracy", run_accuracy},
                                    {"timing", run_timing},           {"lanes", run_lanes},
-                                   {"merges", run_merges},
+                                   {"merges", run_merges},           {"profile", run_profile},
                                    {"idr", run_idr},
                                    {"calibration", run_calibration}, {"grad", run_grad}};
 
