@@ -23,9 +23,10 @@
  *                   cap), and each level's launch at cap 64 (earlier runs settled the cap: 64 the
  *                   best or as good on every shape against 16, 4 and 1)
  *     profile       one fit of each of the targets' float32 noise shapes of the lane kernels (a
- *                   row of 1e8, 1e4 x 1e3, 1e6 x 16) on the fast path between cudaProfilerStart
- *                   and cudaProfilerStop, after an untimed one, for Nsight Compute to profile
- *                   those fits alone (tools/gpu-check runs it under ncu)
+ *                   row of 1e8, 1e4 x 1e3, 1e6 x 16; the one GPUISO_PROFILE_SHAPE names) on the
+ *                   fast path between cudaProfilerStart and cudaProfilerStop, after an untimed
+ *                   one, for Nsight Compute to profile those fits alone (tools/gpu-check runs it
+ *                   under ncu, a shape at a time)
  *     idr           IDR on the GPU against the CPU engine, and its time at n = 1e5
  *     calibration   calibrate_isotonic()'s GPU pipeline against the CPU path, and its time at 1e7
  *                   scores in 300 groups
@@ -668,12 +669,15 @@ static void run_merges(void) {
   }
 }
 
-/* One fit of each shape between cudaProfilerStart and cudaProfilerStop, after an untimed one that
- * loads the kernels, so that a profiler started with its collection off (ncu --profile-from-start
- * off) sees those fits' launches alone; the fit's status as a check. */
+/* One fit of each shape (of the one GPUISO_PROFILE_SHAPE names, where set) between
+ * cudaProfilerStart and cudaProfilerStop, after an untimed one that loads the kernels, so that a
+ * profiler started with its collection off (ncu --profile-from-start off) sees those fits' launches
+ * alone; the fit's status as a check. */
 static void run_profile(void) {
   shape shapes[] = {{"1x1e8", 1, 100000000}, {"1e4x1e3", 10000, 1000}, {"1e6x16", 1000000, 16}};
+  const char *only = getenv("GPUISO_PROFILE_SHAPE");
   for (int k = 0; k < 3; k++) {
+    if (only && strcmp(only, shapes[k].name) != 0) continue;
     if (late(5)) {
       skip("profile");
       continue;

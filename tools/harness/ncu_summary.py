@@ -27,22 +27,36 @@ def number(text):
 
 
 def short(name):
-    """A kernel's name without its template arguments and parameters (each_kernel<merge_step<float>>
-    keeps its step)."""
+    """A kernel's name without its template arguments and parameters; each_kernel keeps its step,
+    and a lane kernel's exact instance (its last template argument true) is named so."""
     m = re.search(r"each_kernel<(\w+)", name)
     if m:
         return "each_kernel<" + m.group(1) + ">"
-    name = re.sub(r"^void ", "", name)
-    return re.split(r"[<(]", name, maxsplit=1)[0]
+    base = re.split(r"[<(]", re.sub(r"^void ", "", name.strip()), maxsplit=1)[0]
+    if re.match(r"(chunk_hulls|lane_rows)_kernel$", base) and re.search(r",\s*true\s*>", name):
+        base += "/exact"
+    return base
 
 
 def rows_of(path):
+    """The page's rows, or None with a line that says why there are none."""
     try:
-        with open(path, newline="") as f:
-            return [r for r in csv.reader(f) if r]
-    except OSError as e:
-        print(f"INFO profile: {path}: {e.strerror}")
+        with open(path, newline="", errors="replace") as f:
+            rows = [r for r in csv.reader(f) if r]
+    except (OSError, csv.Error) as e:
+        print(f"INFO profile: {path}: {e}")
         return None
+    if not rows:
+        print(f"INFO profile: {path} is empty")
+    return rows or None
+
+
+def first_columns(names):
+    """Each column name's first index (a page may repeat a name)."""
+    col = {}
+    for i, n in enumerate(names):
+        col.setdefault(n.strip().lstrip("# "), i)
+    return col
 
 
 def ms_factor(unit):
@@ -57,14 +71,14 @@ def summarize_raw(rows):
               + " ".join(" ".join(r) for r in rows[:2])[:200] + ")")
         return
     names, units = rows[head], rows[head + 1] if head + 1 < len(rows) else []
-    col = {n: i for i, n in enumerate(names)}
+    col = first_columns(names)
     time_col = col.get("gpu__time_duration.sum")
     scale = ms_factor(units[time_col]) if time_col is not None and time_col < len(units) else None
     if scale is None:
         scale = 1e-6  # nanoseconds, ncu's base unit
     kernels = {}
     for r in rows[head + 1:]:
-        if len(r) != len(names) or not r[col["Kernel Name"]] or number(r[time_col] if time_col is not None else "") is None:
+        if time_col is None or len(r) != len(names) or number(r[time_col]) is None:
             continue  # the units row, ncu's own lines
         k = kernels.setdefault(short(r[col["Kernel Name"]]), {"launches": 0, "ms": 0.0, "sum": {}, "rate": {}})
         ms = number(r[time_col]) * scale
@@ -93,11 +107,11 @@ def summarize_raw(rows):
         parts = [f"{k['ms']:.4f} ms" + (f" ({k['launches']} launches)" if k["launches"] > 1 else "")]
         inst = k["sum"].get("smsp__inst_executed.sum")
         if inst is not None:
-            parts.append(f"{inst:.3g} warp instructions")
+            parts.append(f"{inst:.3g} inst")
         for label, n, fmt in (("IPC", "sm__inst_executed.avg.per_cycle_active", "{:.2f}"),
-                              ("issue busy", "smsp__issue_active.avg.pct_of_peak_sustained_active", "{:.0f}%"),
-                              ("occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%"),
-                              ("registers", "launch__registers_per_thread", "{:.0f}"),
+                              ("issue", "smsp__issue_active.avg.pct_of_peak_sustained_active", "{:.0f}%"),
+                              ("occ", "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%"),
+                              ("regs", "launch__registers_per_thread", "{:.0f}"),
                               ("L1 hits", "l1tex__t_sector_hit_rate.pct", "{:.0f}%")):
             v = rate(n)
             if v is not None:
@@ -105,15 +119,16 @@ def summarize_raw(rows):
         stalls = []
         for n in k["rate"]:
             m = re.match(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$", n)
-            if m:
+            if m and m.group(1) != "selected":  # a warp issuing: about 1 always
                 stalls.append((rate(n), m.group(1)))
         if stalls:
             parts.append("stalls " + " ".join(f"{s} {v:.2f}" for v, s in sorted(stalls, reverse=True)[:5]))
         pipes = []
         for n in k["rate"]:
-            m = re.match(r"sm__(?:inst_executed_)?pipe_(\w+?)(?:_cycles_active)?\.avg\.pct_of_peak_sustained_active$", n)
-            if m:
-                pipes.append((rate(n), m.group(1)))
+            m = re.match(r"sm__(inst_executed_)?pipe_(\w+?)(_cycles_active)?"
+                         r"\.avg\.pct_of_peak_sustained_(active|elapsed)$", n)
+            if m:  # the instructions issued to a pipe, or its cycles busy
+                pipes.append((rate(n), m.group(2) + (" cycles" if m.group(3) else "")))
         if pipes:
             parts.append("pipes " + " ".join(f"{p} {v:.0f}%" for v, p in sorted(pipes, reverse=True)[:3]))
         print(f"INFO profile {name}: " + ", ".join(parts))
@@ -124,16 +139,76 @@ def opcode(sass):
     return re.split(r"[\s.]", text, maxsplit=1)[0] if text else "?"
 
 
-def summarize_source(rows):
+def read_sass(path):
+    """The functions of `nvdisasm -g` output: each its name and, in order, its instructions' opcodes
+    and source lines (the last `//## File "F", line N` before each; "?" where none came)."""
+    try:
+        with open(path) as f:
+            text = f.read().splitlines()
+    except OSError:
+        return []
+    functions, where = [], "?"
+    for line in text:
+        m = re.match(r"\s*\.text\.(\S+?):", line)
+        if m:
+            functions.append({"name": m.group(1), "ops": [], "lines": []})
+            where = "?"
+            continue
+        m = re.search(r'//## File "([^"]+)", line (\d+)', line)
+        if m:
+            where = m.group(1).rsplit("/", 1)[-1] + ":" + m.group(2)
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", line)
+        if m and functions:
+            functions[-1]["ops"].append(opcode(m.group(1)))
+            functions[-1]["lines"].append(where)
+    return functions
+
+
+def matching_function(ops, functions):
+    """The function of the SASS whose instructions are the block's: its opcodes the same, in order,
+    at the most places, among those of the block's length; None where none is."""
+    best, score = None, 0
+    for f in functions:
+        if len(f["ops"]) != len(ops):
+            continue
+        same = sum(a == b for a, b in zip(f["ops"], ops))
+        if same > score:
+            best, score = f, same
+    return best if best is not None and score >= 0.9 * len(ops) else None
+
+
+def source_lines(block, executed, samples, functions):
+    """The block's executed instructions and stall samples by source line, where its function is
+    found in the SASS (the rows in address order, as nvdisasm lists them)."""
+    col = block["col"]
+    def address(r):
+        a = r[col["Address"]].strip().lower()
+        return int(a, 16) if re.match(r"(0x)?[0-9a-f]+$", a) else 0
+
+    rows = sorted(block["rows"], key=address)
+    f = matching_function([opcode(r[col["Source"]]) for r in rows], functions)
+    if f is None:
+        return None
+    by_line = {}
+    for r, where in zip(rows, f["lines"]):
+        e, st = by_line.get(where, (0.0, 0.0))
+        stalled = (number(r[samples]) or 0.0) if samples is not None else 0.0
+        by_line[where] = (e + (number(r[executed]) or 0.0), st + stalled)
+    return by_line
+
+
+def summarize_source(rows, functions):
     blocks, current, title = [], None, ""
     for r in rows:
-        if "Address" in r and "Source" in r:
-            current = {"title": title, "col": {n: i for i, n in enumerate(r)}, "rows": []}
+        col = first_columns(r)
+        if r[0].strip() == "Kernel Name":  # a block's kernel ("Kernel Name","void ...",)
+            title = r[1] if len(r) > 1 else ""
+        elif "Address" in col and "Source" in col:
+            current = {"title": title, "col": col, "width": len(r), "rows": []}
             blocks.append(current)
-        elif current is not None and len(r) == len(current["col"]):
+        elif current is not None and len(r) == current["width"]:
             current["rows"].append(r)
-        elif len(r) <= 2:
-            title = r[-1]  # a block's kernel, where the page names it
     if not blocks:
         print("INFO profile source page: no header row with 'Address' and 'Source' (ncu's message: "
               + " ".join(" ".join(r) for r in rows[:2])[:200] + ")")
@@ -158,18 +233,29 @@ def summarize_source(rows):
             line += "; stall samples: " + " ".join(
                 f"{op} {100 * v / total_stalled:.0f}%" for op, v in sorted(stalled.items(), key=lambda kv: -kv[1])[:8])
         print(line)
+        by_line = source_lines(block, executed, samples, functions) if functions else None
+        if by_line:
+            top = sorted(by_line.items(), key=lambda kv: -kv[1][0])[:20]
+            print(f"INFO profile sass {b} lines: " + ", ".join(
+                f"{where} {100 * e / total:.1f}%/{100 * st / total_stalled:.1f}%" for where, (e, st) in top)
+                + " (executed / stall samples)")
+        elif functions:
+            print(f"INFO profile sass {b} lines: no function of the SASS has this kernel's instructions")
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: ncu_summary.py RAW_CSV SOURCE_CSV", file=sys.stderr)
+    if len(sys.argv) not in (3, 4):
+        print("usage: ncu_summary.py RAW_CSV SOURCE_CSV [SASS]", file=sys.stderr)
         return 64
-    raw = rows_of(sys.argv[1])
-    if raw:
-        summarize_raw(raw)
-    source = rows_of(sys.argv[2])
-    if source:
-        summarize_source(source)
+    for page, summarize in ((sys.argv[1], summarize_raw), (sys.argv[2], summarize_source)):
+        rows = rows_of(page)
+        try:  # a layout this script did not foresee costs that page's lines, with the reason
+            if rows and summarize is summarize_raw:
+                summarize_raw(rows)
+            elif rows:
+                summarize_source(rows, read_sass(sys.argv[3]) if len(sys.argv) == 4 else [])
+        except Exception as e:  # noqa: BLE001
+            print(f"INFO profile: {page}: the summary stopped: {type(e).__name__}: {e}")
     return 0
 
 
