@@ -10,13 +10,17 @@
 #include "view.cuh"
 
 template <typename T>
-static inline GPUISO_HD chunk_total chunk_total_of(const solver_view<T> &v, int64_t from,
-                                                   int64_t to, double scale) {
+static SIMT_DEVICE chunk_total chunk_total_of(const solver_view<T> &v, int64_t from, int64_t to, double scale) {
   chunk_total c = chunk_total_none();
-  for (int64_t i = from; i < to; i++) {
-    if (!chunk_total_add(&c, (double)v.y[i], v.w ? (double)v.w[i] : 1.0, scale, v.sign)) {
-      c.bad = i;
-      break;
+  for (int64_t i0 = from; i0 < to; i0 += ELEMENT_GROUP(T)) {
+    T y[ELEMENT_GROUP(T)], w[ELEMENT_GROUP(T)];
+    element_group(v.y, i0, to, y);
+    if (v.w) element_group(v.w, i0, to, w);
+    for (int h = 0; h < ELEMENT_GROUP(T) && i0 + h < to; h++) {
+      if (!chunk_total_add(&c, (double)y[h], v.w ? (double)w[h] : 1.0, scale, v.sign)) {
+        c.bad = i0 + h;
+        return c;
+      }
     }
   }
   return c;
@@ -29,7 +33,8 @@ struct totals_step {
   SIMT_DEVICE void operator()(int64_t g) const {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
-    v.tot[g] = chunk_total_of(v, from, to, 1.0);
+    chunk_total c = chunk_total_of(v, from, to, 1.0); /* through a local: the executor sees the store */
+    v.tot[g] = c;
   }
 };
 
@@ -86,7 +91,8 @@ struct rescale_step {
     row_state s = v.rows[chunk_range(v, g, &from, &to)];
     if (s.status != GPUISO_OK || s.rescale == 0) return;
     if (s.rescale < 0) {
-      v.tot[g] = chunk_total_of(v, from, to, s.scale);
+      chunk_total c = chunk_total_of(v, from, to, s.scale);
+      v.tot[g] = c;
       return;
     }
     v.tot[g].w.hi *= s.scale;

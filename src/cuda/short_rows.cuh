@@ -653,15 +653,20 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
     sh.s[base] = 0;
     if (Weighted) sh.w[base] = 0;
   }
-  for (int k = 0; ok && k < me.count; k++) {
-    int slot = base + k + 1;
-    if (Weighted) run.add((double)y[k], (double)w[k] * scale, v.sign), zeros |= (unsigned)(w[k] == 0) << k;
-    else run.add_unit((double)y[k], v.sign);
-    double rw, rs;
-    rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
-    sh.s[slot] = rs;
-    ms = fmax(ms, fabs(rs));
-    if (Weighted) sh.w[slot] = rw;
+  for (int k0 = 0; ok && k0 < me.count; k0 += ELEMENT_GROUP(T)) {
+    T yk[ELEMENT_GROUP(T)], wk[ELEMENT_GROUP(T)];
+    element_group(y, k0, me.count, yk);
+    if (Weighted) element_group(w, k0, me.count, wk);
+    for (int h = 0; h < ELEMENT_GROUP(T) && k0 + h < me.count; h++) {
+      int k = k0 + h, slot = base + k + 1;
+      if (Weighted) run.add((double)yk[h], (double)wk[h] * scale, v.sign), zeros |= (unsigned)(wk[h] == 0) << k;
+      else run.add_unit((double)yk[h], v.sign);
+      double rw, rs;
+      rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
+      sh.s[slot] = rs;
+      ms = fmax(ms, fabs(rs));
+      if (Weighted) sh.w[slot] = rw;
+    }
   }
   hull_point t = run.point();
   hull_point p = team.exclusive_scan(

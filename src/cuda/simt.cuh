@@ -19,6 +19,8 @@
  *   simt::ballot, any, all (mask, predicate); active_mask()
  *   simt::clz, popc, ffs, brev (32 bits) and clzll, popcll, ffsll, brevll (64 bits)
  *   simt::atomic_add, atomic_min, atomic_max, atomic_exch, atomic_cas (device memory)
+ *   simt::load16(p, out)        the 16 bytes at p (aligned to 16) in one load, into out: 4 floats
+ *                               or 2 doubles (the executor checks the alignment)
  *   simt::prefetch(p)           asks the SM's L1 for p's line of device memory, not waiting for
  *                               it (prefetch.global.L1); no access (the executor checks that p
  *                               is addressable device memory, and records no read)
@@ -101,6 +103,15 @@ template <typename T>
 SIMT_DEVICE T atomic_exch(T *p, T v) { return atomicExch(p, v); }
 template <typename T>
 SIMT_DEVICE T atomic_cas(T *p, T expected, T v) { return atomicCAS(p, expected, v); }
+
+SIMT_DEVICE void load16(const float *p, float *out) {
+  float4 v = *reinterpret_cast<const float4 *>(p);
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+SIMT_DEVICE void load16(const double *p, double *out) {
+  double2 v = *reinterpret_cast<const double2 *>(p);
+  out[0] = v.x, out[1] = v.y;
+}
 
 SIMT_DEVICE void prefetch(const void *p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 

@@ -46,6 +46,23 @@ struct solver_view {
   int64_t *pav_start;
 };
 
+/* The elements of T in 16 bytes: what a thread loads at once where it reads a run of its own. */
+#define ELEMENT_GROUP(T) (16 / (int)sizeof(T))
+
+/* Elements [k, k + ELEMENT_GROUP(T)) of p, those before `end`, into out (the others 0): in one
+ * 16-byte load (a float4, a double2) where the group is whole and p + k aligned to 16 bytes, else
+ * one by one. A thread that sums a run of elements (a lane's 32, a chunk) so waits on a load every
+ * 4 floats or 2 doubles, where a load an element waited on each in turn (the next sum needs it). */
+template <typename T>
+static SIMT_DEVICE void element_group(const T *p, int64_t k, int64_t end, T *out) {
+  const T *q = p + k;
+  if (k + ELEMENT_GROUP(T) <= end && ((uintptr_t)q & 15u) == 0) {
+    simt::load16(q, out);
+  } else {
+    for (int h = 0; h < ELEMENT_GROUP(T); h++) out[h] = k + h < end ? q[h] : (T)0;
+  }
+}
+
 /* Chunk g: its row and its elements [from, to). */
 template <typename T>
 static inline GPUISO_HD int64_t chunk_range(const solver_view<T> &v, int64_t g, int64_t *from,

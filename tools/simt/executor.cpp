@@ -685,6 +685,15 @@ void prefetch_check(const void *p, const char *file, int line) {
           blk->cfg->name, p, thread_name(t).c_str());
 }
 
+/* A vector load of 16 bytes needs its address aligned to 16 (a device's misaligned address
+ * fault); its reads are checked as the loads of its values. */
+void load16_check(const void *p, const char *file, int line) {
+  sim_thread *t = me("a 16-byte load");
+  if ((uintptr_t)p % 16 != 0)
+    failf("16-byte load at %s:%d in kernel %s of %p, which is not aligned to 16 bytes, by %s", file, line,
+          blk->cfg->name, p, thread_name(t).c_str());
+}
+
 struct opt_in {
   const void *kernel;
   size_t bytes;

@@ -102,6 +102,17 @@ SIMT_KERNEL void prefetch_kernel(const int *in, int *out, int broken) {
   out[i] = in[i];
 }
 
+/* Each thread loads the 16 bytes of its element's group of four (one element on: broken, not
+ * aligned to 16 bytes) as floats, and copies its element's bits to out. */
+SIMT_KERNEL void load16_kernel(const int *in, int *out, int broken) {
+  int i = (int)simt::thread_rank();
+  float v[4];
+  simt::load16(reinterpret_cast<const float *>(in) + (i & ~3) + broken, v);
+  int bits;
+  memcpy(&bits, &v[i & 3], sizeof bits);
+  out[i] = bits;
+}
+
 /* Every block reads x; block 1 also writes it (broken), racing with the other blocks' reads. */
 SIMT_KERNEL void block_read_write_kernel(int *x, int *out, int broken) {
   int v = *x;
@@ -363,6 +374,10 @@ static outcome c_prefetch_bounds(uint64_t seed, int broken) {
   return in_out_case(seed, prefetch_kernel, want_same, broken);
 }
 
+static outcome c_load16_aligned(uint64_t seed, int broken) {
+  return in_out_case(seed, load16_kernel, want_same, broken);
+}
+
 static outcome c_static_shared(uint64_t seed, int broken) {
   sim_exec ex = new_exec(seed);
   int *out = device_ints(ex, N, 0);
@@ -486,6 +501,7 @@ static const defect_case cases[] = {
     {"half a warp at a barrier, half at a shuffle waiting for it", "deadlock", c_deadlock},
     {"a read one past the end of a device array", "out of bounds", c_global_bounds},
     {"a prefetch one past the end of a device array", "not addressable", c_prefetch_bounds},
+    {"a 16-byte load four bytes off its alignment", "not aligned", c_load16_aligned},
     {"56 KB of static shared memory", "static shared memory", c_static_shared},
     {"a block of 1025 threads", "1025", c_block_size},
     {"a grid 65536 blocks high", "65536", c_grid_size},

@@ -44,6 +44,7 @@ uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg
 unsigned active_mask();
 void atomic_access(void *p, size_t size, int reads, const char *file, int line);
 void prefetch_check(const void *p, const char *file, int line);
+void load16_check(const void *p, const char *file, int line);
 void *shared_static(const void *key, size_t bytes, size_t align);
 void *shared_dynamic();
 
@@ -166,6 +167,14 @@ inline int all(unsigned mask, int p, SIMT_HERE) {
  * must not rely on being more than the caller; code that does is caught at its next collective. */
 inline unsigned active_mask() { return simt_cpu::active_mask(); }
 inline void prefetch(const void *p, SIMT_HERE) { simt_cpu::prefetch_check(p, file, line); }
+/* A 16-byte load: its address aligned (a device faults else), its values read one by one, so that
+ * the executor sees each read. */
+template <typename T>
+inline void load16(const T *p, T *out, SIMT_HERE) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "load16 of floats or doubles");
+  simt_cpu::load16_check(p, file, line);
+  for (unsigned h = 0; h < 16 / sizeof(T); h++) out[h] = p[h];
+}
 
 inline int clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 inline int clzll(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
