@@ -20,7 +20,8 @@
  *     barrier or sync_warp between them, are a race (atomics do not race with each other). A
  *     kernel that touches memory that is neither device, shared, its own stack nor the program's
  *     read-only data (a host pointer, a host variable) is reported, and so is host code that
- *     touches device memory;
+ *     touches device memory; a prefetch of memory that is not addressable device memory, and a
+ *     16-byte load (simt::load16) from an address not aligned to 16 bytes, are reported;
  *   - launch limits: at most 1024 threads a block (x, y <= 1024, z <= 64), grid y and z at most
  *     65535, static shared memory at most 48 KB, static and dynamic together above 48 KB only for
  *     a kernel opted in (allow_shared), up to the target's limit (227 KB, sm_90).

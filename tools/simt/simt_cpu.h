@@ -167,13 +167,15 @@ inline int all(unsigned mask, int p, SIMT_HERE) {
  * must not rely on being more than the caller; code that does is caught at its next collective. */
 inline unsigned active_mask() { return simt_cpu::active_mask(); }
 inline void prefetch(const void *p, SIMT_HERE) { simt_cpu::prefetch_check(p, file, line); }
-/* A 16-byte load: its address aligned (a device faults else), its values read one by one, so that
- * the executor sees each read. */
-template <typename T>
-inline void load16(const T *p, T *out, SIMT_HERE) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "load16 of floats or doubles");
+/* A 16-byte load of floats or doubles, as the device's: its address aligned (a device faults
+ * else), its values read one by one, so that the executor sees each read. */
+inline void load16(const float *p, float *out, SIMT_HERE) {
   simt_cpu::load16_check(p, file, line);
-  for (unsigned h = 0; h < 16 / sizeof(T); h++) out[h] = p[h];
+  for (int h = 0; h < 4; h++) out[h] = p[h];
+}
+inline void load16(const double *p, double *out, SIMT_HERE) {
+  simt_cpu::load16_check(p, file, line);
+  for (int h = 0; h < 2; h++) out[h] = p[h];
 }
 
 inline int clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
