@@ -591,6 +591,35 @@ static uint64_t fnv1a(const void *data, size_t bytes) {
   return h;
 }
 
+/* A shape's unweighted noise (seed 79) on the device in the precision, with room for its fit. */
+typedef struct {
+  int64_t nrows, *off;
+  size_t bytes;
+  void *dy, *dfit;
+} device_noise;
+
+static device_noise noise_on_device(shape sh, int single) {
+  device_noise d;
+  d.off = layout(sh, &d.nrows);
+  int64_t n = d.off[d.nrows];
+  d.bytes = n * (single ? sizeof(float) : sizeof(double));
+  double *y = xmalloc(n * sizeof *y);
+  gen_rows(FAM_NOISE, W_NONE, d.nrows, d.off, 79, single, y, NULL);
+  float *yf = single ? to_float(y, n) : NULL;
+  CUDA_OK(cudaMalloc(&d.dy, d.bytes));
+  CUDA_OK(cudaMalloc(&d.dfit, d.bytes));
+  CUDA_OK(cudaMemcpy(d.dy, single ? (const void *)yf : y, d.bytes, cudaMemcpyHostToDevice));
+  free(y);
+  free(yf);
+  return d;
+}
+
+static void device_noise_free(device_noise *d) {
+  cudaFree(d->dy);
+  cudaFree(d->dfit);
+  free(d->off);
+}
+
 /* Lines for tools/gpu-check to set beside another build's or setting's: on unweighted noise of
  * the shape, in the precision, at each walk cap of the merges (0: the default), the fast path's ms
  * and its ms in the stages of set (medians of 5), and the hash of the fit, the same bit for bit
@@ -600,35 +629,25 @@ static uint64_t fnv1a(const void *data, size_t bytes) {
  * more run (step_text: the merge levels one by one). */
 static void time_stages(const char *section, const char *variant, shape sh, gpuiso_precision type,
                         const int64_t *caps, int ncaps, const stage_set *set) {
-  int64_t nrows, *off = layout(sh, &nrows), n = off[nrows];
   int single = type == GPUISO_SINGLE;
-  size_t bytes = n * (single ? sizeof(float) : sizeof(double));
-  double *y = xmalloc(n * sizeof *y), part;
-  gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, single, y, NULL);
-  float *yf = single ? to_float(y, n) : NULL;
-  void *back = xmalloc(bytes), *dy, *dfit;
-  CUDA_OK(cudaMalloc(&dy, bytes));
-  CUDA_OK(cudaMalloc(&dfit, bytes));
-  CUDA_OK(cudaMemcpy(dy, single ? (const void *)yf : y, bytes, cudaMemcpyHostToDevice));
+  device_noise d = noise_on_device(sh, single);
+  void *back = xmalloc(d.bytes);
+  double part;
   for (int c = 0; c < ncaps; c++) {
     char name[48], what[96];
     if (caps[c] > 0) snprintf(name, sizeof name, "%s/cap%lld", variant, (long long)caps[c]);
     else snprintf(name, sizeof name, "%s", variant);
     snprintf(what, sizeof what, "%s %s %s %s", section, name, sh.name, single ? "f32" : "f64");
     char steps[400];
-    double ms = time_kernel(nrows, off, type, GPUISO_GPU_FAST, caps[c], dy, dfit, 5, 1, what, c == 0 ? steps : NULL,
-                            sizeof steps, set, &part);
+    double ms = time_kernel(d.nrows, d.off, type, GPUISO_GPU_FAST, caps[c], d.dy, d.dfit, 5, 1, what,
+                            c == 0 ? steps : NULL, sizeof steps, set, &part);
     if (isnan(ms)) continue;
-    CUDA_OK(cudaMemcpy(back, dfit, bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(back, d.dfit, d.bytes, cudaMemcpyDeviceToHost));
     printf("INFO %s %s %s %s %.4f %.4f %016llx\n", section, name, sh.name, single ? "f32" : "f64", ms, part,
-           (unsigned long long)fnv1a(back, bytes));
+           (unsigned long long)fnv1a(back, d.bytes));
     if (c == 0) printf("INFO %s steps %s %s %s: %s\n", section, name, sh.name, single ? "f32" : "f64", steps);
   }
-  cudaFree(dy);
-  cudaFree(dfit);
-  free(off);
-  free(y);
-  free(yf);
+  device_noise_free(&d);
   free(back);
 }
 
@@ -682,18 +701,11 @@ static void run_profile(void) {
       skip("profile");
       continue;
     }
-    int64_t nrows, *off = layout(shapes[k], &nrows), n = off[nrows];
-    double *y = xmalloc(n * sizeof *y);
-    gen_rows(FAM_NOISE, W_NONE, nrows, off, 79, 1, y, NULL);
-    float *yf = to_float(y, n);
-    void *dy, *dfit;
-    CUDA_OK(cudaMalloc(&dy, n * sizeof(float)));
-    CUDA_OK(cudaMalloc(&dfit, n * sizeof(float)));
-    CUDA_OK(cudaMemcpy(dy, yf, n * sizeof(float), cudaMemcpyHostToDevice));
+    device_noise d = noise_on_device(shapes[k], 1);
     gpuiso_opts o = options(1, GPUISO_GPU_FAST, 0, 0);
     gpuiso_error e;
-    plan_work p = {NULL, dy, dfit};
-    gpuiso_status s = gpuiso_cuda_plan_create(nrows, off, GPUISO_SINGLE, 0, &o, &p.plan, &e);
+    plan_work p = {NULL, d.dy, d.dfit};
+    gpuiso_status s = gpuiso_cuda_plan_create(d.nrows, d.off, GPUISO_SINGLE, 0, &o, &p.plan, &e);
     if (s == GPUISO_OK && (s = run_plan(&p, &e)) == GPUISO_OK) {
       CUDA_OK(cudaDeviceSynchronize());
       CUDA_OK(cudaProfilerStart());
@@ -704,11 +716,7 @@ static void run_profile(void) {
     report(s == GPUISO_OK, "profile %s f32 noise: the fits between the profiler's start and stop%s%s", shapes[k].name,
            s == GPUISO_OK ? "" : ": ", s == GPUISO_OK ? "" : error_text(s, &e));
     if (p.plan) gpuiso_cuda_plan_free(p.plan);
-    cudaFree(dy);
-    cudaFree(dfit);
-    free(off);
-    free(y);
-    free(yf);
+    device_noise_free(&d);
   }
 }
 
