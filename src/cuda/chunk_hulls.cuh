@@ -1,7 +1,8 @@
 /* The fast path's chunk stage for rows over BLOCK_ROW_MAX (paper, section 3.3). A warp per chunk
  * sums it, each lane every 32nd element (coalesced), the lanes' totals reduced; a warp per chunk
  * of up to a warp's 1024 elements builds the chunk's hull as the lane kernels build a short row's
- * (short_rows.cuh: lane hulls in bit masks, merged in rounds) on its chunk-relative points, and
+ * (short_rows.cuh: the elements staged in shared memory, lane hulls in bit masks, merged in
+ * rounds) on its chunk-relative points, and
  * writes it once to the chunk's vertex slot (hull/slots.h): each lane its mask's vertices, at the
  * place the scan of the lanes' counts gives, the last lane the chunk's end point. The chunk's node
  * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
@@ -86,6 +87,7 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   warp_team team = {0, lanes};
   int ok = me.row >= 0;
   hull_slots hs = lane_slots(v, sh, me, v.rows[r].scale); /* the chunk-relative points, as the slots keep them */
+  lane_stage<T, warp_team, Weighted>(v, sh, team, me);
   lane_points_as<T, warp_team, Sums, Weighted>(v, sh, team, me, ok, v.rows[r].scale);
   if (!lane_hulls<Weighted, Exact>(sh, hs, team, me, ok)) return 0;
 

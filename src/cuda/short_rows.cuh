@@ -4,17 +4,20 @@
  * its L within the warp (short_row_place), in order; longer ones take a block of L threads (two or
  * four warps) each: two launches of lane_rows_kernel. The row's lanes form a team (team.cuh's
  * lane_team), and every lane:
- *   1. checks its 32 elements and the row's totals (reductions over the team);
+ *   1. loads the row's elements into shared memory with the team, in striped 16-byte groups
+ *      (row_groups), then checks its 32 elements and the row's totals (reductions over the team);
  *   2. forms its points of the cumulative sum diagram in shared memory: its sums from its first
- *      point rounded to doubles (short_shared), its first point from the scan of the lanes' totals;
+ *      point rounded to doubles (short_shared), in place of its elements, its first point from
+ *      the scan of the lanes' totals;
  *   3. builds its lane hull by monotone chain with the stack in a 32-bit mask (bit k: point k of
  *      the lane), the entry under the top found by count-leading-zeros;
  *   4. in rounds, the first lane of each pair of neighbouring groups of lanes finds their bridge
  *      by walking from the shared point and clears the mask bits strictly between its ends;
  *   5. gives each of its elements the slope of the hull edge above it (a zero weight the level of
  *      the nearest positive weight on its left, else on its right), a running maximum keeping
- *      rounding from stepping against the direction, clipped, written once; and its block
- *      flags: the solver's blocks (edge_start), or where the level changes (start).
+ *      rounding from stepping against the direction, clipped, staged in shared memory and
+ *      written once by the team in striped groups; and its block flags: the solver's blocks
+ *      (edge_start), or where the level changes (start).
  * A wide row (hull_is_wide: its points may not hold its steps) is instead one chain on the
  * steps by its first lane, as the CPU engine's (short_wide_chain), between steps 1 and 5.
  * Every collective is reached by all threads of the warp or block, whatever their row's state, so
@@ -635,10 +638,61 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
   return hull_quotient(e.s, e.w);
 }
 
+/* The row's elements in groups of ELEMENT_GROUP(T), each group's first element at an address
+ * aligned to 16 bytes (a row that is not has a partial first group, as its last may be): f(e) on
+ * the first element e (row-relative, maybe negative) of each group the lane takes. The row's
+ * lanes take groups q, q + lanes, ... (CUB's striped arrangement), so that a warp's lanes touch
+ * consecutive 16 bytes; a lane walking its own 32 elements spread each access of a warp over 32
+ * lines (86% of the sectors read were excess, Nsight on an H200, tools/bench/RESULTS.md). */
+template <typename T, class F>
+static SIMT_DEVICE void row_groups(const T *row, const short_lane &me, F f) {
+  int g = ELEMENT_GROUP(T), before = (int)((uintptr_t)row % 16 / sizeof(T));
+  for (int e = me.q * g - before; me.lanes > 0 && e < me.n; e += me.lanes * g) f(e);
+}
+
+/* Elements of the row's p (y or w) into the slots, as doubles: element e at its point's slot
+ * short_slot(me, e + 1), which lane_points then turns into the sum. */
+template <typename T>
+static SIMT_DEVICE void stage_elements(const T *p, const short_lane &me, double *slots) {
+  const T *row = p + me.from;
+  row_groups(row, me, [&](int e) {
+    T g[ELEMENT_GROUP(T)];
+    element_group(row, e, me.n, g);
+    for (int h = 0; h < ELEMENT_GROUP(T); h++)
+      if (e + h >= 0 && e + h < me.n) slots[short_slot(me, e + h + 1)] = (double)g[h];
+  });
+}
+
+/* The team's rows (a row or a chunk each) into the lanes' slots (stage_elements), y and the
+ * weights, read from there by the checks (lane_total) and the sums (lane_points). */
+template <typename T, class Team, bool Weighted>
+static SIMT_DEVICE void lane_stage(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                   const short_lane &me) {
+  stage_elements(v.y, me, sh.s);
+  if (Weighted) stage_elements(v.w, me, sh.w);
+  team.sync();
+}
+
+/* The lane's totals at scale 1 from its staged elements (lane_stage), validating them: chunk_total_of's
+ * on the lane's elements, in the same order. */
+template <bool Weighted>
+static SIMT_DEVICE chunk_total lane_total(const short_shared &sh, const short_lane &me, double sign) {
+  chunk_total c = chunk_total_none();
+  int base = (me.lane0 + me.q) * LANE_SLOTS;
+  for (int k = 0; k < me.count; k++) {
+    if (!chunk_total_add(&c, sh.s[base + k + 1], Weighted ? sh.w[base + k + 1] : 1.0, 1.0, sign)) {
+      c.bad = me.first + k;
+      break;
+    }
+  }
+  return c;
+}
+
 /* The lanes' points of the cumulative sum diagram in shared memory, weights scaled by `scale`:
- * each lane's sums from its first point (Sums, lane_sums.cuh; unweighted, add_unit: the same sums
- * in fewer operations), rounded as the slots round them (hull_round_rel), then the lanes' totals
- * scanned for their first points. */
+ * each lane's sums from its first point over its staged elements (lane_stage; Sums, lane_sums.cuh;
+ * unweighted, add_unit: the same sums in fewer operations), rounded as the slots round them
+ * (hull_round_rel) into the elements' slots, then the lanes' totals scanned for their first
+ * points. */
 template <typename T, class Team, class Sums, bool Weighted>
 static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me, int ok, double scale) {
@@ -648,25 +702,24 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
   unsigned rounded = 0, zeros = 0;
   double ms = 0; /* the largest magnitude of the lane-relative S */
   int base = (me.lane0 + me.q) * LANE_SLOTS; /* the slot of the lane's point 0, its origin */
-  const T *y = v.y + me.first, *w = Weighted ? v.w + me.first : NULL;
   if (ok && me.count > 0) {
     sh.s[base] = 0;
     if (Weighted) sh.w[base] = 0;
   }
-  for (int k0 = 0; ok && k0 < me.count; k0 += ELEMENT_GROUP(T)) {
-    T yk[ELEMENT_GROUP(T)], wk[ELEMENT_GROUP(T)];
-    element_group(y, k0, me.count, yk);
-    if (Weighted) element_group(w, k0, me.count, wk);
-    for (int h = 0; h < ELEMENT_GROUP(T) && k0 + h < me.count; h++) {
-      int k = k0 + h, slot = base + k + 1;
-      if (Weighted) run.add((double)yk[h], (double)wk[h] * scale, v.sign), zeros |= (unsigned)(wk[h] == 0) << k;
-      else run.add_unit((double)yk[h], v.sign);
-      double rw, rs;
-      rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
-      sh.s[slot] = rs;
-      ms = fmax(ms, fabs(rs));
-      if (Weighted) sh.w[slot] = rw;
+  for (int k = 0; ok && k < me.count; k++) {
+    int slot = base + k + 1;
+    double y = sh.s[slot];
+    if (Weighted) {
+      double w = sh.w[slot];
+      run.add(y, w * scale, v.sign), zeros |= (unsigned)(w == 0) << k;
+    } else {
+      run.add_unit(y, v.sign);
     }
+    double rw, rs;
+    rounded |= (unsigned)hull_round_rel(run.point(), Weighted, &rw, &rs) << k;
+    sh.s[slot] = rs;
+    ms = fmax(ms, fabs(rs));
+    if (Weighted) sh.w[slot] = rw;
   }
   hull_point t = run.point();
   hull_point p = team.exclusive_scan(
@@ -714,14 +767,36 @@ static SIMT_DEVICE int lane_hulls(const short_shared &sh, const hull_slots &hs, 
   return Exact || !team.block_any(unsure);
 }
 
+/* The row's fit, staged in the slots as the elements were (stage_elements), to v.fit in the
+ * striped groups of row_groups, and its block flags: the solver's blocks from the lanes' bits
+ * staged in place of their rounding bits (edge_start), else where the level changes (start). */
+template <typename T>
+static SIMT_DEVICE void lane_write(const solver_view<T> &v, const short_shared &sh, const short_lane &me) {
+  T *fit = v.fit + me.from;
+  row_groups(fit, me, [&](int e) {
+    T g[ELEMENT_GROUP(T)];
+    for (int h = 0; h < ELEMENT_GROUP(T); h++) g[h] = e + h >= 0 && e + h < me.n ? (T)sh.s[short_slot(me, e + h + 1)] : (T)0;
+    store_group(fit, e, me.n, g);
+    for (int h = 0; h < ELEMENT_GROUP(T); h++) {
+      int i = e + h;
+      if (i < 0 || i >= me.n) continue;
+      if (v.edge_start)
+        v.edge_start[me.from + i] = sh.rounded[me.lane0 + i / SIMT_WARP] >> i % SIMT_WARP & 1u;
+      else if (v.start)
+        v.start[me.from + i] = i == 0 || g[h] != (h > 0 ? g[h - 1] : (T)sh.s[short_slot(me, i)]);
+    }
+  });
+}
+
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step.
  * Returns 0 where the block is left to the exact kernels (lane_hulls), having written only its
  * rows' states and failures (step 1), which those write again the same. */
 template <typename T, class Team, class Sums, bool Weighted, bool Exact>
 static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared &sh, const Team &team,
                                     const short_lane &me) {
-  /* 1. the checks and the row's scale */
-  chunk_total c = chunk_total_of(v, me.first, me.first + me.count, 1.0);
+  /* 1. the elements into shared memory, the checks and the row's scale */
+  lane_stage<T, Team, Weighted>(v, sh, team, me);
+  chunk_total c = lane_total<Weighted>(sh, me, v.sign);
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
   double sum_abs = team.reduce(c.sum_abs, [](double x, double y) { return x + y; });
   double max_w = 1, min_w = 1, total_w = me.n; /* unweighted: every weight 1 */
@@ -791,29 +866,28 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
     top = level[k] > top ? level[k] : top;
   }
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
-  T *fit = v.fit + me.first;
+  team.sync(); /* every lane has its levels: the slots are free for the fit */
+  int base = (me.lane0 + me.q) * LANE_SLOTS;
   for (int k = 0; ok && k < me.count; k++) {
     before = level[k] > before ? level[k] : before;
-    fit[k] = (T)clip(v.sign * before, v.lo, v.hi);
+    sh.s[base + k + 1] = (double)(T)clip(v.sign * before, v.lo, v.hi);
   }
-  if (v.edge_start) { /* the solver's blocks: from a vertex, past the zero weights on it */
-    uint8_t *edge = v.edge_start + me.first;
-    unsigned mask = 0;
-    for (int k = 0, left = positive_before, vertex = -1; ok && k < me.count; k++) {
+  if (v.edge_start && ok && me.count > 0) { /* the solver's blocks: from a vertex, past the zero weights on it */
+    unsigned mask = sh.masks[me.lane0 + me.q], starts = 0;
+    for (int k = 0, left = positive_before, vertex = -1; k < me.count; k++) {
       int i = q0 + k;
       if (k == 0) /* the last vertex up to i: found once, then from the lane's own bits */
-        vertex = short_prev_vertex(sh, me, i + 1, 0), mask = sh.masks[me.lane0 + me.q];
+        vertex = short_prev_vertex(sh, me, i + 1, 0);
       else if (mask >> k & 1u)
         vertex = i;
       int positive = !Weighted || w[k] > 0;
-      edge[k] = i == 0 || (positive && left >= 0 && vertex > left);
+      starts |= (unsigned)(i == 0 || (positive && left >= 0 && vertex > left)) << k;
       if (positive) left = i;
     }
-  } else if (v.start) { /* the level changes, once every lane has written its levels */
-    team.sync();
-    for (int64_t i = me.first; ok && i < me.first + me.count; i++)
-      v.start[i] = i == me.from || v.fit[i] != v.fit[i - 1];
+    sh.rounded[me.lane0 + me.q] = starts; /* the points' rounding bits are read no more */
   }
+  team.sync();
+  if (ok) lane_write(v, sh, me);
   return 1;
 }
 

@@ -21,6 +21,8 @@
  *   simt::atomic_add, atomic_min, atomic_max, atomic_exch, atomic_cas (device memory)
  *   simt::load16(p, out)        the 16 bytes at p (aligned to 16) in one load, into out: 4 floats
  *                               or 2 doubles (the executor checks the alignment)
+ *   simt::store16(p, in)        the 4 floats or 2 doubles of in to the 16 bytes at p (aligned to
+ *                               16) in one store
  *   simt::prefetch(p)           asks the SM's L1 for p's line of device memory, not waiting for
  *                               it (prefetch.global.L1); no access (the executor checks that p
  *                               is addressable device memory, and records no read)
@@ -112,6 +114,10 @@ SIMT_DEVICE void load16(const double *p, double *out) {
   double2 v = *reinterpret_cast<const double2 *>(p);
   out[0] = v.x, out[1] = v.y;
 }
+SIMT_DEVICE void store16(float *p, const float *in) {
+  *reinterpret_cast<float4 *>(p) = make_float4(in[0], in[1], in[2], in[3]);
+}
+SIMT_DEVICE void store16(double *p, const double *in) { *reinterpret_cast<double2 *>(p) = make_double2(in[0], in[1]); }
 
 SIMT_DEVICE void prefetch(const void *p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 

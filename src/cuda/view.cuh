@@ -49,17 +49,34 @@ struct solver_view {
 /* The elements of T in 16 bytes: what a thread loads at once where it reads a run of its own. */
 #define ELEMENT_GROUP(T) (16 / (int)sizeof(T))
 
-/* Elements [k, k + ELEMENT_GROUP(T)) of p, those before `end`, into out (the others 0): in one
- * 16-byte load (a float4, a double2) where the group is whole and p + k aligned to 16 bytes, else
- * one by one. A thread that sums a run of elements (a lane's 32, a chunk) so waits on a load every
- * 4 floats or 2 doubles, where a load an element waited on each in turn (the next sum needs it). */
+/* Whether the group of elements [k, k + ELEMENT_GROUP(T)) of p lies within [0, end) and p + k
+ * is aligned to 16 bytes: one 16-byte access (a float4, a double2). */
+template <typename T>
+static SIMT_DEVICE int whole_group(const T *p, int64_t k, int64_t end) {
+  return k >= 0 && k + ELEMENT_GROUP(T) <= end && ((uintptr_t)(p + k) & 15u) == 0;
+}
+
+/* Elements [k, k + ELEMENT_GROUP(T)) of p, those within [0, end), into out (the others 0): in one
+ * 16-byte load where the group is whole, else one by one. A thread that sums a run of elements (a
+ * chunk) so waits on a load every 4 floats or 2 doubles, where a load an element waited on each in
+ * turn (the next sum needs it). */
 template <typename T>
 static SIMT_DEVICE void element_group(const T *p, int64_t k, int64_t end, T *out) {
-  const T *q = p + k;
-  if (k + ELEMENT_GROUP(T) <= end && ((uintptr_t)q & 15u) == 0) {
-    simt::load16(q, out);
+  if (whole_group(p, k, end)) {
+    simt::load16(p + k, out);
   } else {
-    for (int h = 0; h < ELEMENT_GROUP(T); h++) out[h] = k + h < end ? q[h] : (T)0;
+    for (int h = 0; h < ELEMENT_GROUP(T); h++) out[h] = k + h >= 0 && k + h < end ? p[k + h] : (T)0;
+  }
+}
+
+/* in to elements [k, k + ELEMENT_GROUP(T)) of p, those within [0, end): element_group's store. */
+template <typename T>
+static SIMT_DEVICE void store_group(T *p, int64_t k, int64_t end, const T *in) {
+  if (whole_group(p, k, end)) {
+    simt::store16(p + k, in);
+  } else {
+    for (int h = 0; h < ELEMENT_GROUP(T); h++)
+      if (k + h >= 0 && k + h < end) p[k + h] = in[h];
   }
 }
 

@@ -21,7 +21,8 @@
  *     kernel that touches memory that is neither device, shared, its own stack nor the program's
  *     read-only data (a host pointer, a host variable) is reported, and so is host code that
  *     touches device memory; a prefetch of memory that is not addressable device memory, and a
- *     16-byte load (simt::load16) from an address not aligned to 16 bytes, are reported;
+ *     16-byte load or store (simt::load16, store16) at an address not aligned to 16 bytes, are
+ *     reported;
  *   - launch limits: at most 1024 threads a block (x, y <= 1024, z <= 64), grid y and z at most
  *     65535, static shared memory at most 48 KB, static and dynamic together above 48 KB only for
  *     a kernel opted in (allow_shared), up to the target's limit (227 KB, sm_90).
@@ -688,10 +689,10 @@ void prefetch_check(const void *p, const char *file, int line) {
 
 /* A vector load of 16 bytes needs its address aligned to 16 (a device's misaligned address
  * fault); its reads are checked as the loads of its values. */
-void load16_check(const void *p, const char *file, int line) {
-  sim_thread *t = me("a 16-byte load");
+void access16_check(const void *p, const char *what, const char *file, int line) {
+  sim_thread *t = me(what[0] == 'l' ? "a 16-byte load" : "a 16-byte store");
   if ((uintptr_t)p % 16 != 0)
-    failf("16-byte load at %s:%d in kernel %s of %p, which is not aligned to 16 bytes, by %s", file, line,
+    failf("16-byte %s at %s:%d in kernel %s of %p, which is not aligned to 16 bytes, by %s", what, file, line,
           blk->cfg->name, p, thread_name(t).c_str());
 }
 

@@ -113,6 +113,16 @@ SIMT_KERNEL void load16_kernel(const int *in, int *out, int broken) {
   out[i] = bits;
 }
 
+/* Each thread of every fourth copies its group of four elements to out in one 16-byte store (one
+ * element on: broken, not aligned to 16 bytes). */
+SIMT_KERNEL void store16_kernel(const int *in, int *out, int broken) {
+  int i = (int)simt::thread_rank();
+  if (i % 4 != 0) return;
+  float v[4];
+  memcpy(v, in + i, sizeof v);
+  simt::store16(reinterpret_cast<float *>(out) + i + broken, v);
+}
+
 /* Every block reads x; block 1 also writes it (broken), racing with the other blocks' reads. */
 SIMT_KERNEL void block_read_write_kernel(int *x, int *out, int broken) {
   int v = *x;
@@ -378,6 +388,14 @@ static outcome c_load16_aligned(uint64_t seed, int broken) {
   return in_out_case(seed, load16_kernel, want_same, broken);
 }
 
+static outcome c_store16_aligned(uint64_t seed, int broken) { /* out starts unlike in: the stores must land */
+  sim_exec ex = new_exec(seed);
+  int *in = device_ints(ex, N, 0), *out = device_ints(ex, N + 4, 1000);
+  outcome o = launch_and_get(ex, store16_kernel, dim3(1), dim3(N), 0, out, N, want_same, (const int *)in, out, broken);
+  ex.release(in), ex.release(out);
+  return o;
+}
+
 static outcome c_static_shared(uint64_t seed, int broken) {
   sim_exec ex = new_exec(seed);
   int *out = device_ints(ex, N, 0);
@@ -502,6 +520,7 @@ static const defect_case cases[] = {
     {"a read one past the end of a device array", "out of bounds", c_global_bounds},
     {"a prefetch one past the end of a device array", "not addressable", c_prefetch_bounds},
     {"a 16-byte load four bytes off its alignment", "not aligned", c_load16_aligned},
+    {"a 16-byte store four bytes off its alignment", "not aligned", c_store16_aligned},
     {"56 KB of static shared memory", "static shared memory", c_static_shared},
     {"a block of 1025 threads", "1025", c_block_size},
     {"a grid 65536 blocks high", "65536", c_grid_size},

@@ -44,7 +44,7 @@ uint64_t collective(collective_kind kind, unsigned mask, uint64_t value, int arg
 unsigned active_mask();
 void atomic_access(void *p, size_t size, int reads, const char *file, int line);
 void prefetch_check(const void *p, const char *file, int line);
-void load16_check(const void *p, const char *file, int line);
+void access16_check(const void *p, const char *what, const char *file, int line);
 void *shared_static(const void *key, size_t bytes, size_t align);
 void *shared_dynamic();
 
@@ -170,12 +170,21 @@ inline void prefetch(const void *p, SIMT_HERE) { simt_cpu::prefetch_check(p, fil
 /* A 16-byte load of floats or doubles, as the device's: its address aligned (a device faults
  * else), its values read one by one, so that the executor sees each read. */
 inline void load16(const float *p, float *out, SIMT_HERE) {
-  simt_cpu::load16_check(p, file, line);
+  simt_cpu::access16_check(p, "load", file, line);
   for (int h = 0; h < 4; h++) out[h] = p[h];
 }
 inline void load16(const double *p, double *out, SIMT_HERE) {
-  simt_cpu::load16_check(p, file, line);
+  simt_cpu::access16_check(p, "load", file, line);
   for (int h = 0; h < 2; h++) out[h] = p[h];
+}
+/* A 16-byte store, likewise: aligned, each value written apart. */
+inline void store16(float *p, const float *in, SIMT_HERE) {
+  simt_cpu::access16_check(p, "store", file, line);
+  for (int h = 0; h < 4; h++) p[h] = in[h];
+}
+inline void store16(double *p, const double *in, SIMT_HERE) {
+  simt_cpu::access16_check(p, "store", file, line);
+  for (int h = 0; h < 2; h++) p[h] = in[h];
 }
 
 inline int clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
