@@ -152,8 +152,8 @@ struct lane_bound {
 struct short_shared {
   hull_point *starts;        /* by lane */
   lane_bound *bounds;        /* by lane */
-  double *s, *w;             /* by slot; w NULL: an unweighted batch */
-  unsigned *rounded, *masks; /* by lane */
+  double *s, *w;             /* by slot (the elements staged first, the fit last); w NULL: an unweighted batch */
+  unsigned *rounded, *masks; /* by lane (rounded: last, the bits of the solver's blocks, lane_write) */
   unsigned *zeros;           /* by lane; NULL: an unweighted batch */
 };
 
@@ -585,13 +585,21 @@ static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs
  * their exact points, formed again from their lanes' elements where rounded (the error bound of
  * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
  * within a rounding). Unweighted, an edge over one element (every edge of strictly increasing
- * data) takes hull_unit_slope, without the points and the divisions, where the points are the
- * exact sums (exact_points, lane_points_as; plain_sums' levels are their points'). */
+ * data) takes the element's signed value, without the points and the divisions, where the points
+ * are the exact sums (exact_points, lane_points_as; plain_sums' levels are their points'): the
+ * difference of its lane's two points where neither was rounded (exact: the value is a double),
+ * else hull_unit_slope's load of it; a value of zero takes the points too, as hull_unit_slope. */
 template <bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                            int exact_points, int a, int b) {
-  double slope;
-  if (!Weighted && exact_points && hull_unit_slope(&hs, me.from + a, me.from + b, &slope)) return slope;
+  double slope = 0;
+  if (!Weighted && exact_points && b - a == 1) {
+    int j = a / SIMT_WARP, k = a - j * SIMT_WARP, base = (me.lane0 + j) * LANE_SLOTS;
+    unsigned rounded = sh.rounded[me.lane0 + j];
+    if (!point_rounded(rounded, k) && !point_rounded(rounded, k + 1)) slope = sh.s[base + k + 1] - sh.s[base + k];
+    else hull_unit_slope(&hs, me.from + a, me.from + b, &slope);
+    if (slope != 0) return slope;
+  }
   hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
@@ -775,7 +783,10 @@ static SIMT_DEVICE void lane_write(const solver_view<T> &v, const short_shared &
   T *fit = v.fit + me.from;
   row_groups(fit, me, [&](int e) {
     T g[ELEMENT_GROUP(T)];
-    for (int h = 0; h < ELEMENT_GROUP(T); h++) g[h] = e + h >= 0 && e + h < me.n ? (T)sh.s[short_slot(me, e + h + 1)] : (T)0;
+    for (int h = 0; h < ELEMENT_GROUP(T); h++) {
+      int i = e + h;
+      g[h] = i >= 0 && i < me.n ? (T)sh.s[short_slot(me, i + 1)] : (T)0;
+    }
     store_group(fit, e, me.n, g);
     for (int h = 0; h < ELEMENT_GROUP(T); h++) {
       int i = e + h;
@@ -857,7 +868,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
     if (wide) {
       level[k] = short_wide_level(v, sh, me, j, st.scale);
     } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
-      int u = short_prev_vertex(sh, me, j + 1, 0);
+      int u = j == edge_end ? j : short_prev_vertex(sh, me, j + 1, 0); /* the last edge's end, a vertex */
       edge_end = short_next_vertex(sh, me, j, me.used, me.n);
       level[k] = short_edge_level<Weighted>(sh, hs, me, exact_points, u, edge_end);
     } else {

@@ -46,7 +46,7 @@ struct solver_view {
   int64_t *pav_start;
 };
 
-/* The elements of T in 16 bytes: what a thread loads at once where it reads a run of its own. */
+/* The elements of T in 16 bytes: what a thread loads or stores at once (element_group, store_group). */
 #define ELEMENT_GROUP(T) (16 / (int)sizeof(T))
 
 /* Whether the group of elements [k, k + ELEMENT_GROUP(T)) of p lies within [0, end) and p + k

@@ -687,10 +687,10 @@ void prefetch_check(const void *p, const char *file, int line) {
           blk->cfg->name, p, thread_name(t).c_str());
 }
 
-/* A vector load of 16 bytes needs its address aligned to 16 (a device's misaligned address
- * fault); its reads are checked as the loads of its values. */
+/* A vector load or store of 16 bytes (what: "load", "store") needs its address aligned to 16 (a
+ * device's misaligned address fault); its accesses are checked as those of its values. */
 void access16_check(const void *p, const char *what, const char *file, int line) {
-  sim_thread *t = me(what[0] == 'l' ? "a 16-byte load" : "a 16-byte store");
+  sim_thread *t = me("a 16-byte access");
   if ((uintptr_t)p % 16 != 0)
     failf("16-byte %s at %s:%d in kernel %s of %p, which is not aligned to 16 bytes, by %s", what, file, line,
           blk->cfg->name, p, thread_name(t).c_str());

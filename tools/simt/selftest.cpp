@@ -113,7 +113,7 @@ SIMT_KERNEL void load16_kernel(const int *in, int *out, int broken) {
   out[i] = bits;
 }
 
-/* Each thread of every fourth copies its group of four elements to out in one 16-byte store (one
+/* Every fourth thread copies its group of four elements to out in one 16-byte store (one
  * element on: broken, not aligned to 16 bytes). */
 SIMT_KERNEL void store16_kernel(const int *in, int *out, int broken) {
   int i = (int)simt::thread_rank();
