@@ -65,7 +65,7 @@ static SIMT_DEVICE int64_t coinciding_end(const solver_view<T> &v, int64_t from,
   return k;
 }
 
-/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (10 KB unweighted,
+/* The dynamic shared memory of chunk_hulls_kernel: a chunk's points, the masks (9.75 KB unweighted,
  * 18.4 KB weighted). */
 static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_shared_bytes(SIMT_WARP, weighted, 0); }
 
@@ -73,7 +73,7 @@ static inline GPUISO_HD size_t chunk_hulls_shared(int weighted) { return lane_sh
 template <typename T, class Sums, bool Weighted, bool Exact>
 static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   unsigned char *scratch;
-  short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), SIMT_WARP, v.w != NULL, 0, &scratch);
+  short_shared sh = lane_shared_at<Weighted>(simt::dynamic_shared<unsigned char>(), SIMT_WARP, 0, &scratch);
   int64_t from, to;
   int64_t r = chunk_range(v, g, &from, &to);
   int n = (int)(to - from); /* up to SHORT_ROW_MAX */

@@ -29,8 +29,8 @@
  * leaves a block whose turns need the exact sums to the exact one, so that the exact sums'
  * registers stay out of the blocks that do not need them (most: noise, trends, float32 data and
  * ties of exact sums, as 0/1 data). A point takes 8 bytes of shared memory unweighted (its W is
- * its index), 16 weighted, and a lane 64 or 76 more (its start, bounds, point 0 and bits): 10 or
- * 18.4 KB for a warp, 40 or 74 KB for a block of four.
+ * its index), 16 weighted, and a lane 56 or 76 more (its start, bounds, point 0 and bits): 9.75
+ * or 18.4 KB for a warp, 39 or 73.5 KB for a block of four.
  * Unweighted batches run their own instances of the kernels (Weighted false): their turns take W
  * exact, with no error terms, and the weights' reductions and scans drop out. A row's points are
  * ints (BLOCK_ROW_MAX).
@@ -151,7 +151,7 @@ struct lane_bound {
 
 struct short_shared {
   hull_point *starts;        /* by lane */
-  lane_bound *bounds;        /* by lane */
+  double *bounds;            /* by lane: its lane_bound's S, then weighted its W (unweighted, W is exact) */
   double *s, *w;             /* by slot (the elements staged first, the fit last); w NULL: an unweighted batch */
   unsigned *rounded, *masks; /* by lane (rounded: last, the bits of the solver's blocks, lane_write) */
   unsigned *zeros;           /* by lane; NULL: an unweighted batch */
@@ -160,24 +160,25 @@ struct short_shared {
 /* The bytes of a short_shared for `threads` lanes, with `scratch` bytes (a multiple of 8)
  * between the points and the bit masks. */
 static inline GPUISO_HD size_t lane_shared_bytes(int threads, int weighted, size_t scratch) {
-  size_t lane = sizeof(hull_point) + sizeof(lane_bound) + LANE_SLOTS * sizeof(double) * (weighted ? 2 : 1) +
+  size_t lane = sizeof(hull_point) + (1 + LANE_SLOTS) * sizeof(double) * (weighted ? 2 : 1) +
                 (weighted ? 3 : 2) * sizeof(unsigned);
   return (size_t)threads * lane + scratch;
 }
 
 /* The short_shared laid out from `base` as lane_shared_bytes sizes it; *scratch its scratch. */
-static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads, int weighted, size_t scratch_bytes,
+template <bool Weighted>
+static SIMT_DEVICE short_shared lane_shared_at(unsigned char *base, int threads, size_t scratch_bytes,
                                                unsigned char **scratch) {
-  int slots = threads * LANE_SLOTS;
+  int slots = threads * LANE_SLOTS, words = Weighted ? 2 : 1; /* doubles a bound and a slot */
   short_shared sh;
   sh.starts = reinterpret_cast<hull_point *>(base);
-  sh.bounds = reinterpret_cast<lane_bound *>(sh.starts + threads);
-  sh.s = reinterpret_cast<double *>(sh.bounds + threads);
-  sh.w = weighted ? sh.s + slots : NULL;
-  *scratch = reinterpret_cast<unsigned char *>(sh.s + (weighted ? 2 : 1) * slots);
+  sh.bounds = reinterpret_cast<double *>(sh.starts + threads);
+  sh.s = sh.bounds + words * threads;
+  sh.w = Weighted ? sh.s + slots : NULL;
+  *scratch = reinterpret_cast<unsigned char *>(sh.s + words * slots);
   sh.rounded = reinterpret_cast<unsigned *>(*scratch + scratch_bytes);
   sh.masks = sh.rounded + threads;
-  sh.zeros = weighted ? sh.masks + threads : NULL;
+  sh.zeros = Weighted ? sh.masks + threads : NULL;
   return sh;
 }
 
@@ -324,6 +325,13 @@ static SIMT_DEVICE lane_bound own_error(const short_shared &sh, int base, unsign
 static SIMT_DEVICE double row_bound(dd start, double m) {
   return 0x1p-52 * (fabs(start.hi) + m) + (fabs(start.lo) + 0x1p-100 * fabs(start.hi)) +
          (0x1p-52 + 0x1p-100) * m;
+}
+
+/* Lane j's bounds (row_bound's), as lane_points stored them; unweighted, W's is 0. */
+template <bool Weighted>
+static SIMT_DEVICE lane_bound lane_bound_of(const short_shared &sh, int j) {
+  lane_bound e = {Weighted ? sh.bounds[2 * j + 1] : 0, sh.bounds[Weighted ? 2 * j : j]};
+  return e;
 }
 
 /* The filter of the lane kernels' turns on three points within the bounds ea, eb and ec of their
@@ -503,7 +511,8 @@ static SIMT_DEVICE int walk_exact(const short_shared &sh, const short_lane &me, 
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                   const walk_end &a, const walk_end &b, const walk_end &c, int *unsure) {
-  lane_bound ea = sh.bounds[me.lane0 + a.j], eb = sh.bounds[me.lane0 + b.j], ec = sh.bounds[me.lane0 + c.j];
+  lane_bound ea = lane_bound_of<Weighted>(sh, me.lane0 + a.j), eb = lane_bound_of<Weighted>(sh, me.lane0 + b.j),
+             ec = lane_bound_of<Weighted>(sh, me.lane0 + c.j);
   int turn = coord_orient<Weighted>(a.p, a.c, ea, b.p, b.c, eb, c.p, c.c, ec);
   if (turn) return turn;
   if (walk_exact<Weighted>(sh, me, a) && walk_exact<Weighted>(sh, me, b) && walk_exact<Weighted>(sh, me, c)) {
@@ -736,7 +745,9 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
     sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
     if (Weighted) sh.zeros[me.lane0 + me.q] = zeros;
     double mw = fabs(t.w.hi) + fabs(t.w.lo); /* the lane's W: the weights are not negative */
-    sh.bounds[me.lane0 + me.q] = lane_bound{Weighted ? row_bound(p.w, mw) : 0, row_bound(p.s, ms)};
+    int j = me.lane0 + me.q;
+    sh.bounds[Weighted ? 2 * j : j] = row_bound(p.s, ms);
+    if (Weighted) sh.bounds[2 * j + 1] = row_bound(p.w, mw);
   }
   team.sync();
 }
@@ -906,7 +917,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
  * instance: how many, then which (lane_launch zeroes the count before the filtered launch). Apart,
  * the filtered instances leave out the exact sums' registers: 83 to 96 a thread unweighted, 94 to
  * 110 weighted, under nvcc 13.0 for sm_90, where the exact ones take 124 to 128, so that their
- * shared memory, not their registers, bounds the warps an SM (20 where 16 unweighted). A block
+ * shared memory, not their registers, bounds the warps an SM (21 unweighted, where 16). A block
  * listed has run its lane hulls twice. */
 struct lane_retry {
   unsigned *count, *list;
@@ -935,7 +946,7 @@ static inline GPUISO_HD size_t lane_rows_scratch(int threads) {
 }
 
 /* The dynamic shared memory of lane_rows_kernel with `threads` threads: the points, the team's
- * scratch, the masks: 10 KB unweighted and 18.4 KB weighted for a warp, 40 KB and 74 KB for four. */
+ * scratch, the masks: 9.75 KB unweighted and 18.4 KB weighted for a warp, 39 KB and 73.5 KB for four. */
 static inline GPUISO_HD size_t lane_rows_shared(int threads, int weighted) {
   return lane_shared_bytes(threads, weighted, lane_rows_scratch(threads));
 }
@@ -950,8 +961,8 @@ SIMT_KERNEL LANE_BOUNDS(BLOCK_ROW_MAX / SIMT_WARP) void lane_rows_kernel(solver_
   lane_blocks<Exact>(retry, [&](unsigned b) {
     int threads = (int)simt::block_dim().x;
     unsigned char *scratch;
-    short_shared sh = lane_shared_at(simt::dynamic_shared<unsigned char>(), threads, v.w != NULL,
-                                     lane_rows_scratch(threads), &scratch);
+    short_shared sh =
+        lane_shared_at<Weighted>(simt::dynamic_shared<unsigned char>(), threads, lane_rows_scratch(threads), &scratch);
     short_lane me = pack_first ? short_lane_of(v, pack_row, pack_first, b, simt::lane())
                                : block_lane_of(v, pack_row[b], (int)simt::thread_rank());
     lane_team team = {{me.lane0, me.lanes}, {short_row_lanes(me.n), scratch, threads}, threads};
