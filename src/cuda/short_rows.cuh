@@ -136,7 +136,7 @@ static SIMT_DEVICE short_lane block_lane_of(const solver_view<T> &v, int64_t r, 
  * of LANE_SLOTS a lane (short_slot; point 0 zero; W only for a weighted batch: unweighted, it is
  * the point's index within its lane, exact); a bit per point 1..32 where the rounding was not
  * exact; the lanes' hull masks; weighted, a bit per element of weight zero (whose point coincides
- * with the one before). 8 bytes a point unweighted, 16 weighted, and 64 (76) a lane. The
+ * with the one before). 8 bytes a point unweighted, 16 weighted, and 56 (76) a lane. The
  * predicates and levels take the points as hull/slots.h takes a chunk's vertices, the lane its
  * chunk. */
 /* A lane's slots: its points 0..32, one more than its elements, so that the lanes of a warp,
