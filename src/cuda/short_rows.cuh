@@ -691,17 +691,23 @@ static SIMT_DEVICE void lane_stage(const solver_view<T> &v, const short_shared &
 }
 
 /* The lane's totals at scale 1 from its staged elements (lane_stage), validating them: chunk_total_of's
- * on the lane's elements, in the same order. */
+ * on the lane's elements, in the same order; *zeros its bits of weight zero (bit k: element k), up
+ * to the first invalid element. */
 template <bool Weighted>
-static SIMT_DEVICE chunk_total lane_total(const short_shared &sh, const short_lane &me, double sign) {
+static SIMT_DEVICE chunk_total lane_total(const short_shared &sh, const short_lane &me, double sign,
+                                          unsigned *zeros) {
   chunk_total c = chunk_total_none();
+  unsigned z = 0;
   int base = (me.lane0 + me.q) * LANE_SLOTS;
   for (int k = 0; k < me.count; k++) {
-    if (!chunk_total_add(&c, sh.s[base + k + 1], Weighted ? sh.w[base + k + 1] : 1.0, 1.0, sign)) {
+    double w = Weighted ? sh.w[base + k + 1] : 1.0;
+    if (!chunk_total_add(&c, sh.s[base + k + 1], w, 1.0, sign)) {
       c.bad = me.first + k;
       break;
     }
+    z |= (unsigned)(w == 0) << k;
   }
+  *zeros = z;
   return c;
 }
 
@@ -818,7 +824,8 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
                                     const short_lane &me) {
   /* 1. the elements into shared memory, the checks and the row's scale */
   lane_stage<T, Team, Weighted>(v, sh, team, me);
-  chunk_total c = lane_total<Weighted>(sh, me, v.sign);
+  unsigned zeros; /* the lane's elements of weight zero, for step 5 */
+  chunk_total c = lane_total<Weighted>(sh, me, v.sign, &zeros);
   int64_t bad = team.reduce(c.bad < 0 ? INT64_MAX : c.bad, [](int64_t x, int64_t y) { return x < y ? x : y; });
   double sum_abs = team.reduce(c.sum_abs, [](double x, double y) { return x + y; });
   double max_w = 1, min_w = 1, total_w = me.n; /* unweighted: every weight 1 */
@@ -856,17 +863,12 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
   /* 5. the levels, zero weights, the running maximum, clipped and written. The positive weight
    * nearest on the left of each element (row-relative, -1 if none) comes from a scan of the
    * lanes' last ones, the row's first from a reduction (unweighted: the element before, and 0). */
-  const T *w = Weighted ? v.w + me.first : NULL; /* the lane's weights */
-  int q0 = me.q * SIMT_WARP;                      /* its first element within the row */
+  int q0 = me.q * SIMT_WARP; /* the lane's first element within the row */
   int positive_before = q0 - 1, first = 0;
   if (Weighted) {
-    int last = -1;
-    first = INT_MAX;
-    for (int k = 0; ok && k < me.count; k++) {
-      if (w[k] == 0) continue;
-      last = q0 + k;
-      first = first < last ? first : last;
-    }
+    unsigned positive = ok ? ~zeros & (me.count < SIMT_WARP ? (1u << me.count) - 1u : ~0u) : 0u;
+    int last = positive ? q0 + 31 - simt::clz(positive) : -1;
+    first = positive ? q0 + simt::ffs(positive) - 1 : INT_MAX;
     positive_before = (int)team.exclusive_scan((int64_t)last, [](int64_t a, int64_t b) { return a > b ? a : b; }, (int64_t)-1);
     first = (int)team.reduce((int64_t)first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   }
@@ -874,7 +876,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
   int edge_end = -1; /* the end of the edge above the element before, whose level it took */
   for (int k = 0, left = positive_before; ok && k < me.count; k++) {
     int i = q0 + k, j = i;
-    if (Weighted && w[k] == 0) j = left >= 0 ? left : first;
+    if (Weighted && zeros >> k & 1u) j = left >= 0 ? left : first;
     else left = i;
     if (wide) {
       level[k] = short_wide_level(v, sh, me, j, st.scale);
@@ -902,7 +904,7 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
         vertex = short_prev_vertex(sh, me, i + 1, 0);
       else if (mask >> k & 1u)
         vertex = i;
-      int positive = !Weighted || w[k] > 0;
+      int positive = !Weighted || !(zeros >> k & 1u);
       starts |= (unsigned)(i == 0 || (positive && left >= 0 && vertex > left)) << k;
       if (positive) left = i;
     }
