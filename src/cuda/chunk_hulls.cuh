@@ -4,10 +4,10 @@
  * (short_rows.cuh: the elements staged in shared memory, lane hulls in bit masks, merged in
  * rounds) on its chunk-relative points, and writes it once to the chunk's vertex slot
  * (hull/slots.h): each lane its mask's vertices, at the place the scan of the lanes' counts gives,
- * the last lane the chunk's end point. The chunk's node
- * of the merge tree is the one segment of that hull, as chunk_hull_step's. A chunk that makes its
- * row wide (hull_is_wide) flags the row, as chunk_hull_step does, for wide_rows.cuh. As the lane
- * kernels, a filtered instance and an exact one for the chunks that it leaves (lane_retry).
+ * the last lane the chunk's end point. The chunk's node of the merge tree is the one segment of
+ * that hull, as chunk_hull_step's. A chunk that makes its row wide (hull_is_wide) flags the row,
+ * as chunk_hull_step does, for wide_rows.cuh. As the lane kernels, a filtered instance and an
+ * exact one for the chunks that it leaves (lane_retry).
  */
 #ifndef GPUISO_CUDA_CHUNK_HULLS_CUH
 #define GPUISO_CUDA_CHUNK_HULLS_CUH

@@ -327,11 +327,18 @@ static SIMT_DEVICE double row_bound(dd start, double m) {
          (0x1p-52 + 0x1p-100) * m;
 }
 
+/* Lane j's bounds in shared memory: S's, then weighted W's. */
+template <bool Weighted>
+static SIMT_DEVICE double *lane_bounds_at(const short_shared &sh, int j) {
+  return sh.bounds + (Weighted ? 2 : 1) * j;
+}
+
 /* Lane j's bounds (row_bound's), as lane_points stored them; unweighted, W's is 0. */
 template <bool Weighted>
 static SIMT_DEVICE lane_bound lane_bound_of(const short_shared &sh, int j) {
-  lane_bound e = {Weighted ? sh.bounds[2 * j + 1] : 0, sh.bounds[Weighted ? 2 * j : j]};
-  return e;
+  const double *e = lane_bounds_at<Weighted>(sh, j);
+  lane_bound b = {Weighted ? e[1] : 0, e[0]};
+  return b;
 }
 
 /* The filter of the lane kernels' turns on three points within the bounds ea, eb and ec of their
@@ -751,9 +758,9 @@ static SIMT_DEVICE void lane_points(const solver_view<T> &v, const short_shared 
     sh.starts[me.lane0 + me.q] = p, sh.rounded[me.lane0 + me.q] = rounded;
     if (Weighted) sh.zeros[me.lane0 + me.q] = zeros;
     double mw = fabs(t.w.hi) + fabs(t.w.lo); /* the lane's W: the weights are not negative */
-    int j = me.lane0 + me.q;
-    sh.bounds[Weighted ? 2 * j : j] = row_bound(p.s, ms);
-    if (Weighted) sh.bounds[2 * j + 1] = row_bound(p.w, mw);
+    double *e = lane_bounds_at<Weighted>(sh, me.lane0 + me.q);
+    e[0] = row_bound(p.s, ms);
+    if (Weighted) e[1] = row_bound(p.w, mw);
   }
   team.sync();
 }
