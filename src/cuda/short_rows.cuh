@@ -11,8 +11,9 @@
  *      the scan of the lanes' totals;
  *   3. builds its lane hull by monotone chain with the stack in a 32-bit mask (bit k: point k of
  *      the lane), the entry under the top found by count-leading-zeros;
- *   4. in rounds, the first lane of each pair of neighbouring groups of lanes finds their bridge
- *      by walking from the shared point and clears the mask bits strictly between its ends;
+ *   4. in rounds, merges each pair of neighbouring groups of lanes: two lanes find their bridge
+ *      by walking its two ends at once from the shared point, and the first clears the mask bits
+ *      strictly between its ends (short_merges);
  *   5. gives each of its elements the slope of the hull edge above it (a zero weight the level of
  *      the nearest positive weight on its left, else on its right), a running maximum keeping
  *      rounding from stepping against the direction, clipped, staged in shared memory and
@@ -252,20 +253,11 @@ static SIMT_DEVICE void short_mark(const short_shared &sh, const short_lane &me,
   *m = on ? *m | bit : *m & ~bit;
 }
 
-/* The last of the row's lanes before lane j, from lo on, that holds a hull vertex (-1 if none),
- * *m its mask. */
-static SIMT_DEVICE int lane_with_vertex_before(const short_shared &sh, const short_lane &me, int j, int lo,
-                                               unsigned *m) {
-  for (int t = j - 1; t >= lo; t--)
-    if ((*m = sh.masks[me.lane0 + t]) != 0) return t;
-  return -1;
-}
-
-/* The first of the row's lanes after lane j, before hi, that holds a hull vertex (-1 if none), *m
- * its mask. */
-static SIMT_DEVICE int lane_with_vertex_after(const short_shared &sh, const short_lane &me, int j, int hi,
-                                              unsigned *m) {
-  for (int t = j + 1; t < hi; t++)
+/* The first of the row's lanes from lane j on in direction dir (-1 or 1), lane j left out and
+ * lane stop too, that holds a hull vertex (-1 if none), *m its mask. */
+static SIMT_DEVICE int lane_with_vertex(const short_shared &sh, const short_lane &me, int j, int dir, int stop,
+                                        unsigned *m) {
+  for (int t = j + dir; (t - stop) * dir < 0; t += dir)
     if ((*m = sh.masks[me.lane0 + t]) != 0) return t;
   return -1;
 }
@@ -275,7 +267,7 @@ static SIMT_DEVICE int short_prev_vertex(const short_shared &sh, const short_lan
   int j = p / SIMT_WARP, k = p % SIMT_WARP;
   unsigned m = j < me.used ? sh.masks[me.lane0 + j] & ((1u << k) - 1u) : 0u;
   if (m) return j * SIMT_WARP + 31 - simt::clz(m);
-  int t = lane_with_vertex_before(sh, me, j < me.used ? j : me.used, lo, &m);
+  int t = lane_with_vertex(sh, me, j < me.used ? j : me.used, -1, lo - 1, &m);
   return t >= 0 ? t * SIMT_WARP + 31 - simt::clz(m) : -1;
 }
 
@@ -284,7 +276,7 @@ static SIMT_DEVICE int short_next_vertex(const short_shared &sh, const short_lan
   int j = p / SIMT_WARP, k = p % SIMT_WARP;
   unsigned m = j < hi ? sh.masks[me.lane0 + j] & ~((2u << k) - 1u) : 0u; /* k = 31: 2u << 31 is 0, no bit */
   if (m) return j * SIMT_WARP + simt::ffs(m) - 1;
-  int t = lane_with_vertex_after(sh, me, j, hi, &m);
+  int t = lane_with_vertex(sh, me, j, 1, hi, &m);
   return t >= 0 ? t * SIMT_WARP + simt::ffs(m) - 1 : end;
 }
 
@@ -343,17 +335,18 @@ static SIMT_DEVICE lane_bound lane_bound_of(const short_shared &sh, int j) {
 
 /* The filter of the lane kernels' turns on three points within the bounds ea, eb and ec of their
  * coordinates: each difference one rounding, so hull_orient's bound (geometry.h) widened by the
- * coordinates' errors as the slots' filter widens it, in fewer operations. The points are the row's points
- * ia < ib < ic; unweighted, W is the index, so the W differences are the indices' (exact, not
- * negative: the doubles a subtraction of the indices as doubles would give) and the loops need not
- * carry W. The sign, or 0 where it cannot decide. */
+ * coordinates' errors as the slots' filter widens it, in fewer operations. The points are the
+ * row's points ia < ib < ic, or in the reverse order (a walk's right end, short_merges), whose turn
+ * is the opposite; unweighted, W is the index, so the W differences are the indices' (exact: the
+ * doubles a subtraction of the indices as doubles would give) and the loops need not carry W. The
+ * sign, or 0 where it cannot decide. */
 template <bool Weighted>
 static SIMT_DEVICE int coord_orient(int ia, lane_coord a, lane_bound ea, int ib, lane_coord b, lane_bound eb, int ic,
                                     lane_coord c, lane_bound ec) {
   double x1 = Weighted ? b.w - a.w : (double)(ib - ia), y1 = b.s - a.s;
   double x2 = Weighted ? c.w - a.w : (double)(ic - ia), y2 = c.s - a.s;
   double ey1 = ea.s + eb.s, ey2 = ea.s + ec.s;
-  double A1 = Weighted ? fabs(x1) : x1, B1 = fabs(y1), A2 = Weighted ? fabs(x2) : x2, B2 = fabs(y2);
+  double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
   double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
   double err = A1 * ey2 + ey1 * A2; /* unweighted, the W differences are exact */
   if (Weighted) {
@@ -365,13 +358,13 @@ static SIMT_DEVICE int coord_orient(int ia, lane_coord a, lane_bound ea, int ib,
   return 0;
 }
 
-/* The exact turn of three points ia < ib < ic whose coordinates a, b and c are exact (unweighted,
- * W the indices), where their differences are exact too (the two-sums' errors zero): the sign
- * of the cross product from Kahan's 2x2 determinant with fma, within 2u of it relative (Jeannerod,
- * Louvet and Muller, 2013), so that its sign and its zero are exact, with no product near
- * underflow; else 2, undecided. Turns of exactly zero, which no error bound decides (ties, as
- * runs of equal values, and points that coincide, with zero weights between them), are mostly of
- * this kind. */
+/* The exact turn of three points ia < ib < ic (or reversed, as coord_orient's) whose coordinates
+ * a, b and c are exact (unweighted, W the indices), where their differences are exact too (the
+ * two-sums' errors zero): the sign of the cross product from Kahan's 2x2 determinant with fma,
+ * within 2u of it relative (Jeannerod, Louvet and Muller, 2013), so that its sign and its zero
+ * are exact, with no product near underflow; else 2, undecided. Turns of exactly zero, which no
+ * error bound decides (ties, as runs of equal values, and points that coincide, with zero weights
+ * between them), are mostly of this kind. */
 template <bool Weighted>
 static SIMT_DEVICE int exact_coord_orient(int ia, lane_coord a, int ib, lane_coord b, int ic, lane_coord c) {
   dd y1 = dd_two_sum(b.s, -a.s), y2 = dd_two_sum(c.s, -a.s);
@@ -469,9 +462,9 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
   return low | high;
 }
 
-/* An end of a bridge walk (short_merge): vertex p of the row, its lane j as short_vertex takes it,
- * that lane's mask word, and p's coordinates relative to the row's first point (walk_to). A step
- * within the lane takes the next bit of the word it holds, where short_prev_vertex and
+/* An end of a bridge walk (short_merges): vertex p of the row, its lane j as short_vertex takes
+ * it, that lane's mask word, and p's coordinates relative to the row's first point (walk_to). A
+ * step within the lane takes the next bit of the word it holds, where short_prev_vertex and
  * short_next_vertex load it again; only a step into another lane loads that lane's word. The
  * lane's first point is loaded at each step, and its bounds at each turn (row_orient): kept in
  * the ends too, the first point and rounding bits took the lane kernels to the cap of 128
@@ -511,10 +504,11 @@ static SIMT_DEVICE int walk_exact(const short_shared &sh, const short_lane &me, 
   return exact;
 }
 
-/* The turn of the walks' ends a, b and c (row points in that order) from their coordinates, their
- * errors their lanes' bounds (loaded here, so that the walks carry none): the filter, else
- * exact_coord_orient where the ends' coordinates are exact, else the exact points (out of line, as
- * own_orient's), the vertices loaded again only then; not Exact, as own_orient's. */
+/* The turn of the walks' ends a, b and c (row points in that order or the reverse) from their
+ * coordinates, their errors their lanes' bounds (loaded here, so that the walks carry none): the
+ * filter, else exact_coord_orient where the ends' coordinates are exact, else the exact points
+ * (out of line, as own_orient's), the vertices loaded again only then; not Exact, as
+ * own_orient's (a walk's end then stops, short_merges). */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE int row_orient(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                   const walk_end &a, const walk_end &b, const walk_end &c, int *unsure) {
@@ -541,60 +535,84 @@ static SIMT_DEVICE void walk_enter(const short_shared &sh, const short_lane &me,
   walk_to<Weighted>(sh, me, e, p);
 }
 
-/* e to the vertex before it, in the lanes from lo_lane on (there is one: lo_lane's point 0). */
+/* e to the vertex next to it in direction dir: before it (-1), in the lanes from lo_lane on (there
+ * is one: lo_lane's point 0); after it (1), in the lanes before hi_lane, else to the merge's end.
+ * One code for both, so that a pair's two ends step together (short_merges). */
 template <bool Weighted>
-static SIMT_DEVICE void walk_prev(const short_shared &sh, const short_lane &me, walk_end *e, int lo_lane) {
-  int k = e->p - e->j * SIMT_WARP; /* below 32: the left end is never the row's end */
-  unsigned m = e->mask & ((1u << k) - 1u);
-  if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + 31 - simt::clz(m));
-  int t = lane_with_vertex_before(sh, me, e->j, lo_lane, &m);
-  if (t >= 0) walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + 31 - simt::clz(m), t, m);
+static SIMT_DEVICE void walk_step(const short_shared &sh, const short_lane &me, walk_end *e, int dir, int lo_lane,
+                                  int hi_lane, int end) {
+  int k = e->p - e->j * SIMT_WARP; /* below 32 where dir is -1: the left end is never the row's end */
+  unsigned m = e->mask & (dir < 0 ? (1u << k) - 1u : ~((2u << k) - 1u)); /* k = 31: 2u << 31 is 0, no bit */
+  int t = m ? e->j : lane_with_vertex(sh, me, e->j, dir, dir < 0 ? lo_lane - 1 : hi_lane, &m);
+  int bit = dir < 0 ? 31 - simt::clz(m) : simt::ffs(m) - 1; /* the nearest of m's bits */
+  if (t >= 0) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + bit, t, m);
+  if (dir > 0) walk_enter<Weighted>(sh, me, e, end, end / SIMT_WARP < me.used ? end / SIMT_WARP : me.used - 1, 0u);
 }
 
-/* e to the vertex after it, in the lanes before hi_lane, else to the merge's end. */
+/* The end of a walk that lane `src` of the warp holds (shfl: every lane of the warp calls it);
+ * its mask word is left out, only the end's own lane stepping from it. */
 template <bool Weighted>
-static SIMT_DEVICE void walk_next(const short_shared &sh, const short_lane &me, walk_end *e, int hi_lane, int end) {
-  int k = e->p - e->j * SIMT_WARP;
-  unsigned m = e->mask & ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit */
-  if (m) return walk_to<Weighted>(sh, me, e, e->j * SIMT_WARP + simt::ffs(m) - 1);
-  int t = lane_with_vertex_after(sh, me, e->j, hi_lane, &m);
-  if (t >= 0) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + simt::ffs(m) - 1, t, m);
-  walk_enter<Weighted>(sh, me, e, end, end / SIMT_WARP < me.used ? end / SIMT_WARP : me.used - 1, 0u);
+static SIMT_DEVICE walk_end walk_end_of(const walk_end &e, int src) {
+  walk_end f;
+  f.p = simt::shfl(SIMT_FULL_MASK, e.p, src), f.j = simt::shfl(SIMT_FULL_MASK, e.j, src), f.mask = 0;
+  f.c.w = Weighted ? simt::shfl(SIMT_FULL_MASK, e.c.w, src) : 0;
+  f.c.s = simt::shfl(SIMT_FULL_MASK, e.c.s, src);
+  return f;
 }
 
-/* The merge of the row's lanes [q, q + size) and [q + size, q + 2 size): the bridge found by
- * walking from their shared point, the bits strictly between its ends cleared. */
+/* The merges of a round, of the row's lanes [q, q + size) and [q + size, q + 2 size) for q a
+ * multiple of 2 size, every lane of the warp calling it: merge k of the row by its lanes 2k and
+ * 2k + 1 (a pair of one warp, whatever size: a merge reads its lanes' hulls from shared memory),
+ * which find the bridge by walking from the merge's shared point, the left end by lane 2k, the
+ * right end by lane 2k + 1, both ends at once: each takes a step where the turn of its next
+ * point, itself and the other end allows it, against the other's end as the last step left it,
+ * until neither moves. An end never passes the bridge's (a vertex of the merged hull is one of
+ * the hull of any of its subsets, whatever the other end), so the walk stops there, where each
+ * end is the other's tangent: the bridge that the CPU engine's walk (hull_walk, one end after the
+ * other) finds, in about the steps of the longer end where that takes the steps of both (on
+ * noise, half the turns a warp waits on, tools/bench/RESULTS.md, 2026-12-06). Not Exact, an end
+ * whose turn is undecided stops (the block is left to the exact kernel). Then lane 2k clears
+ * the bits strictly between the bridge's ends. A row of two lanes or more starts at an even lane
+ * (short_row_place), so that the row's lanes 2k and 2k + 1 are the warp's too. ok: the lane's row
+ * is fitted here. */
 template <bool Weighted, bool Exact>
-static SIMT_DEVICE void short_merge(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size,
-                                    int *unsure) {
-  int q = me.q, hi = q + 2 * size < me.used ? q + 2 * size : me.used;
+static SIMT_DEVICE void short_merges(const short_shared &sh, const hull_slots &hs, const short_lane &me, int size,
+                                     int ok, int *unsure) {
+  int side = me.q & 1, q = me.q / 2 * 2 * size; /* the lane's end (0 left, 1 right), its merge's first lane */
+  int hi = q + 2 * size < me.used ? q + 2 * size : me.used;
   int lo = q * SIMT_WARP, s = lo + size * SIMT_WARP;
   int end = lo + 2 * size * SIMT_WARP < me.n ? lo + 2 * size * SIMT_WARP : me.n;
-  walk_end at_s, a, b;
-  walk_enter<Weighted>(sh, me, &at_s, s, q + size, sh.masks[me.lane0 + q + size]);
-  a = at_s, b = at_s;
-  walk_prev<Weighted>(sh, me, &a, q);
-  walk_next<Weighted>(sh, me, &b, hi, end);
-  if (row_orient<Weighted, Exact>(sh, hs, me, a, at_s, b, unsure) > 0) return; /* convex at s: s stays */
-  /* the ends walk in turns, each as far as it goes; an end that cannot move once the other has
-   * gone as far as it can leaves the bridge found (the first turn aside) */
-  for (int side = 0, tries = 0, moved = 1; moved || tries == 1; side ^= 1, tries++) {
-    moved = 0;
-    while (side == 0 && a.p > lo) {
-      walk_end a2 = a;
-      walk_prev<Weighted>(sh, me, &a2, q);
-      if (row_orient<Weighted, Exact>(sh, hs, me, a2, a, b, unsure) > 0) break;
-      a = a2, moved = 1;
-    }
-    while (side == 1 && b.p < end) {
-      walk_end b2 = b;
-      walk_next<Weighted>(sh, me, &b2, hi, end);
-      if (row_orient<Weighted, Exact>(sh, hs, me, a, b, b2, unsure) > 0) break;
-      b = b2, moved = 1;
-    }
+  int dir = side ? 1 : -1, stop = side ? end : lo; /* e's way, and where it can move no further */
+  int walking = ok && q + size < me.used;
+  walk_end e = {0, 0, 0u, {0, 0}};
+  if (walking) {
+    walk_end at_s, a, b;
+    walk_enter<Weighted>(sh, me, &at_s, s, q + size, sh.masks[me.lane0 + q + size]);
+    a = at_s, b = at_s;
+    walk_step<Weighted>(sh, me, &a, -1, q, hi, end);
+    walk_step<Weighted>(sh, me, &b, 1, q, hi, end);
+    walking = row_orient<Weighted, Exact>(sh, hs, me, a, at_s, b, unsure) <= 0; /* convex at s: s stays */
+    e = side ? b : a;
   }
-  int last = b.p / SIMT_WARP < hi ? b.p / SIMT_WARP : hi - 1;
-  for (int t = a.p / SIMT_WARP; t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a.p, b.p);
+  int merged = walking;
+  /* the turn (c, e, f) of e's next c is the left end's (a2, a, b), and the reverse of the right
+   * end's (a, b, b2), of the opposite sign: e moves where dir times it is at least 0 */
+  while (simt::any(SIMT_FULL_MASK, walking)) {
+    walk_end f = walk_end_of<Weighted>(e, simt::lane() ^ 1u);
+    int moved = 0;
+    if (walking && e.p != stop) {
+      walk_end c = e;
+      walk_step<Weighted>(sh, me, &c, dir, q, hi, end);
+      moved = dir * row_orient<Weighted, Exact>(sh, hs, me, c, e, f, unsure) >= 0;
+      if (moved) e = c;
+    }
+    int pair_moved = moved | simt::shfl_xor(SIMT_FULL_MASK, moved, 1); /* every lane: a collective */
+    walking = walking && pair_moved && !*unsure;
+  }
+  int b = simt::shfl_xor(SIMT_FULL_MASK, e.p, 1), a = e.p; /* lane 2k: the bridge */
+  if (!merged || side) return;
+  int last = b / SIMT_WARP < hi ? b / SIMT_WARP : hi - 1;
+  for (int t = a / SIMT_WARP; t <= last; t++) sh.masks[me.lane0 + t] &= lane_bits_outside(t, a, b);
 }
 
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
@@ -793,7 +811,7 @@ static SIMT_DEVICE int lane_hulls(const short_shared &sh, const hull_slots &hs, 
   team.sync();
   if (!Exact && team.block_any(unsure)) return 0; /* no merge then */
   for (int size = 1; size < team.span; size *= 2) {
-    if (ok && me.q % (2 * size) == 0 && me.q + size < me.used) short_merge<Weighted, Exact>(sh, hs, me, size, &unsure);
+    short_merges<Weighted, Exact>(sh, hs, me, size, ok, &unsure);
     team.sync();
   }
   return Exact || !team.block_any(unsure);
