@@ -3,8 +3,9 @@
  * (hull/merge.h); one launch serves every row. The simple path takes a thread per chunk, idle
  * where no merge starts. The fast path lists each level's merges on the host (merge_node: the
  * left node of each), so that a launch covers its live merges only: a thread per merge at levels
- * of at least WARP_MERGE_BELOW merges, else a warp per merge, whose lanes search 32 candidates a
- * step (warp_first_false) and move the right list's tail together. A wide row's merges are of
+ * of at least WARP_MERGE_BELOW merges, else a warp per merge, whose lanes walk the two ends at
+ * once (pair_walk), search 32 candidates a step (warp_first_false) and move the right list's tail
+ * together. A wide row's merges are of
  * its chains on the steps (wide_rows.cuh), a thread each.
  */
 #ifndef GPUISO_CUDA_MERGE_LEVEL_CUH
@@ -108,10 +109,51 @@ struct merge_step {
   }
 };
 
-/* hull_merge with a warp: the trivial merges and the walk as one thread runs them (every lane the
- * same, warm_merge's lines in L1), the nested bisection by warp_first_false, the tail of b moved
- * by the lanes together (all of a round read before any is written: the moves go down, onto
- * segments not yet read). */
+/* hull_walk (hull/merge.h) by the lanes of a warp, every lane calling it: the even lanes walk the
+ * left end and the odd ones the right end (side), both ends at once, as the lane kernels' merges
+ * (short_merges, short_rows.cuh): each end steps where the turn of its next vertex, itself and
+ * the other end as the last step left it is at most 0, as hull_walk's ends do, until neither
+ * moves. An end never passes the bridge's, so the walk stops at hull_walk's bridge, the warp
+ * waiting on the chain of loads and turns of the longer end's walk where hull_walk's is both
+ * ends'. At most cap steps an end, else (returns 1) the bridge lies in a up to *alpha and in b
+ * from *beta on, as after hull_walk. Every lane returns the same. The turn is taken in the order
+ * (next, end, other end): the right end's is the reverse of hull_walk's, of the opposite sign
+ * (hull_orient_vertices, hull/slots.h). */
+static SIMT_DEVICE int pair_walk(const hull_slots *v, const hull_segment *a, int64_t na, const hull_segment *b,
+                                 int64_t nb, int64_t cap, hull_pos *alpha, hull_pos *beta) {
+  hull_pos s = hull_list_last(a, na), bs = hull_list_first(b);
+  *alpha = hull_prev(a, s), *beta = hull_next(b, bs);
+  if (hull_orient_vertices(v, hull_at(v, a, *alpha), hull_at(v, a, s), hull_at(v, b, *beta)) > 0) {
+    *beta = bs; /* convex at the shared point, as hull_walk */
+    return 0;
+  }
+  int side = (int)(simt::lane() & 1u);
+  const hull_segment *own = side ? b : a, *other = side ? a : b;
+  hull_pos e = side ? *beta : *alpha, stop = side ? hull_list_last(b, nb) : hull_list_first(a), f;
+  hull_vertex ve = hull_at(v, own, e);
+  int64_t steps = 0;
+  int walking = 1, out = 0;
+  while (walking) {
+    f.t = simt::shfl_xor(SIMT_FULL_MASK, e.t, 1), f.p = simt::shfl_xor(SIMT_FULL_MASK, e.p, 1);
+    int moved = 0;
+    if (steps <= cap && (e.t != stop.t || e.p != stop.p)) {
+      hull_pos c = side ? hull_next(b, e) : hull_prev(a, e);
+      hull_vertex vc = hull_at(v, own, c);
+      int turn = hull_orient_vertices(v, vc, ve, hull_at(v, other, f));
+      if (side ? turn >= 0 : turn <= 0) e = c, ve = vc, steps++, moved = 1;
+    }
+    out = simt::shfl_xor(SIMT_FULL_MASK, (int)(steps > cap), 1) | (steps > cap);
+    walking = (simt::shfl_xor(SIMT_FULL_MASK, moved, 1) | moved) && !out;
+  }
+  f.t = simt::shfl_xor(SIMT_FULL_MASK, e.t, 1), f.p = simt::shfl_xor(SIMT_FULL_MASK, e.p, 1);
+  *alpha = side ? f : e, *beta = side ? e : f;
+  return out;
+}
+
+/* hull_merge with a warp: the trivial merges as one thread runs them (every lane the same), the
+ * walk by pair_walk (warm_merge's lines in L1), the nested bisection by warp_first_false, the
+ * tail of b moved by the lanes together (all of a round read before any is written: the moves go
+ * down, onto segments not yet read). */
 static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a, int64_t na,
                                            const hull_segment *b, int64_t nb, int64_t cap) {
   unsigned lane = simt::lane();
@@ -123,7 +165,7 @@ static SIMT_DEVICE int64_t warp_hull_merge(const hull_slots *v, hull_segment *a,
   }
   warm_merge(v, a, na, b, nb, lane, SIMT_WARP);
   hull_pos alpha, beta;
-  if (hull_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
+  if (pair_walk(v, a, na, b, nb, cap, &alpha, &beta)) {
     hull_vertex none = {0, 0, {{0, 0}, {0, 0}}, 0};
     hull_pos bend = hull_list_last(b, nb), astart = hull_list_first(a);
     alpha = warp_first_false(v, a, astart, alpha, 1, none, b, beta, bend);
