@@ -76,9 +76,10 @@ test_cuda_lost_reset <- function() invisible(.Call(C_test_cuda_lost_reset))
 #' `gpuiso.chunks` (a positive integer) sets the number of chunks instead, for any length; it exists
 #' for tests and tuning, and does not change the fit beyond rounding. Likewise
 #' `gpuiso.hull_chunk` and `gpuiso.hull_walk_cap` set the hull engine's points per chunk (1024)
-#' and the steps a merge walks before it searches (64), and `gpuiso.gpu_kernel` (`"simple"` or
-#' `"rowpav"`) replaces the CUDA solver's fast path by its plainest kernels or by the row-PAV
-#' control of the benchmarks.
+#' and the steps a merge walks before it searches (64; where the CUDA solver walks a merge's two
+#' ends at once, the steps of each end), and `gpuiso.gpu_kernel` (`"simple"` or `"rowpav"`)
+#' replaces the CUDA solver's fast path by its plainest kernels or by the row-PAV control of the
+#' benchmarks.
 #'
 #' @param threads `NULL` to read the setting, or a positive whole number to set it.
 #' @return With `threads = NULL`, the current number of threads; otherwise the previous number,

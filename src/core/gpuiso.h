@@ -74,7 +74,8 @@ typedef struct {
                             merged; <= 0: one chunk per thread for long rows */
   gpuiso_engine engine;  /* for rows, batches and the knots of a fit on x */
   int64_t hull_chunk;    /* hull engine: points per chunk (<= 0: 1024) */
-  int64_t hull_walk_cap; /* hull engine: walk steps before a merge searches (<= 0: 64) */
+  int64_t hull_walk_cap; /* hull engine: walk steps before a merge searches (<= 0: 64; of each
+                           end where the CUDA solver walks both at once) */
   gpuiso_gpu_kernel gpu_kernel; /* CUDA engine: which kernels */
   gpuiso_precision gpu_precision; /* CUDA engine through the double API (gpuiso_fit, batches):
                             SINGLE fits float32 copies of y and w (see gpuiso_cuda_fit_rows) */

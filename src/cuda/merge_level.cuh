@@ -5,8 +5,7 @@
  * left node of each), so that a launch covers its live merges only: a thread per merge at levels
  * of at least WARP_MERGE_BELOW merges, else a warp per merge, whose lanes walk the two ends at
  * once (pair_walk), search 32 candidates a step (warp_first_false) and move the right list's tail
- * together. A wide row's merges are of
- * its chains on the steps (wide_rows.cuh), a thread each.
+ * together. A wide row's merges are of its chains on the steps (wide_rows.cuh), a thread each.
  */
 #ifndef GPUISO_CUDA_MERGE_LEVEL_CUH
 #define GPUISO_CUDA_MERGE_LEVEL_CUH
@@ -111,14 +110,15 @@ struct merge_step {
 
 /* hull_walk (hull/merge.h) by the lanes of a warp, every lane calling it: the even lanes walk the
  * left end and the odd ones the right end (side), both ends at once, as the lane kernels' merges
- * (short_merges, short_rows.cuh): each end steps where the turn of its next vertex, itself and
- * the other end as the last step left it is at most 0, as hull_walk's ends do, until neither
- * moves. An end never passes the bridge's, so the walk stops at hull_walk's bridge, the warp
- * waiting on the chain of loads and turns of the longer end's walk where hull_walk's is both
- * ends'. At most cap steps an end, else (returns 1) the bridge lies in a up to *alpha and in b
- * from *beta on, as after hull_walk. Every lane returns the same. The turn is taken in the order
- * (next, end, other end): the right end's is the reverse of hull_walk's, of the opposite sign
- * (hull_orient_vertices, hull/slots.h). */
+ * (short_merges, short_rows.cuh): each end steps where hull_walk's end would, against the other
+ * end as the last step left it (the turn of the three in the row's order at most 0), until
+ * neither moves. An end never passes the bridge's, so the walk stops at hull_walk's bridge, the
+ * warp waiting on the chain of loads and turns of the longer end's walk where hull_walk's is both
+ * ends'. Once an end has taken more than cap steps (hull_walk: both ends together), it returns 1:
+ * the bridge lies in a up to *alpha and in b from *beta on, as after hull_walk, for the same
+ * bisection. Every lane returns the same. The turn is taken in the order (next, end, other end):
+ * the right end's is the reverse of hull_walk's, of the opposite sign (hull_orient_vertices,
+ * hull/slots.h), so that it steps where that is at least 0. */
 static SIMT_DEVICE int pair_walk(const hull_slots *v, const hull_segment *a, int64_t na, const hull_segment *b,
                                  int64_t nb, int64_t cap, hull_pos *alpha, hull_pos *beta) {
   hull_pos s = hull_list_last(a, na), bs = hull_list_first(b);

@@ -419,12 +419,13 @@ static SIMT_DEVICE int own_orient(const short_shared &sh, const hull_slots &hs, 
  * relative to its first. The monotone chain as one loop (paper, section 3.1): the stack is the
  * mask, its top the highest set bit, the entry under the top the next one (clz). The coordinates
  * of the candidate k, the top and the entry under it stay in registers (own_coord, with the
- * lane's bounds on their errors), and each iteration loads the one point it needs next, whatever
- * it then does, and selects: a pop where the top makes no left turn between the entry under it
- * and k (the entry under the new top loaded), else a push of k (k + 1 loaded). So the lanes of a
- * warp issue the same load in step, with no inner pop loop. The turns are a pop loop's, in the
- * same order (the fits stay bit-identical): count pushes and at most count - 1 pops (point 0
- * stays), at most 2 count - 1 iterations. */
+ * lane's bounds on their errors), and each iteration loads both points it may need next, whatever
+ * it then does, before its turn decides between them, and selects: a pop where the top makes no
+ * left turn between the entry under it and k (the entry under the new top, the highest bit below
+ * the entry under the top), else a push of k (k + 1). So the lanes of a warp issue the same loads
+ * in step, with no inner pop loop, and the loads wait alongside the turn, not after it. The turns
+ * are a pop loop's, in the same order (the fits stay bit-identical): count pushes and at most
+ * count - 1 pops (point 0 stays), at most 2 count - 1 iterations. */
 template <bool Weighted, bool Exact>
 static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_slots &hs, const short_lane &me,
                                             int *unsure) {
@@ -434,6 +435,9 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
   lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
   lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
+    int lower = 31 - simt::clz(under > 0 ? mask & ((1u << under) - 1u) : 0u); /* -1: none */
+    lane_coord c_pop = own_coord(lane_point(sh, me.q, base, rounded, lower < 0 ? 0 : lower));
+    lane_coord c_push = own_coord(lane_point(sh, me.q, base, rounded, k + 1 < count ? k + 1 : count));
     /* point 0 alone: a push */
     int pop = under >= 0 &&
               own_orient<Weighted, Exact>(sh, hs, me, base, rounded, e, under, cu, top, ct, k, ck, unsure) <= 0;
@@ -441,10 +445,9 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
     int below = top;
     mask = pop ? mask & ~(1u << top) : mask | bit;
     top = pop ? under : k;
-    under = pop ? 31 - simt::clz(mask & ~(1u << top)) : below; /* -1: top is point 0 */
+    under = pop ? lower : below; /* -1: top is point 0 */
     k += !pop;
-    int next = pop ? (under < 0 ? 0 : under) : (k < count ? k : count);
-    lane_coord cn = own_coord(lane_point(sh, me.q, base, rounded, next));
+    lane_coord cn = pop ? c_pop : c_push;
     lane_coord ct2 = pop ? cu : ck;
     cu = pop ? cn : ct;
     ck = pop ? ck : cn;

@@ -185,8 +185,9 @@ static inline GPUISO_HD int hull_vertices_relative(hull_vertex a, hull_vertex b,
 }
 
 /* hull_orient for vertices: the filter, else the exact points. The three in the reverse order
- * (c left of b left of a) turn the other way, as exactly: the filter's bound does not depend on
- * the order, and the exact points' turn is exact (pair_walk, src/cuda/merge_level.cuh). */
+ * (c left of b left of a) turn exactly the other way: the filter decides only where its sign is
+ * the exact one of the points as represented, whichever point it takes the differences from, and
+ * the exact points' turn is exact (pair_walk, src/cuda/merge_level.cuh). */
 static inline GPUISO_HD int hull_orient_vertices(const hull_slots *v, hull_vertex a, hull_vertex b, hull_vertex c) {
   int relative = hull_vertices_relative(a, b, c);
   int turn = hull_orient_vertices_filter(v, a, b, c, relative);
