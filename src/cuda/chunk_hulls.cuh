@@ -15,13 +15,18 @@
 #include "short_rows.cuh"
 
 #define TOTALS_WARPS 8 /* chunks a block of chunk_totals_kernel sums */
-#define TOTALS_LOADS 8 /* elements a lane loads before it adds them: loads in flight for the bandwidth */
+#define TOTALS_LOADS 4 /* 16-byte groups a lane loads before it adds them: loads in flight for the bandwidth */
 
 /* Per chunk: its totals at scale 1, validating its elements (totals_step's, in another order).
- * Each lane loads TOTALS_LOADS of its elements at once, then adds them in order (the same sums):
- * a load at a time ran at about a fifth of an H200's bandwidth (0.40 ms for 1e8 floats). */
+ * The lanes take the chunk's 16-byte groups aligned in memory in turn (lane q groups q, q + 32,
+ * ..., as row_groups: a warp's load is 512 consecutive bytes, a float4 or a double2 a lane), each
+ * lane TOTALS_LOADS groups at once (a float32 chunk of 1,024 in two rounds: 64 bytes a lane in
+ * flight, twice the 8 floats before, at 70 to 76 registers where 8 groups took 110 to 114), then
+ * adds their elements in order. An element a load, TOTALS_LOADS at once, took 0.334 ms for 1e8 floats on an
+ * H200 (tools/bench/RESULTS.md, 2026-12-04), a quarter of its bandwidth. */
 template <typename T>
 SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
+  const int G = ELEMENT_GROUP(T);
   int64_t g = (int64_t)simt::block_idx().x * TOTALS_WARPS + simt::warp();
   unsigned lane = simt::lane();
   chunk_total c = chunk_total_none();
@@ -29,21 +34,27 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
   if (g < v.nchunks) {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
-    for (int64_t i0 = from + lane; i0 < to && c.bad == INT64_MAX; i0 += TOTALS_LOADS * SIMT_WARP) {
-      T y[TOTALS_LOADS], w[TOTALS_LOADS];
+    const T *y = v.y + from, *w = v.w ? v.w + from : NULL;
+    /* before: the elements of y's first aligned group before the chunk's first */
+    int64_t n = to - from, before = (int64_t)((uintptr_t)y % 16 / sizeof(T));
+    for (int64_t e0 = lane * G - before; e0 < n && c.bad == INT64_MAX; e0 += TOTALS_LOADS * SIMT_WARP * G) {
+      T yg[TOTALS_LOADS][G], wg[TOTALS_LOADS][G];
       for (int u = 0; u < TOTALS_LOADS; u++) {
-        int64_t i = i0 + u * SIMT_WARP;
-        y[u] = i < to ? v.y[i] : (T)0;
-        w[u] = i < to && v.w ? v.w[i] : (T)1;
+        int64_t e = e0 + u * SIMT_WARP * G;
+        element_group(y, e, n, yg[u]);
+        if (w) element_group(w, e, n, wg[u]);
       }
-      for (int u = 0; u < TOTALS_LOADS && i0 + u * SIMT_WARP < to; u++) {
-        int added = v.w ? chunk_total_add(&c, (double)y[u], (double)w[u], 1.0, v.sign)
-                        : chunk_total_add_unit(&c, (double)y[u], v.sign);
-        if (!added) {
-          c.bad = i0 + u * SIMT_WARP;
-          break;
+      for (int u = 0; u < TOTALS_LOADS && c.bad == INT64_MAX; u++)
+        for (int h = 0; h < G; h++) {
+          int64_t i = e0 + u * SIMT_WARP * G + h;
+          if (i < 0 || i >= n) continue;
+          int added = w ? chunk_total_add(&c, (double)yg[u][h], (double)wg[u][h], 1.0, v.sign)
+                        : chunk_total_add_unit(&c, (double)yg[u][h], v.sign);
+          if (!added) {
+            c.bad = from + i;
+            break;
+          }
         }
-      }
     }
   }
   warp_team warp = {0, SIMT_WARP};
