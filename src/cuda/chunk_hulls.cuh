@@ -20,10 +20,10 @@
 /* Per chunk: its totals at scale 1, validating its elements (totals_step's, in another order).
  * The lanes take the chunk's 16-byte groups aligned in memory in turn (lane q groups q, q + 32,
  * ..., as row_groups: a warp's load is 512 consecutive bytes, a float4 or a double2 a lane), each
- * lane TOTALS_LOADS groups at once (a float32 chunk of 1,024 in two rounds: 64 bytes a lane in
- * flight, twice the 8 floats before, at 70 to 76 registers where 8 groups took 110 to 114), then
- * adds their elements in order. An element a load, TOTALS_LOADS at once, took 0.334 ms for 1e8 floats on an
- * H200 (tools/bench/RESULTS.md, 2026-12-04), a quarter of its bandwidth. */
+ * lane TOTALS_LOADS groups at once (a float32 chunk of 1,024 aligned in two rounds: 64 bytes a
+ * lane in flight, twice the 8 floats before, at 70 to 76 registers where 8 groups took 110 to
+ * 114), then adds their elements in order. An element a load, 8 at once, took 0.334 ms for 1e8
+ * floats on an H200 (tools/bench/RESULTS.md, 2026-12-04), a quarter of its bandwidth. */
 template <typename T>
 SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
   const int G = ELEMENT_GROUP(T);
