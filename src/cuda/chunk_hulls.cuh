@@ -35,9 +35,8 @@ SIMT_KERNEL void chunk_totals_kernel(solver_view<T> v) {
     int64_t from, to;
     chunk_range(v, g, &from, &to);
     const T *y = v.y + from, *w = v.w ? v.w + from : NULL;
-    /* before: the elements of y's first aligned group before the chunk's first */
-    int64_t n = to - from, before = (int64_t)((uintptr_t)y % 16 / sizeof(T));
-    for (int64_t e0 = lane * G - before; e0 < n && c.bad == INT64_MAX; e0 += TOTALS_LOADS * SIMT_WARP * G) {
+    int64_t n = to - from, round = TOTALS_LOADS * SIMT_WARP * G; /* elements a round of the warp's loads */
+    for (int64_t e0 = (int64_t)lane * G - group_lead(y); e0 < n && c.bad == INT64_MAX; e0 += round) {
       T yg[TOTALS_LOADS][G], wg[TOTALS_LOADS][G];
       for (int u = 0; u < TOTALS_LOADS; u++) {
         int64_t e = e0 + u * SIMT_WARP * G;

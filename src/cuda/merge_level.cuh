@@ -108,6 +108,12 @@ struct merge_step {
   }
 };
 
+/* The position q of the lane's partner (lane ^ 1), every lane of the warp calling it. */
+static SIMT_DEVICE hull_pos partner_pos(hull_pos q) {
+  hull_pos f = {simt::shfl_xor(SIMT_FULL_MASK, q.t, 1), simt::shfl_xor(SIMT_FULL_MASK, q.p, 1)};
+  return f;
+}
+
 /* hull_walk (hull/merge.h) by the lanes of a warp, every lane calling it: the even lanes walk the
  * left end and the odd ones the right end (side), both ends at once, as the lane kernels' merges
  * (short_merges, short_rows.cuh): each end steps where hull_walk's end would, against the other
@@ -129,12 +135,12 @@ static SIMT_DEVICE int pair_walk(const hull_slots *v, const hull_segment *a, int
   }
   int side = (int)(simt::lane() & 1u);
   const hull_segment *own = side ? b : a, *other = side ? a : b;
-  hull_pos e = side ? *beta : *alpha, stop = side ? hull_list_last(b, nb) : hull_list_first(a), f;
+  hull_pos e = side ? *beta : *alpha, stop = side ? hull_list_last(b, nb) : hull_list_first(a);
   hull_vertex ve = hull_at(v, own, e);
   int64_t steps = 0;
   int walking = 1, out = 0;
   while (walking) {
-    f.t = simt::shfl_xor(SIMT_FULL_MASK, e.t, 1), f.p = simt::shfl_xor(SIMT_FULL_MASK, e.p, 1);
+    hull_pos f = partner_pos(e);
     int moved = 0;
     if (steps <= cap && (e.t != stop.t || e.p != stop.p)) {
       hull_pos c = side ? hull_next(b, e) : hull_prev(a, e);
@@ -145,7 +151,7 @@ static SIMT_DEVICE int pair_walk(const hull_slots *v, const hull_segment *a, int
     out = simt::shfl_xor(SIMT_FULL_MASK, (int)(steps > cap), 1) | (steps > cap);
     walking = (simt::shfl_xor(SIMT_FULL_MASK, moved, 1) | moved) && !out;
   }
-  f.t = simt::shfl_xor(SIMT_FULL_MASK, e.t, 1), f.p = simt::shfl_xor(SIMT_FULL_MASK, e.p, 1);
+  hull_pos f = partner_pos(e);
   *alpha = side ? f : e, *beta = side ? e : f;
   return out;
 }

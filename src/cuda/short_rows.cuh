@@ -466,7 +466,8 @@ static SIMT_DEVICE unsigned lane_bits_outside(int t, int a, int b) {
 }
 
 /* An end of a bridge walk (short_merges): vertex p of the row, its lane j as short_vertex takes
- * it, that lane's mask word, and p's coordinates relative to the row's first point (walk_to). A
+ * it, that lane's mask word (once the end has stepped, its bits on the end's side of p: all that
+ * its steps read), and p's coordinates relative to the row's first point (walk_to). A
  * step within the lane takes the next bit of the word it holds, where short_prev_vertex and
  * short_next_vertex load it again; only a step into another lane loads that lane's word. The
  * lane's first point is loaded at each step, and its bounds at each turn (row_orient): kept in
@@ -691,7 +692,7 @@ static SIMT_DEVICE double short_wide_level(const solver_view<T> &v, const short_
  * lines (86% of the sectors read were excess, Nsight on an H200, tools/bench/RESULTS.md). */
 template <typename T, class F>
 static SIMT_DEVICE void row_groups(const T *row, const short_lane &me, F f) {
-  int g = ELEMENT_GROUP(T), before = (int)((uintptr_t)row % 16 / sizeof(T));
+  int g = ELEMENT_GROUP(T), before = group_lead(row);
   for (int e = me.q * g - before; me.lanes > 0 && e < me.n; e += me.lanes * g) f(e);
 }
 

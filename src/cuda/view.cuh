@@ -49,6 +49,13 @@ struct solver_view {
 /* The elements of T in 16 bytes: what a thread loads or stores at once (element_group, store_group). */
 #define ELEMENT_GROUP(T) (16 / (int)sizeof(T))
 
+/* The elements before p in its 16-byte group aligned in memory: groups of p aligned in memory
+ * start at its elements k ELEMENT_GROUP(T) - group_lead(p). */
+template <typename T>
+static SIMT_DEVICE int group_lead(const T *p) {
+  return (int)((uintptr_t)p % 16 / sizeof(T));
+}
+
 /* Whether the group of elements [k, k + ELEMENT_GROUP(T)) of p lies within [0, end) and p + k
  * is aligned to 16 bytes: one 16-byte access (a float4, a double2). */
 template <typename T>
