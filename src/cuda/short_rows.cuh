@@ -262,22 +262,34 @@ static SIMT_DEVICE int lane_with_vertex(const short_shared &sh, const short_lane
   return -1;
 }
 
+/* The bits of a lane's mask word on side dir (-1 below, 1 above) of its point k. */
+static SIMT_DEVICE unsigned bits_beside(int k, int dir) {
+  return dir < 0 ? (1u << k) - 1u : ~((2u << k) - 1u); /* k = 31: 2u << 31 is 0, no bit above */
+}
+
+/* The lane of the hull vertex nearest a point of lane j in direction dir (-1 or 1), *m on entry
+ * lane j's bits on that side of the point: j where *m has one, else lane_with_vertex's (up to
+ * stop, left out; -1 if none), *m then its word; *p that vertex (where there is one). The one
+ * search of short_prev_vertex, short_next_vertex and the walks' steps (walk_step). */
+static SIMT_DEVICE int nearest_vertex(const short_shared &sh, const short_lane &me, int j, int dir, int stop,
+                                      unsigned *m, int *p) {
+  int t = *m ? j : lane_with_vertex(sh, me, j, dir, stop, m);
+  if (t >= 0) *p = t * SIMT_WARP + (dir < 0 ? 31 - simt::clz(*m) : simt::ffs(*m) - 1);
+  return t;
+}
+
 /* The last hull vertex before point p, in the row's lanes from lo on; -1 if none. */
 static SIMT_DEVICE int short_prev_vertex(const short_shared &sh, const short_lane &me, int p, int lo) {
-  int j = p / SIMT_WARP, k = p % SIMT_WARP;
-  unsigned m = j < me.used ? sh.masks[me.lane0 + j] & ((1u << k) - 1u) : 0u;
-  if (m) return j * SIMT_WARP + 31 - simt::clz(m);
-  int t = lane_with_vertex(sh, me, j < me.used ? j : me.used, -1, lo - 1, &m);
-  return t >= 0 ? t * SIMT_WARP + 31 - simt::clz(m) : -1;
+  int j = p / SIMT_WARP, in = j < me.used, vertex;
+  unsigned m = in ? sh.masks[me.lane0 + j] & bits_beside(p % SIMT_WARP, -1) : 0u;
+  return nearest_vertex(sh, me, in ? j : me.used, -1, lo - 1, &m, &vertex) >= 0 ? vertex : -1;
 }
 
 /* The first hull vertex after point p, in the row's lanes before hi; end if none. */
 static SIMT_DEVICE int short_next_vertex(const short_shared &sh, const short_lane &me, int p, int hi, int end) {
-  int j = p / SIMT_WARP, k = p % SIMT_WARP;
-  unsigned m = j < hi ? sh.masks[me.lane0 + j] & ~((2u << k) - 1u) : 0u; /* k = 31: 2u << 31 is 0, no bit */
-  if (m) return j * SIMT_WARP + simt::ffs(m) - 1;
-  int t = lane_with_vertex(sh, me, j, 1, hi, &m);
-  return t >= 0 ? t * SIMT_WARP + simt::ffs(m) - 1 : end;
+  int j = p / SIMT_WARP, vertex;
+  unsigned m = j < hi ? sh.masks[me.lane0 + j] & bits_beside(p % SIMT_WARP, 1) : 0u;
+  return nearest_vertex(sh, me, j, 1, hi, &m, &vertex) >= 0 ? vertex : end;
 }
 
 /* A point of the row as the lane kernels' filters take it: each coordinate a double, within its
@@ -545,11 +557,10 @@ static SIMT_DEVICE void walk_enter(const short_shared &sh, const short_lane &me,
 template <bool Weighted>
 static SIMT_DEVICE void walk_step(const short_shared &sh, const short_lane &me, walk_end *e, int dir, int lo_lane,
                                   int hi_lane, int end) {
-  int k = e->p - e->j * SIMT_WARP; /* below 32 where dir is -1: the left end is never the row's end */
-  unsigned m = e->mask & (dir < 0 ? (1u << k) - 1u : ~((2u << k) - 1u)); /* k = 31: 2u << 31 is 0, no bit */
-  int t = m ? e->j : lane_with_vertex(sh, me, e->j, dir, dir < 0 ? lo_lane - 1 : hi_lane, &m);
-  int bit = dir < 0 ? 31 - simt::clz(m) : simt::ffs(m) - 1; /* the nearest of m's bits */
-  if (t >= 0) return walk_enter<Weighted>(sh, me, e, t * SIMT_WARP + bit, t, m);
+  int k = e->p - e->j * SIMT_WARP, p; /* k below 32 where dir is -1: the left end is never the row's end */
+  unsigned m = e->mask & bits_beside(k, dir);
+  int t = nearest_vertex(sh, me, e->j, dir, dir < 0 ? lo_lane - 1 : hi_lane, &m, &p);
+  if (t >= 0) return walk_enter<Weighted>(sh, me, e, p, t, m);
   if (dir > 0) walk_enter<Weighted>(sh, me, e, end, end / SIMT_WARP < me.used ? end / SIMT_WARP : me.used - 1, 0u);
 }
 
