@@ -45,10 +45,11 @@ static inline GPUISO_HD int element_status(const solver_view<T> &v, int64_t i) {
   return !isfinite(y) ? GPUISO_E_Y_NONFINITE : (w < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
 }
 
-/* A row's state from its first invalid element (or -1) and its largest weight: the error, else the
- * power of two that brings the largest weight near 1 (hull.c explains why). */
+/* Row r's state (v.rows[r]) from its first invalid element (or -1) and its largest weight: the
+ * error, else the power of two that brings the largest weight near 1 (hull.c explains why). Built
+ * in a local, then stored: the executor sees the store (tools/simt/executor.cpp). */
 template <typename T>
-static SIMT_DEVICE row_state row_state_of(const solver_view<T> &v, int64_t r, double max_w, int64_t bad) {
+static SIMT_DEVICE void put_row_state(const solver_view<T> &v, int64_t r, double max_w, int64_t bad) {
   row_state s = {1.0, 0, GPUISO_OK, -1, 0};
   if (bad >= 0) {
     s.status = element_status(v, bad);
@@ -63,7 +64,7 @@ static SIMT_DEVICE row_state row_state_of(const solver_view<T> &v, int64_t r, do
       s.rescale = e > 0 ? 1 : -1;
     }
   }
-  return s;
+  v.rows[r] = s;
 }
 
 /* Per row: its state from its chunks' totals. */
@@ -77,7 +78,7 @@ struct row_scale_step {
       max_w = v.tot[c].max_w > max_w ? v.tot[c].max_w : max_w;
       if (bad < 0) bad = v.tot[c].bad;
     }
-    v.rows[r] = row_state_of(v, r, max_w, bad);
+    put_row_state(v, r, max_w, bad);
   }
 };
 

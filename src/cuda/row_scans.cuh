@@ -98,7 +98,7 @@ static SIMT_DEVICE void row_checks(const solver_view<T> &v, block_team team, int
     max_w = larger(max_w, v.tiles[t].max_w), bad = smaller(bad, v.tiles[t].bad);
   max_w = team.reduce(max_w, larger);
   bad = team.reduce(bad, smaller);
-  if (rank == 0) v.rows[r] = row_state_of(v, r, max_w, bad == INT64_MAX ? -1 : bad);
+  if (rank == 0) put_row_state(v, r, max_w, bad == INT64_MAX ? -1 : bad);
 }
 
 template <typename T>
