@@ -346,27 +346,39 @@ static SIMT_DEVICE lane_bound lane_bound_of(const short_shared &sh, int j) {
 }
 
 /* The filter of the lane kernels' turns on three points within the bounds ea, eb and ec of their
- * coordinates: each difference one rounding, so hull_orient's bound (geometry.h) widened by the
- * coordinates' errors as the slots' filter widens it, in fewer operations. The points are the
- * row's points ia < ib < ic, or in the reverse order (a walk's right end, short_merges), whose turn
- * is the opposite; unweighted, W is the index, so the W differences are the indices' (exact: the
- * doubles a subtraction of the indices as doubles would give) and the loops need not carry W. The
- * sign, or 0 where it cannot decide. */
+ * coordinates: hull_orient's bound (geometry.h), 9u (A1 B2 + B1 A2) for u = 2^-53 (the roundings
+ * of the differences and the cross product take 3u of it, 4u weighted), widened by c = 0x1.03p0
+ * times the coordinates' errors carried through the cross product, A1 ey2 + A2 ey1 + ex1 (B2 +
+ * ey2) + ex2 (B1 + ey1), as the slots' filter widens it, in fewer operations: the bound as A1 (9u
+ * B2 + c ey2) + A2 (9u B1 + c ey1), three fmas and a product beside the cross product (itself an
+ * fma and a product), c ey hoisted out of a lane hull's loop (own_orient: one bound for its
+ * points), then weighted the W errors' terms. The constants 9u = 0x1.2p-50 and c are immediates
+ * of the instructions (1e-15 and 1.01 took two moves each a turn). The points are the row's points
+ * ia < ib < ic, or in the reverse order (a walk's right end, short_merges), whose turn is the
+ * opposite; unweighted, W is the index, so the W differences are the indices' (exact: the doubles
+ * a subtraction of the indices as doubles would give), with no errors, and the loops need not
+ * carry W. In place of hull_filter_range's bounds on the magnitude: the bound above 2^-950 (9u of
+ * hull_filter_range's 2^-900), so that its slack (5u of the magnitude, 1% of the errors' terms)
+ * exceeds what an underflow loses (A 2^-1075 in one of its own terms; unweighted, the cross
+ * product's products of an integer are exact where they underflow), and det finite: where one of
+ * the cross product's products overflows and the other not, det is infinite, while the bound,
+ * unweighted, scales the products by 9u before it forms them (an overflow elsewhere makes the
+ * bound infinite or NaN, which no |det| exceeds). The sign, or 0 where it cannot decide. */
 template <bool Weighted>
 static SIMT_DEVICE int coord_orient(int ia, lane_coord a, lane_bound ea, int ib, lane_coord b, lane_bound eb, int ic,
                                     lane_coord c, lane_bound ec) {
+  const double rel = 0x1.2p-50, wide = 0x1.03p0; /* 9u; the errors' factor */
   double x1 = Weighted ? b.w - a.w : (double)(ib - ia), y1 = b.s - a.s;
   double x2 = Weighted ? c.w - a.w : (double)(ic - ia), y2 = c.s - a.s;
   double ey1 = ea.s + eb.s, ey2 = ea.s + ec.s;
   double A1 = fabs(x1), B1 = fabs(y1), A2 = fabs(x2), B2 = fabs(y2);
-  double det = x1 * y2 - y1 * x2, mag = A1 * B2 + B1 * A2;
-  double err = A1 * ey2 + ey1 * A2; /* unweighted, the W differences are exact */
-  if (Weighted) {
+  double det = fma(x1, y2, -(y1 * x2));
+  double bound = fma(A2, fma(rel, B1, wide * ey1), A1 * fma(rel, B2, wide * ey2));
+  if (Weighted) { /* W's errors too */
     double ex1 = ea.w + eb.w, ex2 = ea.w + ec.w;
-    err = A1 * ey2 + ex1 * (B2 + ey2) + B1 * ex2 + ey1 * (A2 + ex2);
+    bound += wide * fma(ex1, B2 + ey2, ex2 * (B1 + ey1));
   }
-  double bound = 1e-15 * mag + 1.01 * err;
-  if (hull_filter_range(mag) && fabs(det) > bound) return det > 0 ? 1 : -1;
+  if (bound > 0x1p-950 && fabs(det) > bound && fabs(det) < INFINITY) return det > 0 ? 1 : -1;
   return 0;
 }
 

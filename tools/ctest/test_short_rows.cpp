@@ -1,7 +1,9 @@
 /* The fast path's lane kernels (src/cuda/short_rows.cuh) through the batch solver's host side,
  * run on the CPU by the SIMT executor under three schedule seeds, against the CPU hull engine;
- * their shared memory unweighted and weighted; a planted fault in their rounding flags; and their
- * filtered instances against their exact ones. */
+ * their shared memory unweighted and weighted; a planted fault in their rounding flags; their
+ * filtered instances against their exact ones; and their turns' exact test and filter against
+ * the exact turns of expansions. */
+#include <algorithm>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -348,7 +350,107 @@ static void test_exact_coord_orient(void) {
         (long long)wrong, (long long)decided, (long long)decided, (long long)cases, (long long)zero);
 }
 
+/* The exact sign of the turn of three points given as pairs, every coordinate of an axis scaled
+ * by a power of two (a turn's sign is unchanged) so that the expansions of hull_orient_exact
+ * neither overflow nor underflow; 2 where no one scale of an axis fits its nonzero parts. */
+static int scaled_orient_exact(hull_point a, hull_point b, hull_point c) {
+  dd *axes[2][3] = {{&a.w, &b.w, &c.w}, {&a.s, &b.s, &c.s}};
+  for (int k = 0; k < 2; k++) {
+    int hi = INT_MIN, lo = INT_MAX;
+    for (int i = 0; i < 3; i++)
+      for (double x : {axes[k][i]->hi, axes[k][i]->lo})
+        if (x != 0) hi = std::max(hi, ilogb(x)), lo = std::min(lo, ilogb(x));
+    if (hi == INT_MIN) continue;
+    int e = 200 - hi; /* the largest part near 2^200 */
+    if (lo + e < -600) return 2;
+    for (int i = 0; i < 3; i++) axes[k][i]->hi = ldexp(axes[k][i]->hi, e), axes[k][i]->lo = ldexp(axes[k][i]->lo, e);
+  }
+  return hull_orient_exact(a, b, c);
+}
+
+/* coord_orient, the lane kernels' filter, against the exact turn at every corner of the boxes
+ * its bounds give the points (the coordinates plus or minus their errors, pairs exact): where it
+ * decides, every corner turns its way. Points near a line (collinear as rounded, or a few units
+ * off it), ties of non-dyadic steps summed with their roundings, errors none, of a rounded point
+ * (2^-52 of the largest coordinate, as own_error's) or larger, one bound for the three (a lane's
+ * own turn) or one each (a walk's), in either order; magnitudes from 2^-1000 to 2^1000, so that
+ * the filter's range (the bound above 2^-950) and products that overflow are met. Weighted, W a
+ * coordinate with errors of its own. */
+static void test_coord_orient(void) {
+  uint64_t z = 777;
+  auto next = [&z]() { /* splitmix64 */
+    uint64_t x = (z += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  auto unit = [&next]() { return (double)(next() >> 11) * 0x1p-53; };
+  auto ulps = [&next](double x, int most) { /* x moved by up to `most` units in the last place */
+    int k = (int)(next() % (uint64_t)(2 * most + 1)) - most;
+    for (; k > 0; k--) x = nextafter(x, INFINITY);
+    for (; k < 0; k++) x = nextafter(x, -INFINITY);
+    return x;
+  };
+  int64_t cases = 300000, decided = 0, wrong = 0, unscaled = 0;
+  for (int64_t i = 0; i < cases; i++) {
+    int weighted = (int)(i % 2), kind = (int)(i / 2 % 4);
+    int e = (int)(next() % 2001) - 1000; /* the magnitude of the S steps */
+    int ia = (int)(next() % 64), ib = ia + 1 + (int)(next() % 32), ic = ib + 1 + (int)(next() % 32);
+    double step = ldexp(unit() + 0.5, e) * (next() & 1 ? 1 : -1), wstep = weighted ? unit() + 0.01 : 1;
+    if (kind == 1) step = ldexp(0.1, e); /* ties: a non-dyadic step, summed */
+    lane_coord a = {weighted ? unit() * 100 : 0, ldexp(unit() - 0.5, e + (int)(next() % 8))}, b = a, c = a;
+    for (int k = ia; k < ic; k++) { /* the sums of equal steps, rounded as a lane sums them */
+      if (k == ib) b = c;
+      c.w += wstep, c.s += step;
+    }
+    if (kind == 2) c.s = ulps(c.s, 4), b.w = weighted ? ulps(b.w, 2) : b.w; /* a few units off the line */
+    if (kind == 3) b.s = ulps(a.s + (b.s - a.s) * (1 + (unit() - 0.5) * 1e-12), 2); /* near it */
+    double big = std::max(fabs(a.s), std::max(fabs(b.s), fabs(c.s)));
+    int how = (int)(next() % 4);
+    double err = how == 0 ? 0 : how == 1 ? 0x1p-52 * big : how == 2 ? 0x1p-40 * big : 0x1p-52 * big * unit();
+    lane_bound ea = {weighted ? 0x1p-52 * c.w : 0, err}, eb = ea, ec = ea;
+    if (next() & 1) eb.s = 0x1p-52 * big * unit(), ec.w = weighted ? 0x1p-50 * c.w * unit() : 0; /* a walk's */
+    int reversed = (int)(next() & 1);
+    int got = reversed ? -(weighted ? coord_orient<true>(ic, c, ec, ib, b, eb, ia, a, ea)
+                                    : coord_orient<false>(ic, c, ec, ib, b, eb, ia, a, ea))
+                       : (weighted ? coord_orient<true>(ia, a, ea, ib, b, eb, ic, c, ec)
+                                   : coord_orient<false>(ia, a, ea, ib, b, eb, ic, c, ec));
+    if (got == 0) continue;
+    decided++;
+    for (int corner = 0; corner < 64; corner++) { /* the sign of each error: S of a, b, c, then W */
+      auto sign = [corner](int bit) { return corner >> bit & 1 ? 1.0 : -1.0; };
+      if (!weighted && corner >= 8) break;
+      hull_point pa = {{weighted ? a.w : ia, weighted ? sign(3) * ea.w : 0}, {a.s, sign(0) * ea.s}};
+      hull_point pb = {{weighted ? b.w : ib, weighted ? sign(4) * eb.w : 0}, {b.s, sign(1) * eb.s}};
+      hull_point pc = {{weighted ? c.w : ic, weighted ? sign(5) * ec.w : 0}, {c.s, sign(2) * ec.s}};
+      int exact = scaled_orient_exact(pa, pb, pc);
+      if (exact == 2) {
+        unscaled++;
+        break;
+      }
+      if (exact != got) {
+        if (wrong++ < 3)
+          printf("coord_orient %s %s: (%d, %a, %a) (%d, %a, %a) (%d, %a, %a), errors %a %a %a: %d, exact %d\n",
+                 weighted ? "weighted" : "unweighted", reversed ? "reversed" : "in order", ia, a.w, a.s, ib, b.w,
+                 b.s, ic, c.w, c.s, ea.s, eb.s, ec.s, got, exact);
+        break;
+      }
+    }
+  }
+  /* a review's counterexample to a bound without det finite: one of the products overflows, the other not */
+  lane_coord oa = {0, -0x1.7bd01e7e227d2p+1020}, ob = {0, 0x1.9aa8e796042a2p+1019}, oc = {0, 0x1.b76314b510b60p+1020};
+  lane_bound none = {0, 0};
+  int overflow = coord_orient<false>(0, oa, none, 5, ob, none, 7, oc, none);
+  printf("coord_orient: %lld of %lld turns decided (%lld corners past the reference's range)\n", (long long)decided,
+         (long long)cases, (long long)unscaled);
+  CHECK(wrong == 0 && 8 * decided > cases && unscaled < cases / 100 && overflow == 0,
+        "coord_orient: %lld of %lld decided turns differ from an exact corner's, %lld of %lld decided, %lld past "
+        "the reference's range; on products that overflow apart it gives %d, not 0",
+        (long long)wrong, (long long)decided, (long long)decided, (long long)cases, (long long)unscaled, overflow);
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry, test_exact_coord_orient};
+  static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry, test_exact_coord_orient,
+                                         test_coord_orient};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }
