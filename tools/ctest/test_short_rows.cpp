@@ -310,6 +310,14 @@ static void test_exact_retry(void) {
   }
 }
 
+/* The next draw of a splitmix64 stream whose state is *z. */
+static uint64_t splitmix64(uint64_t *z) {
+  uint64_t x = (*z += 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 /* exact_coord_orient against the exact turn from expansions (hull_orient_exact) on the same
  * points, weighted (W a coordinate) and not (W the index): integers times powers of two, so that
  * most differences are exact, on lines through a point (exactly collinear, or one unit off),
@@ -317,12 +325,7 @@ static void test_exact_retry(void) {
  * these. */
 static void test_exact_coord_orient(void) {
   uint64_t z = 12345;
-  auto next = [&z]() { /* splitmix64 */
-    uint64_t x = (z += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
+  auto next = [&z]() { return splitmix64(&z); };
   auto value = [&next](int spread) { /* a signed integer of up to 40 bits times 2^e */
     double m = (double)(int64_t)(next() >> 24) - 0x1p39;
     return ldexp(m, (int)(next() % (uint64_t)(2 * spread + 1)) - spread);
@@ -378,12 +381,7 @@ static int scaled_orient_exact(hull_point a, hull_point b, hull_point c) {
  * coordinate with errors of its own. */
 static void test_coord_orient(void) {
   uint64_t z = 777;
-  auto next = [&z]() { /* splitmix64 */
-    uint64_t x = (z += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
+  auto next = [&z]() { return splitmix64(&z); };
   auto unit = [&next]() { return (double)(next() >> 11) * 0x1p-53; };
   auto ulps = [&next](double x, int most) { /* x moved by up to `most` units in the last place */
     int k = (int)(next() % (uint64_t)(2 * most + 1)) - most;
