@@ -2,8 +2,8 @@
 # "INFO SECTION VARIANT SHAPE TYPE MS PART_MS HASH" in the log (tools/harness/gpu_check.c,
 # time_stages), a row a shape and type: the default build's fast path and stage ms, then each other
 # build's (in the order met) and its ratio to the default's (above 1: the default is faster).
-# Where the fits differ: a FAIL for the uncapped build (the same sources), an INFO line for the
-# baseline (another commit's, whose fits a change since may explain).
+# Where the fits differ: a FAIL for the uncapped build (the same sources), one INFO line for the
+# baseline's (another commit's, whose fits a change since may explain).
 # Variables: section (lanes, merges), only (a walk cap's suffix, e.g. cap64: the variants
 # "NAME/cap64" taken as NAME, the others left out; unset: the variants with no suffix).
 $1 == "INFO" && $2 == section && $3 != "steps" && NF == 8 {
@@ -44,11 +44,13 @@ END {
     print row
   }
   # the hashes compared as strings (hex digits alone would compare as numbers)
+  differ = ""
   for (k = 1; k <= n; k++)
     for (j = 1; j <= m; j++) {
       key = order[k]; v = others[j]
       if (hash[key, "default"] == "" || hash[key, v] == "" || hash[key, "default"] "" == hash[key, v] "") continue
-      if (v == "baseline") print "INFO baseline " section " " key ": its fit differs from this build's"
+      if (v == "baseline") differ = differ (differ == "" ? "" : ", ") key
       else print "FAIL " section " " key ": the " v " build's fit differs from the default's"
     }
+  if (differ != "") print "INFO baseline " section ": its fits differ from this build's on " differ
 }
