@@ -459,7 +459,7 @@ static SIMT_DEVICE unsigned short_lane_hull(const short_shared &sh, const hull_s
   lane_coord cu = own_coord(lane_point(sh, me.q, base, rounded, 0)), ct = cu;
   lane_coord ck = own_coord(lane_point(sh, me.q, base, rounded, 1));
   for (int k = 1; k <= count;) {
-    int lower = 31 - simt::clz(under > 0 ? mask & ((1u << under) - 1u) : 0u); /* -1: none */
+    int lower = 31 - simt::clz(under > 0 ? mask & bits_beside(under, -1) : 0u); /* -1: none */
     lane_coord c_pop = own_coord(lane_point(sh, me.q, base, rounded, lower < 0 ? 0 : lower));
     lane_coord c_push = own_coord(lane_point(sh, me.q, base, rounded, k + 1 < count ? k + 1 : count));
     /* point 0 alone: a push */
