@@ -822,6 +822,58 @@ static void test_edge_shortcuts(void) {
         "hull_unit_slope differs from hull_slope of exact points (%d cases, %d of pairs)", npoints, npairs);
 }
 
+/* The exact points' sums against the plain loop of hull_advance from the chunk's first element,
+ * bit for bit: hull_sums_by at every batch (lengths off the batches too), and hull_vertices_exact
+ * (two vertices in one pass where both were rounded in one chunk) against each vertex's own
+ * pass, on rows whose values span 2^+-150, so that the pairs round and the order of the sums
+ * counts; float and double, weighted or not, either direction. */
+static hull_point plain_sums(const hull_slots *v, int64_t from, int64_t to) {
+  hull_point p = {{0, 0}, {0, 0}};
+  for (int64_t i = from; i < to; i++) p = hull_advance(p, hull_y(v, i), hull_w(v, i), v->sign);
+  return p;
+}
+
+static void test_exact_sums(void) {
+  enum { N = 600 };
+  double y[N], w[N];
+  float yf[N], wf[N];
+  int sums = 1, pairs = 1, joint = 0, rounded_sums = 0;
+  for (int rep = 0; rep < 400; rep++) {
+    for (int i = 0; i < N; i++) {
+      y[i] = (unif() - 0.5) * ldexp(1, rep % 4 ? rand() % 300 - 150 : rand() % 20), yf[i] = (float)y[i];
+      w[i] = rep % 3 ? 1.0 : exp(16 * unif() - 8), wf[i] = (float)w[i];
+    }
+    hull_slots v;
+    memset(&v, 0, sizeof v);
+    v.single = rep % 5 == 0;
+    v.y = v.single ? (const void *)yf : (const void *)y;
+    v.w = rep % 3 ? NULL : v.single ? (const void *)wf : (const void *)w;
+    v.sign = rep % 2 ? 1 : -1, v.scale = 1, v.chunk = 1 + rand() % 300, v.first = rand() % 10;
+    int64_t chunks = (N - v.first) / v.chunk;
+    for (int t = 0; t < 20; t++) {
+      int64_t from = rand() % N, to = from + rand() % (N - from + 1);
+      hull_point want = plain_sums(&v, from, to), zero = {{0, 0}, {0, 0}};
+      rounded_sums += want.s.lo != 0;
+      for (int batch = 1; batch <= HULL_SUM_BATCH; batch++) {
+        hull_point got = hull_sums_by(&v, zero, from, to, batch);
+        sums = sums && memcmp(&want, &got, sizeof want) == 0;
+      }
+      if (chunks < 1) continue;
+      hull_vertex a = {rand() % chunks, rand() % (v.chunk + 1), {{0, 0}, {0, 0}}, rand() % 4 != 0};
+      hull_vertex b = {t % 2 ? a.chunk : rand() % chunks, rand() % (v.chunk + 1), {{0, 0}, {0, 0}}, rand() % 4 != 0};
+      hull_vertex ea = a, eb = b; /* unrounded vertices keep their rel: exact as they are */
+      if (a.rounded) ea.rel = plain_sums(&v, hull_chunk_first(&v, a.chunk), hull_chunk_first(&v, a.chunk) + a.k);
+      if (b.rounded) eb.rel = plain_sums(&v, hull_chunk_first(&v, b.chunk), hull_chunk_first(&v, b.chunk) + b.k);
+      ea.rounded = eb.rounded = 0;
+      joint += a.chunk == b.chunk && a.rounded && b.rounded && a.k != b.k;
+      hull_vertices_exact(&v, &a, &b);
+      pairs = pairs && memcmp(&a, &ea, sizeof a) == 0 && memcmp(&b, &eb, sizeof b) == 0;
+    }
+  }
+  CHECK(sums && rounded_sums > 1000, "hull_sums_by differs from hull_advance's loop (%d sums rounded)", rounded_sums);
+  CHECK(pairs && joint > 1000, "hull_vertices_exact differs from each vertex's own sums (%d in one pass)", joint);
+}
+
 int main(void) {
   srand(20261129);
   test_copy_parallel();
@@ -840,6 +892,7 @@ int main(void) {
   test_plan_chunks();
   test_unit_sums();
   test_edge_shortcuts();
+  test_exact_sums();
   printf("ctest: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
