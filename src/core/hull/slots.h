@@ -54,9 +54,10 @@ static inline GPUISO_HD int64_t hull_chunk_first(const hull_slots *v, int64_t c)
   return v->first + (c - v->chunk0) * v->chunk;
 }
 
-/* Elements the exact levels' sums load before they add them (hull_vertices_exact): 8 took
- * fit_warp_kernel from 114 registers to 135 under nvcc 13.0 for sm_90, 4 to 118 (no fewer warps). */
-#define HULL_SUM_BATCH 4
+/* Elements the exact levels' sums load before they add them (hull_vertices_exact): with 8,
+ * fit_warp_kernel takes 120 registers where it took 114 (nvcc 13.0, sm_90), the same 16 warps an
+ * SM in its blocks of four warps. */
+#define HULL_SUM_BATCH 8
 
 /* The sums (W, S) of elements [from, to), from p, as hull_advance forms a chunk's points: the
  * same additions in the same order whatever `batch` (1 to HULL_SUM_BATCH, a constant), the
@@ -76,7 +77,8 @@ static inline GPUISO_HD hull_point hull_sums_by(const hull_slots *v, hull_point 
   return p;
 }
 
-/* hull_sums_by an element at a time: the inlined uses, whose kernels keep their registers. */
+/* hull_sums_by an element at a time: for the lane and chunk kernels, where a batch's registers
+ * could cost warps. */
 static inline GPUISO_HD hull_point hull_sums(const hull_slots *v, hull_point p, int64_t from, int64_t to) {
   return hull_sums_by(v, p, from, to, 1);
 }
@@ -132,18 +134,20 @@ static inline GPUISO_HD hull_vertex hull_vertex_exact(const hull_slots *v, hull_
 /* Vertices a and b exact (hull_vertex_exact), their sums in batches of HULL_SUM_BATCH elements;
  * where both were rounded in the same chunk, in one pass over its elements: the sums to the
  * farther go on from the nearer's, the same additions in the same order as a pass of its own
- * from the chunk's first element. */
+ * from the chunk's first element. The two are chosen as values, not pointers, which would put
+ * them in a device's local memory. */
 static inline GPUISO_HD void hull_vertices_exact(const hull_slots *v, hull_vertex *a, hull_vertex *b) {
-  const int batch = HULL_SUM_BATCH;
   hull_point zero = {{0, 0}, {0, 0}};
-  hull_vertex *nearer = a->k <= b->k ? a : b, *farther = nearer == a ? b : a;
-  int joint = a->chunk == b->chunk && a->rounded && b->rounded;
-  int64_t fn = hull_chunk_first(v, nearer->chunk), ff = hull_chunk_first(v, farther->chunk);
-  if (nearer->rounded) nearer->rel = hull_sums_by(v, zero, fn, fn + nearer->k, batch);
-  if (farther->rounded)
-    farther->rel = joint ? hull_sums_by(v, nearer->rel, fn + nearer->k, ff + farther->k, batch)
-                         : hull_sums_by(v, zero, ff, ff + farther->k, batch);
-  nearer->rounded = farther->rounded = 0;
+  int swap = a->k > b->k, joint = a->chunk == b->chunk && a->rounded && b->rounded;
+  hull_vertex nearer = swap ? *b : *a, farther = swap ? *a : *b;
+  int64_t fn = hull_chunk_first(v, nearer.chunk), ff = hull_chunk_first(v, farther.chunk);
+  if (nearer.rounded) nearer.rel = hull_sums_by(v, zero, fn, fn + nearer.k, HULL_SUM_BATCH);
+  if (joint)
+    farther.rel = hull_sums_by(v, nearer.rel, fn + nearer.k, fn + farther.k, HULL_SUM_BATCH);
+  else if (farther.rounded)
+    farther.rel = hull_sums_by(v, zero, ff, ff + farther.k, HULL_SUM_BATCH);
+  nearer.rounded = farther.rounded = 0;
+  *a = swap ? farther : nearer, *b = swap ? nearer : farther;
 }
 
 /* The vertex's point: relative to its chunk's first point where all the points compared share
@@ -244,14 +248,6 @@ static inline GPUISO_HD int hull_unit_slope(const hull_slots *v, int64_t from, i
   return *slope != 0;
 }
 
-/* The slope of the edge from vertex a to vertex b from their exact points, out of line: it leaves
- * the callers' common path (a level from the rounded coordinates) its registers. */
-static GPUISO_COLD GPUISO_HD double hull_exact_slope_cold(const hull_slots *v, hull_vertex a, hull_vertex b,
-                                                          int relative) {
-  hull_vertices_exact(v, &a, &b);
-  return hull_slope(hull_vertex_point(v, a, relative), hull_vertex_point(v, b, relative));
-}
-
 /* The level of the elements [ia, ib) under the edge from vertex a to vertex b (their point
  * indices): of short edges from the elements' sums, of longer ones from the rounded
  * coordinates where the error bound allows 2^-50 of it, else from the exact points. */
@@ -272,7 +268,8 @@ static inline GPUISO_HD double hull_vertex_slope(const hull_slots *v, hull_verte
   dd dw = dd_add(pb.w, nw), ds = dd_add(pb.s, ns);
   double q = hull_quotient(ds, dw);
   if (isfinite(q) && es + fabs(q) * ew <= 0x1p-50 * fabs(q) * dw.hi) return q;
-  return hull_exact_slope_cold(v, a, b, relative);
+  hull_vertices_exact(v, &a, &b);
+  return hull_slope(hull_vertex_point(v, a, relative), hull_vertex_point(v, b, relative));
 }
 
 #endif
