@@ -55,8 +55,8 @@ static inline GPUISO_HD int64_t hull_chunk_first(const hull_slots *v, int64_t c)
 }
 
 /* Elements the exact levels' sums load before they add them (hull_vertices_exact): with 8,
- * fit_warp_kernel takes 120 registers where it took 114 (nvcc 13.0, sm_90), the same 16 warps an
- * SM in its blocks of four warps. */
+ * fit_warp_kernel takes 118 (float) and 120 (double) registers where it took 114 (nvcc 13.0,
+ * sm_90), the same 16 warps an SM in its blocks of four warps. */
 #define HULL_SUM_BATCH 8
 
 /* The sums (W, S) of elements [from, to), from p, as hull_advance forms a chunk's points: the
@@ -121,14 +121,21 @@ static inline GPUISO_HD hull_vertex hull_vertex_at(const hull_slots *v, int64_t 
   return q;
 }
 
-/* The vertex's exact chunk-relative pair, formed again from its chunk's elements where rounded. */
-static inline GPUISO_HD hull_vertex hull_vertex_exact(const hull_slots *v, hull_vertex q) {
+/* The vertex's exact chunk-relative pair where rounded: the sums of its chunk's elements from
+ * point k0 (exact, at p) to it, in batches of `batch` (hull_sums_by). */
+static inline GPUISO_HD hull_vertex hull_vertex_exact_from(const hull_slots *v, hull_vertex q, hull_point p, int64_t k0,
+                                                           int batch) {
   if (!q.rounded) return q;
-  hull_point zero = {{0, 0}, {0, 0}};
   int64_t from = hull_chunk_first(v, q.chunk);
-  q.rel = hull_sums(v, zero, from, from + q.k);
+  q.rel = hull_sums_by(v, p, from + k0, from + q.k, batch);
   q.rounded = 0;
   return q;
+}
+
+/* The vertex's exact chunk-relative pair, formed again from its chunk's elements where rounded. */
+static inline GPUISO_HD hull_vertex hull_vertex_exact(const hull_slots *v, hull_vertex q) {
+  hull_point zero = {{0, 0}, {0, 0}};
+  return hull_vertex_exact_from(v, q, zero, 0, 1);
 }
 
 /* Vertices a and b exact (hull_vertex_exact), their sums in batches of HULL_SUM_BATCH elements;
@@ -139,14 +146,9 @@ static inline GPUISO_HD hull_vertex hull_vertex_exact(const hull_slots *v, hull_
 static inline GPUISO_HD void hull_vertices_exact(const hull_slots *v, hull_vertex *a, hull_vertex *b) {
   hull_point zero = {{0, 0}, {0, 0}};
   int swap = a->k > b->k, joint = a->chunk == b->chunk && a->rounded && b->rounded;
-  hull_vertex nearer = swap ? *b : *a, farther = swap ? *a : *b;
-  int64_t fn = hull_chunk_first(v, nearer.chunk), ff = hull_chunk_first(v, farther.chunk);
-  if (nearer.rounded) nearer.rel = hull_sums_by(v, zero, fn, fn + nearer.k, HULL_SUM_BATCH);
-  if (joint)
-    farther.rel = hull_sums_by(v, nearer.rel, fn + nearer.k, fn + farther.k, HULL_SUM_BATCH);
-  else if (farther.rounded)
-    farther.rel = hull_sums_by(v, zero, ff, ff + farther.k, HULL_SUM_BATCH);
-  nearer.rounded = farther.rounded = 0;
+  hull_vertex nearer = hull_vertex_exact_from(v, swap ? *b : *a, zero, 0, HULL_SUM_BATCH);
+  hull_vertex farther = hull_vertex_exact_from(v, swap ? *a : *b, joint ? nearer.rel : zero, joint ? nearer.k : 0,
+                                               HULL_SUM_BATCH);
   *a = swap ? farther : nearer, *b = swap ? nearer : farther;
 }
 
