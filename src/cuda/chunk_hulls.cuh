@@ -104,24 +104,41 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   /* the vertices in order: each lane's mask bits, then the end point. Points that coincide (zero
    * weights between them) are one vertex, with the last point's index, as hull_push keeps it: the
    * merges in rounds may have kept another of them (unweighted, none coincide). Each point
-   * chunk-relative, formed again from its lane's elements where its rounding was not exact. */
+   * chunk-relative, its exact sums where it was rounded: where any was, every lane forms all of
+   * its vertices again in one pass over its elements, staged again in shared memory, not one
+   * global load after another (the same sums as its points' pairs, so the same vertices). */
   unsigned mask = ok && me.count > 0 ? sh.masks[q] : 0u, keep = mask;
   for (unsigned m = Weighted ? mask : 0u; m; m &= m - 1) {
     int k = q * SIMT_WARP + simt::ffs(m) - 1;
     if (short_next_vertex(sh, me, k, me.used, n) <= coinciding_end(v, from, to, k)) keep &= ~(m & -m);
   }
+  int last = ok && q == me.used - 1; /* the lane that writes the end point */
+  unsigned rounded = ok && me.count > 0 ? sh.rounded[q] : 0u; /* bit k - 1: point k */
+  int again = team.block_any((rounded & keep >> 1) != 0 || (last && short_vertex(sh, me, n).rounded));
+  if (again) {
+    team.sync(); /* every lane has read its points */
+    lane_stage<T, warp_team, Weighted>(v, sh, team, me);
+  }
+  hull_slots sums = again ? lane_element_slots(hs, sh, me) : hs;
+  hull_point run = {{0, 0}, {0, 0}}; /* the sums to the lane's last vertex, its point index k0 */
+  int64_t k0 = 0;
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);
   hull_slots slots = view_slots(v, r);
   int64_t e0 = g * slots.slot;
-  for (unsigned m = keep; m; m &= m - 1, at++) {
+  auto put = [&](int k, int64_t index) { /* point k, the vertex of element `index`, to the next entry */
+    hull_vertex p = short_vertex(sh, me, k);
+    p.rounded |= again;
+    p = hull_vertex_exact_from(&sums, p, run, k0, 1);
+    run = p.rel, k0 = p.k;
+    hull_slot_put(&slots, e0 + at++, hull_vertex_point(&hs, p, 0), index);
+  };
+  for (unsigned m = keep; m; m &= m - 1) {
     int k = q * SIMT_WARP + simt::ffs(m) - 1;
-    hull_vertex p = hull_vertex_exact(&hs, short_vertex(sh, me, k));
-    hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), coinciding_end(v, from, to, k));
+    put(k, coinciding_end(v, from, to, k));
   }
-  if (ok && q == me.used - 1) {
-    hull_vertex p = hull_vertex_exact(&hs, short_vertex(sh, me, n));
-    hull_slot_put(&slots, e0 + at, hull_vertex_point(&hs, p, 0), n);
-    chunk_node(v, g, at + 1);
+  if (last) {
+    put(n, n);
+    chunk_node(v, g, at);
   }
   return 1;
 }

@@ -643,25 +643,32 @@ static SIMT_DEVICE void short_merges(const short_shared &sh, const hull_slots &h
 }
 
 /* The signed level of the elements under the hull edge from point a to point b: the slope of
- * their exact points, formed again from their lanes' elements where rounded (the error bound of
- * the rounded ones would allow some 2^-50 of it, hull_vertex_slope's, where the points' own is
- * within a rounding). Unweighted, an edge over one element (every edge of strictly increasing
- * data) takes the element's signed value, without the points and the divisions, where the points
- * are the exact sums (exact_points, lane_points_as; plain_sums' levels are their points'): the
- * difference of its lane's two points where neither was rounded (exact: the value is a double),
- * else hull_unit_slope's load of it; a value of zero takes the points too, as hull_unit_slope. */
+ * their exact points (the error bound of the rounded ones would allow some 2^-50 of it,
+ * hull_vertex_slope's, where the points' own is within a rounding). Unweighted, an edge over one
+ * element (every edge of strictly increasing data) takes the element's signed value, without the
+ * points and the divisions, where the points are the exact sums (exact_points, lane_points_as;
+ * plain_sums' levels are their points'): the difference of its lane's two points where neither
+ * was rounded (exact: the value is a double), else hull_unit_slope's value; a value of zero takes
+ * the points too, as hull_unit_slope. From the points (summed 0), NaN where that needs the
+ * elements (a rounded point: its exact sums, or the element's value); from the elements staged
+ * again in the slots (summed 1, hs lane_element_slots': every point formed again from its lane's
+ * elements, the same sums as the points' pairs, so the same level). */
 template <bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
-                                           int exact_points, int a, int b) {
+                                           int exact_points, int a, int b, int summed) {
   double slope = 0;
   if (!Weighted && exact_points && b - a == 1) {
     int j = a / SIMT_WARP, k = a - j * SIMT_WARP, base = (me.lane0 + j) * LANE_SLOTS;
-    unsigned rounded = sh.rounded[me.lane0 + j];
+    unsigned rounded = summed ? ~0u : sh.rounded[me.lane0 + j];
     if (!point_rounded(rounded, k) && !point_rounded(rounded, k + 1)) slope = sh.s[base + k + 1] - sh.s[base + k];
-    else hull_unit_slope(&hs, me.from + a, me.from + b, &slope);
+    else if (!summed) return NAN;
+    else hull_unit_slope(&hs, hull_chunk_first(&hs, j) + k, hull_chunk_first(&hs, j) + k + 1, &slope);
     if (slope != 0) return slope;
   }
-  hull_vertex va = hull_vertex_exact(&hs, short_vertex(sh, me, a)), vb = hull_vertex_exact(&hs, short_vertex(sh, me, b));
+  hull_vertex va = short_vertex(sh, me, a), vb = short_vertex(sh, me, b);
+  if (summed) va.rounded = vb.rounded = 1; /* the slots hold the elements */
+  else if (va.rounded || vb.rounded) return NAN;
+  va = hull_vertex_exact(&hs, va), vb = hull_vertex_exact(&hs, vb);
   int relative = va.chunk == vb.chunk;
   return hull_slope(hull_vertex_point(&hs, va, relative), hull_vertex_point(&hs, vb, relative));
 }
@@ -868,6 +875,49 @@ static SIMT_DEVICE void lane_write(const solver_view<T> &v, const short_shared &
   });
 }
 
+/* The slots' predicates over the elements staged again in the lanes' slots (lane_stage), from hs
+ * over the row: lane j's elements from its point 1's slot on, doubles (as the float data's
+ * converted), so that its points' exact sums are formed from shared memory, not one global load
+ * after another. */
+static SIMT_DEVICE hull_slots lane_element_slots(hull_slots hs, const short_shared &sh, const short_lane &me) {
+  hs.y = sh.s, hs.w = sh.w, hs.single = 0;
+  hs.first = (int64_t)me.lane0 * LANE_SLOTS + 1, hs.chunk = LANE_SLOTS;
+  return hs;
+}
+
+/* Step 5's levels of the lane's elements (a zero weight the level of the nearest positive weight
+ * on its left, else on its right, `first`) into level, *top the largest: those of the bits of
+ * `only`, from the points (summed 0) or from the elements staged again (summed 1, hs
+ * lane_element_slots'). Returns the bits of the levels left NaN: from the points, those that
+ * need the elements (short_edge_level). */
+template <bool Weighted, typename T>
+static SIMT_DEVICE unsigned lane_levels(const solver_view<T> &v, const short_shared &sh, const hull_slots &hs,
+                                        const short_lane &me, int ok, int wide, int exact_points, unsigned zeros,
+                                        int positive_before, int first, double scale, unsigned only, int summed,
+                                        double *level, double *top) {
+  int q0 = me.q * SIMT_WARP; /* the lane's first element within the row */
+  unsigned need = 0;
+  int edge_end = -1; /* the end of the edge above the last element whose level was taken */
+  for (int k = 0, left = positive_before; ok && k < me.count; k++) {
+    int i = q0 + k, j = i;
+    if (Weighted && zeros >> k & 1u) j = left >= 0 ? left : first;
+    else left = i;
+    if (!(only >> k & 1u)) continue; /* the elements of an edge are all in `only` or none */
+    if (wide) {
+      level[k] = short_wide_level(v, sh, me, j, scale);
+    } else if (j >= edge_end) { /* j never goes back: the edge changes past its end only */
+      int u = j == edge_end ? j : short_prev_vertex(sh, me, j + 1, 0); /* the last edge's end, a vertex */
+      edge_end = short_next_vertex(sh, me, j, me.used, me.n);
+      level[k] = short_edge_level<Weighted>(sh, hs, me, exact_points, u, edge_end, summed);
+    } else {
+      level[k] = level[k - 1];
+    }
+    need |= (unsigned)(level[k] != level[k]) << k; /* NaN (a checked row's levels are numbers) */
+    *top = level[k] > *top ? level[k] : *top;
+  }
+  return need;
+}
+
 /* Fits the lane's row, the team's collectives keeping every thread of the warp or block in step.
  * Returns 0 where the block is left to the exact kernels (lane_hulls), having written only its
  * rows' states and failures (step 1), which those write again the same. */
@@ -925,21 +975,13 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
     first = (int)team.reduce((int64_t)first, [](int64_t a, int64_t b) { return a < b ? a : b; });
   }
   double level[SIMT_WARP], top = -INFINITY;
-  int edge_end = -1; /* the end of the edge above the element before, whose level it took */
-  for (int k = 0, left = positive_before; ok && k < me.count; k++) {
-    int i = q0 + k, j = i;
-    if (Weighted && zeros >> k & 1u) j = left >= 0 ? left : first;
-    else left = i;
-    if (wide) {
-      level[k] = short_wide_level(v, sh, me, j, st.scale);
-    } else if (k == 0 || j >= edge_end) { /* j never goes back: the edge changes past its end only */
-      int u = j == edge_end ? j : short_prev_vertex(sh, me, j + 1, 0); /* the last edge's end, a vertex */
-      edge_end = short_next_vertex(sh, me, j, me.used, me.n);
-      level[k] = short_edge_level<Weighted>(sh, hs, me, exact_points, u, edge_end);
-    } else {
-      level[k] = level[k - 1];
-    }
-    top = level[k] > top ? level[k] : top;
+  unsigned again = lane_levels<Weighted>(v, sh, hs, me, ok, wide, exact_points, zeros, positive_before, first,
+                                         st.scale, ~0u, 0, level, &top);
+  if (team.block_any(again != 0)) { /* the elements again, for the levels of rounded points */
+    team.sync(); /* every lane has read the points */
+    lane_stage<T, Team, Weighted>(v, sh, team, me);
+    lane_levels<Weighted>(v, sh, lane_element_slots(hs, sh, me), me, ok, wide, exact_points, zeros, positive_before,
+                          first, st.scale, again, 1, level, &top);
   }
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
   team.sync(); /* every lane has its levels: the slots are free for the fit */
