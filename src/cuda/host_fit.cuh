@@ -333,7 +333,12 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
   int64_t len = segment_length(opt, n, type, w != NULL, budget), ncuts = 0;
   int64_t *cut = (int64_t *)malloc((size_t)(2 * (n / len) + 3) * sizeof *cut);
   uint8_t *flags = start && opt->solver_blocks ? start : (uint8_t *)malloc((size_t)n);
-  gpuiso_status s = cut && flags ? GPUISO_OK : GPUISO_E_NOMEM;
+  /* a fit in place (groups_xy.c's knots) would write the segments' fits over the y that the join
+   * sums after them: it joins a copy */
+  T *copy = fit == y ? (T *)malloc((size_t)n * sizeof(T)) : NULL;
+  int apart = fit != y || copy;
+  if (copy) y = (const T *)memcpy(copy, y, (size_t)n * sizeof(T));
+  gpuiso_status s = cut && flags && apart ? GPUISO_OK : GPUISO_E_NOMEM;
   if (s != GPUISO_OK) set_error(err, s, -1, -1);
   else ncuts = segment_cuts(n, w, len, cut);
   gpuiso_opts o = *opt;
@@ -355,6 +360,7 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
       if (level_starts) start[i] = i == 0 || fit[i] != fit[i - 1]; /* of the clipped fit */
     }
   free(cut);
+  free(copy);
   if (flags != start) free(flags);
   return s;
 }

@@ -222,7 +222,33 @@ static void test_memory_option(void) {
   free(y); free(w); free(a); free(b);
 }
 
+/* A fit in place (fit the same array as y, as groups_xy.c fits its knots): the same fit as into
+ * another array, whose segments' joins sum the row's y, not the fits written over it. */
+static void test_in_place(void) {
+  int64_t n = batch[3];
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *apart = (double *)malloc(n * sizeof *apart), *in = (double *)malloc(n * sizeof *in);
+  for (int kernel = GPUISO_GPU_SIMPLE; kernel <= GPUISO_GPU_FAST; kernel += GPUISO_GPU_FAST - GPUISO_GPU_SIMPLE)
+    for (int weighted = 0; weighted <= 1; weighted++) {
+      gen_rows(FAM_SAWTOOTH, weighted ? W_UNIFORM : W_NONE, 3, batch, 67 + weighted, 0, y, w);
+      gpuiso_opts opt = options(weighted, 256, (gpuiso_gpu_kernel)kernel);
+      const double *wp = weighted ? w : NULL;
+      gpuiso_error e;
+      size_t memory = memory_for(&opt, GPUISO_DOUBLE, weighted, 5);
+      sim_exec a = {&e, 0, 0, 0, memory, sim_seed}, b = {&e, 0, 0, 0, memory, sim_seed};
+      gpuiso_status s = fit_rows_host(a, 3, batch, GPUISO_DOUBLE, y, wp, &opt, apart, NULL, &e);
+      memcpy(in, y, n * sizeof *in);
+      gpuiso_status s2 = fit_rows_host(b, 3, batch, GPUISO_DOUBLE, in, wp, &opt, in, NULL, &e);
+      CHECK(s == GPUISO_OK && s2 == GPUISO_OK && memcmp(apart, in, n * sizeof *in) == 0 && b.allocs >= 4,
+            "in place, %s kernel, %s: status %d, %d, %s, %lld allocations", kernel_names[kernel],
+            weighted ? "weighted" : "unweighted", (int)s, (int)s2,
+            memcmp(apart, in, n * sizeof *in) ? "other fits" : "the same fits", (long long)b.allocs);
+    }
+  free(y); free(w); free(apart); free(in);
+}
+
 int main(void) {
-  static void (*const tests[])(void) = {test_families, test_zeros_bounds_blocks, test_errors, test_memory_option};
+  static void (*const tests[])(void) = {test_families, test_zeros_bounds_blocks, test_errors, test_memory_option,
+                                        test_in_place};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "rows in segments on the CPU");
 }
