@@ -36,9 +36,14 @@ typedef struct {
   double level, level_before; /* the running maximum (minimum): of the tile, before it */
 } row_tile;
 
+/* The longest row of the lane kernels under the options (gpu_block_rows). */
+static inline GPUISO_HD int64_t plan_block_rows(const gpuiso_opts *opt) {
+  return opt->gpu_block_rows > 0 && opt->gpu_block_rows < BLOCK_ROW_MAX ? opt->gpu_block_rows : BLOCK_ROW_MAX;
+}
+
 /* Whether a row of len elements runs on the lane kernels (the others in chunks). */
 static inline GPUISO_HD int plan_on_lanes(const gpuiso_opts *opt, int64_t len) {
-  return opt->gpu_kernel == GPUISO_GPU_FAST && len <= BLOCK_ROW_MAX;
+  return opt->gpu_kernel == GPUISO_GPU_FAST && len <= plan_block_rows(opt);
 }
 
 /* Whether a plan whose longest row has `longest` elements runs on the lane kernels alone. */
@@ -98,7 +103,7 @@ static inline int64_t plan_longest(int64_t nrows, const int64_t *offsets) {
 /* The options of a plan of these rows: a chunk's slot holds hull_chunk + 1 vertices, so a row of
  * 4097 in chunks of 1024 would take a fifth slot of 1025 vertices for one element. Of the longest
  * row's even chunks and PLAN_CHUNK_TRIES from plan_chunk(opt) down to half of it, the chunk with
- * which the rows over BLOCK_ROW_MAX (the chunked rows of the fast path) take the fewest bytes,
+ * which the rows over plan_block_rows (the chunked rows of the fast path) take the fewest bytes,
  * weighted (plan_row_bytes: their slots, and the scratch of each chunk), the larger on a tie
  * (fewer merges); without such rows, the longest row's even chunks. One pass over the rows. */
 static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t nrows, const int64_t *offsets) {
@@ -107,14 +112,14 @@ static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t nrows, co
   int64_t chunks = (longest + chunk - 1) / chunk, step = (chunk + 2 * PLAN_CHUNK_TRIES - 1) / (2 * PLAN_CHUNK_TRIES);
   int ntries = 1, best = 0;
   tries[0] = longest > 0 ? (longest + chunks - 1) / chunks : chunk;
-  for (int k = 0; longest > BLOCK_ROW_MAX && k < PLAN_CHUNK_TRIES && chunk - k * step >= 1 &&
+  for (int k = 0; longest > plan_block_rows(opt) && k < PLAN_CHUNK_TRIES && chunk - k * step >= 1 &&
                   2 * (chunk - k * step) >= chunk;
        k++)
     tries[ntries++] = chunk - k * step;
   double bytes[PLAN_CHUNK_TRIES + 1] = {0};
   for (int64_t r = 0; ntries > 1 && r < nrows; r++) {
     int64_t len = offsets[r + 1] - offsets[r];
-    for (int t = 0; len > BLOCK_ROW_MAX && t < ntries; t++) {
+    for (int t = 0; len > plan_block_rows(opt) && t < ntries; t++) {
       o.hull_chunk = tries[t];
       bytes[t] += plan_row_bytes(&o, longest, len, 1);
     }

@@ -99,6 +99,17 @@ struct cuda_exec {
     clock->name[clock->count] = name;
     return check(cudaEventRecord(clock->event[clock->count++], stream), "cudaEventRecord");
   }
+  /* The most shared memory a block of the current device may opt in to (allow_shared). */
+  gpuiso_status shared_optin(size_t *bytes) {
+    int device = 0, most = 0;
+    *bytes = 0;
+    gpuiso_status s = check(cudaGetDevice(&device), "cudaGetDevice");
+    if (s == GPUISO_OK)
+      s = check(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                "cudaDeviceGetAttribute (shared memory)");
+    *bytes = (size_t)most;
+    return s;
+  }
   /* Lets the kernel take more than 48 KB of dynamic shared memory. */
   template <class... P>
   gpuiso_status allow_shared(void (*kernel)(P...), size_t bytes) {

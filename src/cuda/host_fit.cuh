@@ -370,12 +370,15 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
 template <class Exec>
 static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offsets,
                                    gpuiso_precision type, const void *y, const void *w,
-                                   const gpuiso_opts *opt, void *fit, uint8_t *start,
+                                   const gpuiso_opts *opt_in, void *fit, uint8_t *start,
                                    gpuiso_error *err) {
   set_error(err, GPUISO_OK, -1, -1);
   if (offsets[nrows] == 0) return GPUISO_OK;
   size_t avail = 0, value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);
-  gpuiso_status s = plan_available(ex, opt, &avail);
+  gpuiso_opts device; /* the plans' options on this device, so that the bytes counted are theirs */
+  const gpuiso_opts *opt = &device;
+  gpuiso_status s = device_options(ex, opt_in, w != NULL, &device);
+  if (s == GPUISO_OK) s = plan_available(ex, opt, &avail);
   int64_t longest = plan_longest(nrows, offsets);
   int64_t *off = NULL; /* a slice's offsets, from 0 */
   /* a slice's plan and arrays, and in groups (of capacity cap: at most 3 n / cap + 1 of them,

@@ -123,14 +123,14 @@ static gpuiso_status arena_make(Exec &ex, part_arena *a, void **base) {
  * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
  * warps, as lane_rows_kernel finds their lanes), the longer ones listed for a block each
  * (blocks: those of two warps, then those of four, so that each launch has the threads of its
- * rows); rows over BLOCK_ROW_MAX are the chunks'. Counts them into l; where the lists are given
+ * rows); rows over block_rows (plan_block_rows) are the chunks'. Counts them into l; where the lists are given
  * (of the sizes counted by a first call without them), lists them. */
 typedef struct {
   int64_t nrows, npacks, nblocks, blocks_of[2];
 } lane_layout;
 
-static void pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l, int64_t *rows, int64_t *first,
-                      int64_t *blocks) {
+static void pack_rows(int64_t nrows, const int64_t *offsets, int64_t block_rows, lane_layout *l, int64_t *rows,
+                      int64_t *first, int64_t *blocks) {
   int64_t at[2] = {0, l->blocks_of[0]}; /* where each kind of block row goes, when listed */
   l->nrows = l->npacks = l->blocks_of[0] = l->blocks_of[1] = 0;
   int used = SIMT_WARP; /* the first short row opens a warp */
@@ -138,7 +138,7 @@ static void pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l, int
     int64_t len = offsets[r + 1] - offsets[r];
     if (len > SHORT_ROW_MAX) {
       int four = len > 2 * SHORT_ROW_MAX;
-      if (len > BLOCK_ROW_MAX) continue;
+      if (len > block_rows) continue;
       if (blocks) blocks[at[four]++] = r;
       l->blocks_of[four]++;
       continue;
@@ -161,7 +161,7 @@ static void pack_rows(int64_t nrows, const int64_t *offsets, lane_layout *l, int
 static void lane_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
                        lane_layout *l, size_t at[3]) {
   memset(l, 0, sizeof *l);
-  pack_rows(nrows, offsets, l, NULL, NULL, NULL);
+  pack_rows(nrows, offsets, plan_block_rows(&p->opt), l, NULL, NULL, NULL);
   p->npacks = l->npacks, p->nblock_rows = l->nblocks;
   p->block_rows_of[0] = l->blocks_of[0], p->block_rows_of[1] = l->blocks_of[1];
   at[0] = arena_part(a, &p->pack_row, l->nrows, sizeof(int64_t));
@@ -169,9 +169,9 @@ static void lane_parts(part_arena *a, gpuiso_cuda_plan *p, int64_t nrows, const 
   at[2] = arena_part(a, &p->block_row, l->nblocks, sizeof(int64_t));
 }
 
-static void lane_fill(const part_arena *a, int64_t nrows, const int64_t *offsets, lane_layout *l,
-                      const size_t at[3]) {
-  pack_rows(nrows, offsets, l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
+static void lane_fill(const part_arena *a, const gpuiso_cuda_plan *p, int64_t nrows, const int64_t *offsets,
+                      lane_layout *l, const size_t at[3]) {
+  pack_rows(nrows, offsets, plan_block_rows(&p->opt), l, arena_at(a, at[0]), arena_at(a, at[1]), arena_at(a, at[2]));
 }
 
 /* The lane kernels' lane_retry, which each launch of them reuses: a count and a block each of the
@@ -215,7 +215,7 @@ static gpuiso_status plan_init_short(Exec &ex, gpuiso_cuda_plan *p, int64_t nrow
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;
   }
-  lane_fill(&a, nrows, offsets, &l, at);
+  lane_fill(&a, p, nrows, offsets, &l, at);
   row_parts(&a, p, nrows);
   retry_part(&a, p);
   return plan_make(ex, p, &a, offsets);
@@ -262,19 +262,37 @@ static void tile_fill(int64_t nrows, const int64_t *base, int64_t *first, int64_
   }
 }
 
+/* The options of plans on the executor's device: the lane kernels' rows no longer than its blocks
+ * hold in shared memory (gpu_block_rows: a weighted batch's block of four warps takes 73.5 KB,
+ * over the 64 KB of a Turing block; two warps take 37.7 KB, which every device gives), the
+ * longer ones in chunks. plan_init takes them, and so do the bytes counted for its plans
+ * (fit_rows_host), so that both agree. */
+template <class Exec>
+static gpuiso_status device_options(Exec &ex, const gpuiso_opts *opt, int weighted, gpuiso_opts *o) {
+  *o = *opt;
+  size_t most = 0;
+  gpuiso_status s = ex.shared_optin(&most);
+  int64_t rows = plan_block_rows(opt);
+  while (s == GPUISO_OK && rows > SHORT_ROW_MAX && lane_rows_shared((int)(rows / SIMT_WARP), weighted) > most) rows /= 2;
+  o->gpu_block_rows = (int)rows;
+  return s;
+}
+
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
  * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On the fast path the
- * rows of up to BLOCK_ROW_MAX take no chunks: they are the lane kernels' (lane_parts), in a plan
+ * rows of up to the device's gpu_block_rows (device_options) take no chunks: they are the lane kernels' (lane_parts), in a plan
  * of their own where no row is longer. On failure what was allocated is released. */
 template <class Exec>
 static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                const int64_t *offsets, gpuiso_precision type, int weighted,
-                               const gpuiso_opts *opt, gpuiso_error *err) {
+                               const gpuiso_opts *opt_in, gpuiso_error *err) {
   memset(p, 0, sizeof *p);
+  gpuiso_status s = device_options(ex, opt_in, weighted, &p->opt);
+  if (s != GPUISO_OK) return s;
+  const gpuiso_opts *opt = &p->opt;
   p->nrows = nrows;
   p->n = offsets[nrows];
   p->type = type;
-  p->opt = *opt;
   p->chunk = plan_chunk(opt);
   p->cap = opt->hull_walk_cap > 0 ? opt->hull_walk_cap : GPU_DEFAULT_CAP;
   int64_t longest = plan_longest(nrows, offsets);
@@ -323,7 +341,7 @@ static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
     merge_fill(p, nrows, base, arena_at(&a, at_node));
     tile_fill(nrows, base, arena_at(&a, at_tile_base), arena_at(&a, at_tile_row));
   }
-  if (lane_rows > 0) lane_fill(&a, nrows, offsets, &l, at_lanes);
+  if (lane_rows > 0) lane_fill(&a, p, nrows, offsets, &l, at_lanes);
   free(base);
 
   row_parts(&a, p, nrows);
@@ -470,11 +488,12 @@ static gpuiso_status fit_short(Exec &ex, const gpuiso_cuda_plan *p, solver_view<
     s = lane_launch(ex, p, v, "short_rows_kernel", "short_rows_kernel_exact", lane_rows, p->npacks, dim3(SIMT_WARP),
                     lane_rows_shared(SIMT_WARP, v.w != NULL), v, (const int64_t *)p->pack_row,
                     (const int64_t *)p->pack_first);
-  /* the opt-in of the largest launch, weighted, for every launch: lowering it for a smaller one
-   * could fail a larger one still queued on another lane */
-  size_t most = lane_rows_shared(4 * SIMT_WARP, 1);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<false>(v, lane_rows), most);
-  if (s == GPUISO_OK && p->nblock_rows > 0) s = ex.allow_shared(lane_kernel<true>(v, lane_rows), most);
+  /* the opt-in of the blocks of four warps (of the batch's weights: the kernels' instances differ),
+   * the same for every plan, never lowered for a smaller launch while a larger one may be queued on
+   * another lane; none where device_options leaves no such rows (a weighted batch on Turing) */
+  size_t most = lane_rows_shared(4 * SIMT_WARP, v.w != NULL);
+  if (s == GPUISO_OK && p->block_rows_of[1] > 0) s = ex.allow_shared(lane_kernel<false>(v, lane_rows), most);
+  if (s == GPUISO_OK && p->block_rows_of[1] > 0) s = ex.allow_shared(lane_kernel<true>(v, lane_rows), most);
   int64_t first = 0; /* the rows of two warps, then of four, a launch each */
   for (int k = 0; k < 2; first += p->block_rows_of[k++]) {
     int threads = 2 * SIMT_WARP << k;

@@ -447,8 +447,42 @@ static void test_coord_orient(void) {
         (long long)wrong, (long long)decided, (long long)decided, (long long)cases, (long long)unscaled, overflow);
 }
 
+/* A device whose blocks opt in to 64 KB of shared memory (Turing): a weighted batch's rows over
+ * two warps take chunks, not a block of four warps (73.5 KB), which an unweighted batch's still
+ * take (39 KB); the fits as the CPU hull engine's either way, and as the lane kernels' where the
+ * device holds them. */
+static void test_small_blocks(void) {
+  const int64_t lens[] = {1000, 2000, 2049, 3000, 4096, 17};
+  const int R = (int)(sizeof lens / sizeof lens[0]);
+  int64_t o[R + 1];
+  int64_t n = offsets_of(lens, R, o);
+  double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w);
+  double *ref = (double *)malloc(n * sizeof *ref), *z = (double *)malloc(n * sizeof *z);
+  for (int wk = W_NONE; wk <= W_UNIFORM; wk++) {
+    gen_rows(FAM_SAWTOOTH, (weight_kind)wk, R, o, 41 + wk, 0, y, w);
+    const double *wp = wk == W_NONE ? NULL : w;
+    gpuiso_opts opt = options(1, 1024, 0);
+    reference(R, o, y, wp, &opt, ref);
+    opt.gpu_kernel = GPUISO_GPU_FAST;
+    for (int turing = 0; turing <= 1; turing++) {
+      gpuiso_error e;
+      shared_log ex = {{&e, 0, 0, 0, 0, sim_seed}, {0}, {0}};
+      if (turing) ex.optin = 64 << 10;
+      gpuiso_status s = fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
+      comparison c = compare_rows(R, o, y, ref, GPUISO_DOUBLE, z, 1, 0);
+      int chunked = turing && wp; /* the rows over 2048 */
+      int routed = (ex.threads[1] == 4 * SIMT_WARP) == !chunked && (ex.bytes[2] > 0) == chunked;
+      CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && routed && ex.held == 0,
+            "%s, %s: status %d (%s), deviation %g at %lld, blocks of %zu threads last, chunks %s", weight_names[wk],
+            turing ? "64 KB a block" : "227 KB a block", (int)s, e.message, c.max_dev, (long long)c.worst,
+            ex.threads[1], ex.bytes[2] ? "taken" : "not taken");
+    }
+  }
+  free(y); free(w); free(ref); free(z);
+}
+
 int main(void) {
   static void (*const tests[])(void) = {test_short_rows, test_planted_fault, test_exact_retry, test_exact_coord_orient,
-                                         test_coord_orient};
+                                         test_coord_orient, test_small_blocks};
   return run_under_seeds(tests, (int)(sizeof tests / sizeof tests[0]), "the CUDA engine on the CPU");
 }

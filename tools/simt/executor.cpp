@@ -257,7 +257,6 @@ struct sim_thread {
 #define MAX_THREADS 1024
 #define STATIC_SHARED_LIMIT ((size_t)48 << 10)
 #define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
-#define OPT_IN_SHARED_LIMIT ((size_t)227 << 10)
 
 struct shared_decl {
   const void *key;
@@ -703,9 +702,9 @@ struct opt_in {
 static std::vector<opt_in> opt_ins;
 
 int allow_shared(const void *kernel, size_t bytes, char *message, size_t size) {
-  if (bytes > OPT_IN_SHARED_LIMIT) {
+  if (bytes > SIMT_OPT_IN_SHARED) {
     snprintf(message, size, "simt: %zu bytes of shared memory are over the target's opt-in limit (%zu)",
-             bytes, OPT_IN_SHARED_LIMIT);
+             bytes, SIMT_OPT_IN_SHARED);
     return 1;
   }
   for (opt_in &o : opt_ins)

@@ -90,6 +90,7 @@ struct sim_exec {
   std::string late;              /* the first defect of a queued operation not yet reported */
   size_t in_use = 0, peak = 0;   /* device bytes held now, and at most */
   std::vector<std::pair<void *, size_t>> sizes, pinned; /* of the allocations held, of the pinned buffers */
+  size_t optin = 0; /* the opt-in shared memory of a block (0: the target's, SIMT_OPT_IN_SHARED; Turing: 64 KB) */
 
   gpuiso_status defect(const char *what) {
     if (err) {
@@ -232,9 +233,21 @@ struct sim_exec {
                  return simt_cpu::run(c, seed_of, number, m, n);
                }));
   }
+  gpuiso_status shared_optin(size_t *bytes) {
+    *bytes = optin ? optin : SIMT_OPT_IN_SHARED;
+    return GPUISO_OK;
+  }
+  /* A request over the device's opt-in fails on a device (cudaErrorInvalidValue): a defect here. */
   template <class... P>
   gpuiso_status allow_shared(void (*kernel)(P...), size_t bytes) {
     char message[sizeof err->message];
+    size_t most;
+    shared_optin(&most);
+    if (bytes > most) {
+      snprintf(message, sizeof message, "simt: %zu bytes of shared memory asked of a device with %zu a block", bytes,
+               most);
+      return defect(message);
+    }
     return simt_cpu::allow_shared((const void *)kernel, bytes, message, sizeof message) ? defect(message)
                                                                                         : GPUISO_OK;
   }

@@ -62,6 +62,8 @@ struct launch_config {
  * and message says which (and the seed). */
 int run(const launch_config &c, uint64_t seed, uint64_t launch, char *message, size_t size);
 /* Opts the kernel in to dynamic shared memory up to bytes (cudaFuncSetAttribute's twin). */
+/* The target's opt-in limit of shared memory a block (sm_90), which allow_shared enforces. */
+#define SIMT_OPT_IN_SHARED ((size_t)227 << 10)
 int allow_shared(const void *kernel, size_t bytes, char *message, size_t size);
 void enter_kernel(); /* called by the entry once the arguments are copied */
 
