@@ -1,7 +1,8 @@
 # Developer entry points for gpuiso (not part of the R package; excluded by .Rbuildignore).
 #
 #   make deps      install the Debian packages needed to build, check, demo and benchmark (only
-#                  missing ones;  is for tools/bench/calibrate.R)
+#                  missing ones; python3-sklearn, which tools/bench/calibrate.R uses when present,
+#                  is not in the list)
 #   make document  regenerate man/ and NAMESPACE with roxygen2 (results are committed)
 #   make build     R CMD build .            -> gpuiso_<version>.tar.gz
 #   make install   R CMD INSTALL the tarball (LIB=<dir> to install into a private library)

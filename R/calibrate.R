@@ -22,7 +22,8 @@
 #' calibrator's [predict()] runs on the GPU too (see its `device`). `"gpu"` is
 #' an error when the package was built without
 #' CUDA or no device is found; `"auto"` runs on a usable GPU from 1e7 scores (where it was
-#' measured six times faster than the CPU path on 16 cores), or from `options(gpuiso.gpu_min_n = )`
+#' measured 6.3 times faster than the CPU path on 16 cores with 301 curves, and 7.4 times with
+#' one: an NVIDIA H200, 2026-12-04; `tools/bench/RESULTS.md`), or from `options(gpuiso.gpu_min_n = )`
 #' where that is set, else on the CPU, and falls back to the CPU, with a message, when the GPU
 #' fails (see [isoreg_gpu()]).
 #'

@@ -5,7 +5,13 @@
 #' threshold `t` among the distinct values of `y`, the conditional CDF \eqn{F(t \mid x)}{F(t | x)} is the
 #' non-increasing (antitonic) weighted least-squares fit in `x` of the indicators
 #' \eqn{1\{y \le t\}}{1{y <= t}} (Henzi, Ziegel and Gneiting, 2021). The interface follows the package
-#' isodistrreg, so that a study can switch by changing the `library()` line.
+#' isodistrreg. A study that uses `idr()`, [`predict()`][predict.gpuiso_idrfit()], [cdf()],
+#' [qpred()], [crps()], [pit()], [bscore()] and [qscore()] can switch by changing its `library()`
+#' line if it gives `idr()`'s arguments after `y` and `X` by name (the third is `weights` here,
+#' `groups` in isodistrreg) and does not set what gpuiso does not take: `stoch = "hazard"`, the
+#' solver settings `pars`, or `predict()`'s `digits` and `asplitAvail` (gpuiso's fits are exact,
+#' not a solver's, and are not rounded). [idrbag()] takes its arguments in another order and
+#' lacks some of isodistrreg's: see there.
 #'
 #' **One covariate.** On the CPU the fit sweeps the thresholds in increasing order and updates the
 #' previous antitonic fit, re-pooling only the blocks that hold the newly counted observations
@@ -65,8 +71,8 @@
 #'   thresholds), as isodistrreg does.
 #' @param device `"auto"` (the CPU), `"cpu"` or `"gpu"` (a CUDA device, for one covariate; an
 #'   error naming the reason when the package was built without CUDA or no device is found).
-#'   `"auto"` stays on the CPU, which was the faster on an H200 beside 16 cores (n = 1e5: 3.4 s
-#'   on the GPU, 0.6 s on the CPU; `tools/bench/RESULTS.md`).
+#'   `"auto"` stays on the CPU, which was the faster on an NVIDIA H200 beside 16 cores
+#'   (2026-12-04; n = 1e5: 3.4 s on the GPU, 0.6 s on the CPU; `tools/bench/RESULTS.md`).
 #' @return An object of class `"gpuiso_idrfit"` (gpuiso's own class, so that isodistrreg's
 #'   `"idrfit"` objects and their methods are left alone when both packages are loaded): a list
 #'   with `X` (a data frame of the distinct covariate values: increasing for one covariate, in

@@ -4,6 +4,17 @@
 #' it for bagging), fits [idr()] to each, predicts at `newdata` and averages the predictive CDFs
 #' on `grid`, as isodistrreg's `idrbag()` does.
 #'
+#' **Differences from isodistrreg's `idrbag()`.** A call written for isodistrreg does not always
+#' run unchanged. The arguments come in another order: here `newdata` is the third (isodistrreg's
+#' third is `groups`, and its `newdata` comes after `groups`, `orders`, `stoch`, `pars` and
+#' `progress`), so give every argument after `y` and `X` by name (`idrbag(y, X, newdata = nd,
+#' b = 100, p = 0.5)` runs in both packages). isodistrreg's `pars`, `digits`, `interpolation` and
+#' `asplitAvail` are not arguments here, and a call that gives any of them is an error: the fits
+#' are exact and take no solver settings (`pars`), the averaged CDFs are not rounded (`digits`),
+#' and each subsample's prediction is made with [predict.gpuiso_idrfit()]'s default
+#' `interpolation = "linear"` (isodistrreg's default too; its other choice, the mean of the two
+#' neighbouring CDFs, is not available here). `weights` is gpuiso's own addition.
+#'
 #' When the package future.apply is installed, the subsamples run on the workers of the current
 #' [future::plan()]: `plan(multisession)` on the cores of one machine, `plan(cluster)` or a
 #' batchtools plan across machines; without a plan they run one after the other. They run in

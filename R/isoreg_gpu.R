@@ -63,12 +63,15 @@
 #' other work (default: what is free). `method` chooses the CPU engine and is not used on the GPU. An unsorted `x` is sorted there too (a radix sort), its ties pooled
 #' and the fit put back in input order, with the data sent in slices whose copies overlap the
 #' kernels. `device = "auto"` uses a GPU, when one is usable, for work of at least a size chosen
-#' from timings on an H200 beside 16 CPU cores, transfers included (`tools/bench/RESULTS.md`):
+#' from timings on an NVIDIA H200 beside 16 CPU cores, transfers included (2026-12-04, the run
+#' of 10:13; the run of 16:41 found the crossovers of one fit and of a batch unchanged;
+#' `tools/bench/RESULTS.md`):
 #' 1e5 elements for `isoreg_gpu()` and 1e6 for [isoreg_batch()] (where the GPU became the faster),
-#' 1e7 for [calibrate_isotonic()] and [isoreg_vjp()] (the one size timed, 5 to 7 times faster),
+#' 1e7 for [calibrate_isotonic()] and [isoreg_vjp()] (the one size timed, 5.6 to 7.4 times
+#' faster),
 #' 4e5 for [soft_rank()] and [soft_sort()] (between a shape the CPU won and one the GPU won); IDR
 #' stays on the CPU (see [idr()]). Below those sizes it uses the CPU. The first GPU call of a
-#' session also starts the CUDA runtime (about 0.15 s there), which these sizes do not count.
+#' session also starts the CUDA runtime (about 0.16 s there), which these sizes do not count.
 #' `options(gpuiso.gpu_min_n = n)` sets one size for all of them instead (`Inf`: never), for a
 #' machine whose CPU or GPU differs; a CUDA error falls back to the CPU with a message. After a
 #' CUDA error that leaves the GPU unusable (an illegal memory
@@ -138,7 +141,9 @@
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
 #'   \item{knots}{the distinct `x`, increasing;}
 #'   \item{level}{the fitted value at each knot;}
-#'   \item{knot_weight}{the summed weight at each knot (`NULL` when every weight is 1);}
+#'   \item{knot_weight}{the summed weight at each knot (`NULL` when `w` is not given and `x`
+#'     has no ties, so that every knot has weight 1; without `w`, a knot's weight is the number
+#'     of tied `x` pooled into it);}
 #'   \item{block_start}{the index into `knots` of the first knot of each block;}
 #'   \item{grad}{with `gradient = TRUE`, the solver's blocks for [isoreg_vjp()]: `order`, the
 #'     elements in the order of `x` (`NULL` when that is the input order), `start`, `TRUE` where a
