@@ -106,7 +106,9 @@
 #'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`; or a formula `y ~ x`, of a
 #'   response and one covariate (which may be a transformation such as `log(speed)`), whose
 #'   variables are taken from `data`.
-#' @param y Numeric or logical vector of responses; `NULL` with a formula.
+#' @param y Numeric or logical vector of responses; `NULL` with a formula, or the formula's
+#'   `data` (a data frame, list or environment) when `data` is not given, as in
+#'   `isoreg_gpu(dist ~ speed, cars)`.
 #' @param w Optional numeric vector of non-negative weights, the length of `y`; `NULL` with a
 #'   formula, whose weights go in `weights`.
 #' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one, `"auto"`
@@ -179,6 +181,11 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   call <- match.call()
   frame <- NULL
   if (!missing(x) && inherits(x, "formula")) {
+    # isoreg_gpu(y ~ x, d): the second argument is the data, as lm() takes it
+    if (missing(data) && (is.list(y) || is.environment(y))) {
+      names(call)[names(call) == "y"] <- "data"
+      y <- NULL
+    }
     if (!is.null(y)) stop_arg("y", "must be NULL when `x` is a formula (the response is its left-hand side)")
     if (!is.null(w)) stop_arg("w", "must be NULL when `x` is a formula: give the weights as `weights`, evaluated in `data`")
     frame <- formula_frame(call, parent.frame())

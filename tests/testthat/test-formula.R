@@ -15,6 +15,21 @@ test_that("a formula fit is the default fit of the same variables", {
                tolerance = 1e-12)
 })
 
+test_that("the data may be the second argument, as in lm(dist ~ speed, cars)", {
+  fit <- isoreg_gpu(dist ~ speed, cars)
+  expect_equal(unname(fitted(fit)), ref_isoreg(cars$speed, cars$dist), tolerance = 1e-12)
+  expect_identical(fit$call$data, quote(cars))
+  # with the formula's other arguments, a list and an environment
+  sub <- isoreg_gpu(dist ~ speed, cars, subset = speed > 10, na.action = na.exclude)
+  keep <- cars$speed > 10
+  expect_identical(names(fitted(sub)), names(fitted(lm(dist ~ speed, cars, subset = speed > 10))))
+  expect_equal(unname(fitted(sub)), ref_isoreg(cars$speed[keep], cars$dist[keep]), tolerance = 1e-12)
+  expect_identical(fitted(isoreg_gpu(dist ~ speed, as.list(cars))), fitted(fit))
+  expect_identical(unname(fitted(isoreg_gpu(dist ~ speed, list2env(as.list(cars))))), unname(fitted(fit)))
+  # data given twice is still an error
+  expect_error(isoreg_gpu(dist ~ speed, cars, data = cars), "`y` must be NULL when `x` is a formula")
+})
+
 test_that("fitted values carry the row names of the data, as lm's do", {
   d <- cars[c(5, 1, 30, 12, 44), ]
   rownames(d) <- c("e", "a", "ad", "l", "ar")
