@@ -14,7 +14,7 @@
 #' `isoreg_gpu(increasing = "auto")` gives each; scikit-learn, which fits one problem at a time,
 #' likewise decides once per problem. The directions chosen are returned as the attribute
 #' `"increasing"` of the result (a logical vector, one per row or per group in the order of
-#' `unique(group)`, or of the levels of a factor).
+#' `unique(group)`, or of the levels of a factor that occur).
 #'
 #' Weights follow the rules of [isoreg_gpu()]: finite, non-negative, at least one positive per
 #' problem; an element of weight zero takes the level of the nearest positive-weight element
@@ -197,8 +197,12 @@ batch_problems <- function(y, w, group, x) {
                 key = if (!ok) double(0) else if (is.null(x)) as.vector(col(y)) else flatten(x, y)))
   }
   ids <- if (!is.null(group) && is.atomic(group) && length(group) == length(y) && !anyNA(group)) {
-    if (is.factor(group)) list(codes = as.integer(group), labels = levels(group))
-    else list(codes = match(group, unique(group)), labels = as.character(unique(group)))
+    if (is.factor(group)) {
+      used <- droplevels(group) # a factor's unused levels are no problems: the fit skips them
+      list(codes = as.integer(used), labels = levels(used))
+    } else {
+      list(codes = match(group, unique(group)), labels = as.character(unique(group)))
+    }
   } else {
     list(codes = rep.int(1L, length(y)))
   }
