@@ -72,6 +72,11 @@ test_that("na.action: rows with NA are dropped, or padded back with na.exclude",
   expect_identical(names(residuals(excl)), names(residuals(ref)))
   expect_equal(unname(fitted(excl)[ok]), ref_isoreg(d$x[ok], d$y[ok]), tolerance = 1e-12)
   expect_identical(nobs(excl), 4L)
+  # predict() without newdata is fitted(), padded as lm's is
+  expect_identical(predict(excl), fitted(excl))
+  expect_identical(is.na(predict(excl)), is.na(predict(ref)))
+  expect_identical(predict(omit), fitted(omit))
+  expect_identical(names(predict(omit)), names(predict(lm(y ~ x, data = d))))
   expect_error(isoreg_gpu(y ~ x, data = d, na.action = na.fail), "missing values")
 })
 
