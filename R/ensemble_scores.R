@@ -84,6 +84,7 @@ pit.data.frame <- function(predictions, y, randomize = TRUE, seed = NULL) {
   m <- ensemble_matrix(predictions)
   y <- check_observations(y, nrow(m), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
+  seed <- check_seed(seed)
   upper <- rowSums(m <= y) / ncol(m)
   if (!randomize) return(upper)
   lower <- rowSums(m < y) / ncol(m)

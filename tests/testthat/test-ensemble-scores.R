@@ -22,6 +22,11 @@ test_that("ensemble CDFs, quantiles, CRPS and PIT follow the empirical distribut
   expect_equal(pit(ens, y, randomize = FALSE), rowMeans(m <= y))
   u <- pit(ens, y, seed = 3)
   expect_true(all(u >= rowMeans(m < y) & u <= rowMeans(m <= y)))
+  expect_identical(pit(ens, y, seed = 3), u)
+  for (bad in list("a", NA, 1:2, 0.5)) {
+    expect_no_warning(expect_error(pit(ens, y, seed = bad), "^`seed` must be NULL or a single whole number"))
+    expect_error(pit(ens, y, randomize = FALSE, seed = bad), "^`seed` must be NULL or a single whole number")
+  }
   expect_equal(unname(bscore(ens, 0, y)), (rowMeans(m <= 0) - (y <= 0))^2, ignore_attr = TRUE)
   expect_error(crps(data.frame(a = c(1, NA)), 1:2), "`predictions` must have finite members")
   expect_error(cdf(data.frame(a = "x"), 1), "`predictions` must be a data frame of numeric columns")
