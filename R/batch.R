@@ -73,6 +73,7 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
                          y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
                          method = c("auto", "pav", "hull"), precision = c("double", "single"),
                          exact = TRUE, gradient = FALSE, x = NULL) {
+  if (length(dim(y)) > 2L) stop_arg("y", sprintf("must be a vector or a matrix, not %s", array_shape(y)))
   increasing <- check_direction(increasing)
   method <- resolve_method(method)
   block_starts <- check_flag(block_starts, "block_starts")
