@@ -264,6 +264,7 @@ formula_frame <- function(call, env) {
     stop_arg("x", sprintf("must be a formula y ~ x, of a response and one covariate, not %s",
                           paste(deparse(stats::formula(terms)), collapse = " ")))
   }
+  if (nrow(mf) == 0L) stop_arg("data", "has no rows left to fit after `subset` and `na.action`")
   w <- stats::model.weights(mf)
   list(x = mf[[covariate]], y = stats::model.response(mf),
        w = if (!is.null(w)) check_weights(w, nrow(mf)), terms = terms,

@@ -78,6 +78,9 @@ test_that("na.action: rows with NA are dropped, or padded back with na.exclude",
   expect_identical(predict(omit), fitted(omit))
   expect_identical(names(predict(omit)), names(predict(lm(y ~ x, data = d))))
   expect_error(isoreg_gpu(y ~ x, data = d, na.action = na.fail), "missing values")
+  # no rows left is an error that says why, not one about an empty y
+  expect_error(isoreg_gpu(y ~ x, data = d, subset = x > 10), "^`data` has no rows left to fit after `subset` and `na.action`$")
+  expect_error(isoreg_gpu(y ~ x, data = d[c(3, 4), ]), "^`data` has no rows left to fit after `subset` and `na.action`$")
 })
 
 test_that("predict takes a data frame for a formula fit", {
