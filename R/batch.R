@@ -14,7 +14,7 @@
 #' `isoreg_gpu(increasing = "auto")` gives each; scikit-learn, which fits one problem at a time,
 #' likewise decides once per problem. The directions chosen are returned as the attribute
 #' `"increasing"` of the result (a logical vector, one per row or per group in the order of
-#' `unique(group)`, or of the levels of a factor).
+#' `unique(group)`, or of the levels of a factor that occur).
 #'
 #' Weights follow the rules of [isoreg_gpu()]: finite, non-negative, at least one positive per
 #' problem; an element of weight zero takes the level of the nearest positive-weight element
@@ -74,6 +74,7 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
                          y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
                          method = c("auto", "pav", "hull"), precision = c("double", "single"),
                          exact = TRUE, gradient = FALSE, x = NULL) {
+  if (length(dim(y)) > 2L) stop_arg("y", sprintf("must be a vector or a matrix, not %s", array_shape(y)))
   increasing <- check_direction(increasing)
   method <- resolve_method(method)
   block_starts <- check_flag(block_starts, "block_starts")
@@ -198,8 +199,12 @@ batch_problems <- function(y, w, group, x) {
                 key = if (!ok) double(0) else if (is.null(x)) as.vector(col(y)) else flatten(x, y)))
   }
   ids <- if (!is.null(group) && is.atomic(group) && length(group) == length(y) && !anyNA(group)) {
-    if (is.factor(group)) list(codes = as.integer(group), labels = levels(group))
-    else list(codes = match(group, unique(group)), labels = as.character(unique(group)))
+    if (is.factor(group)) {
+      used <- droplevels(group) # a factor's unused levels are no problems: the fit skips them
+      list(codes = as.integer(used), labels = levels(used))
+    } else {
+      list(codes = match(group, unique(group)), labels = as.character(unique(group)))
+    }
   } else {
     list(codes = rep.int(1L, length(y)))
   }

@@ -14,7 +14,9 @@
 #' it for groups it has not seen.
 #'
 #' **Weights.** `weights` must be finite and non-negative, with at least one positive weight in
-#' each group; a score of weight zero does not move the curve.
+#' each group; a score of weight zero does not move the curve. As in [isoreg_gpu()], it takes the
+#' probability of the nearest lower score of positive weight (of the nearest higher one when there
+#' is none), whether the curve rises or falls.
 #'
 #' **Device.** With `device = "gpu"` the whole pipeline runs on a CUDA device: the scores go up
 #' once, are sorted there by score and by group and score, pooled and fitted as one batch, and only
@@ -79,9 +81,11 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   # the rank correlation (a sort of 1e7 scores takes 4x the fit) only where it is needed
   up <- if (direction == "auto") rank_direction(score, label, weights) else direction
   backend <- resolve_device(device, n, "calibrate")
-  # a falling curve is the rising curve of -score, turned back (see flip_blocks)
+  # a falling curve is 1 minus the rising curve of 1 - label: its blocks stay in score order, so
+  # that a score of weight zero joins the block below it, as in isoreg_gpu() (on -score it would
+  # join the one above)
   run <- run_on(backend, device, "pav", function(engine) {
-    .Call(C_calibrate, if (up) score else -score, label, weights, groups$codes,
+    .Call(C_calibrate, score, if (up) label else 1 - label, weights, groups$codes,
           if (!is.null(groups)) as.character(groups$levels), engine == engine_code("gpu", "pav"))
   })
   res <- run$value
@@ -93,7 +97,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first
-    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]], up, first),
+    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]], up),
                          stringsAsFactors = FALSE)
   }
   structure(list(
@@ -120,13 +124,9 @@ warn_if_falling <- function(score, label, weights) {
 }
 
 # The blocks of the curves as a data frame, ordered by score within each curve. A falling curve
-# was fitted on -score: its blocks are turned back (reversed within each curve, with first the
-# rows where the curves start, and their ends negated and swapped).
-blocks_frame <- function(b, up = TRUE, first = c(1L, length(b$prob) + 1L)) {
-  if (up) return(data.frame(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight))
-  curve <- rep(seq_len(length(first) - 1L), diff(first))
-  i <- first[curve] + first[curve + 1L] - 1L - seq_along(curve)
-  data.frame(lower = -b$upper[i], upper = -b$lower[i], prob = b$prob[i], weight = b$weight[i])
+# was fitted to 1 - label: its probabilities are turned back.
+blocks_frame <- function(b, up = TRUE) {
+  data.frame(lower = b$lower, upper = b$upper, prob = if (up) b$prob else 1 - b$prob, weight = b$weight)
 }
 
 # The curve of group k (0: the pooled curve) as a data frame of blocks.

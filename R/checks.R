@@ -12,7 +12,7 @@ check_vector <- function(v, name, n = NULL, ref = "y") {
   }
   if (!is.null(dim(v))) {
     if (length(dim(v)) > 1L) {
-      stop_arg(name, sprintf("must be a vector, not a %s", if (is.matrix(v)) "matrix" else "array"))
+      stop_arg(name, sprintf("must be a vector, not %s", array_shape(v)))
     }
     v <- as.vector(v)
   }
@@ -23,6 +23,9 @@ check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.double(v)) v <- as.double(v)
   v
 }
+
+# "a matrix" or "a 3-d array", for errors.
+array_shape <- function(v) if (is.matrix(v)) "a matrix" else sprintf("a %d-d array", length(dim(v)))
 
 check_flag <- function(v, name) {
   if (!is.logical(v) || length(v) != 1L || is.na(v)) stop_arg(name, "must be TRUE or FALSE")
@@ -91,6 +94,10 @@ check_choice <- function(value, choices, name) {
   if (one) {
     i <- pmatch(value, choices)
     if (!is.na(i)) return(choices[i])
+  }
+  if (!is.null(value) && is.atomic(value) && length(value) == 0L) {
+    stop_arg(name, sprintf("must be a single string, one of %s, not an empty %s vector",
+                           quoted_list(choices), typeof(value)))
   }
   given <- if (one) {
     sprintf("\"%s\"", value)

@@ -20,8 +20,14 @@ NULL
 
 # The members as a numeric matrix with a row per forecast.
 ensemble_matrix <- function(predictions) {
-  if (ncol(predictions) == 0L || !all(vapply(predictions, is.numeric, TRUE))) {
-    stop_arg("predictions", "must be a data frame of numeric columns (ensemble members)")
+  need <- "must be a data frame of numeric columns (ensemble members)"
+  if (ncol(predictions) == 0L) stop_arg("predictions", need)
+  for (j in seq_along(predictions)) {
+    v <- predictions[[j]]
+    if (!is.numeric(v) || length(dim(v)) > 1L) {
+      what <- if (is.numeric(v)) sprintf("%s (give each member a column of its own)", array_shape(v)) else describe(v)
+      stop_arg("predictions", sprintf("%s, but column \"%s\" is %s", need, names(predictions)[j], what))
+    }
   }
   m <- data.matrix(predictions)
   if (anyNA(m) || any(!is.finite(m))) stop_arg("predictions", "must have finite members, without NA")
@@ -84,6 +90,7 @@ pit.data.frame <- function(predictions, y, randomize = TRUE, seed = NULL) {
   m <- ensemble_matrix(predictions)
   y <- check_observations(y, nrow(m), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
+  seed <- check_seed(seed)
   upper <- rowSums(m <= y) / ncol(m)
   if (!randomize) return(upper)
   lower <- rowSums(m < y) / ncol(m)

@@ -44,12 +44,13 @@
 #' isoreg_vjp(b, matrix(1:6, nrow = 2))$y
 #' @export
 isoreg_vjp <- function(fit, g, device = c("auto", "cpu", "gpu")) {
-  if (!inherits(fit, c("gpuiso_fit", "gpuiso_batch"))) {
+  if (!inherits(fit, c("gpuiso_fit", "gpuiso_batch")) || !is.list(fit)) {
     stop_arg("fit", sprintf("must be a fit of isoreg_gpu() or isoreg_batch(), not %s", describe(fit)))
   }
   if (is.null(fit$grad)) {
     stop_arg("fit", "has no recorded blocks: make the fit with `gradient = TRUE`")
   }
+  check_vjp_fit(fit)
   if (missing(g)) stop_arg("g", "is missing")
   g <- check_upstream(g, fit$fitted, "the fitted values")
   rows <- vjp_rows(fit)
@@ -61,6 +62,45 @@ isoreg_vjp <- function(fit, g, device = c("auto", "cpu", "gpu")) {
           fit$grad$y_max, engine)
   })$value
   list(y = rows$back(res[[1]]), w = rows$back(res[[2]]))
+}
+
+# Checks the types and shapes of every part of a fit that the vector-Jacobian product reads, so
+# that a fit edited, built by hand or saved by another version is an error naming `fit`. (C_vjp
+# checks the lengths it is given again.)
+check_vjp_fit <- function(fit) {
+  invalid <- function(problem) stop_arg("fit", paste("is not a valid gpuiso fit:", problem))
+  fitted <- fit$fitted
+  one <- inherits(fit, "gpuiso_fit")
+  if (!is.numeric(fitted) || length(fitted) == 0L || length(dim(fitted)) > (if (one) 1L else 2L)) {
+    invalid(sprintf("its `fitted` is not a numeric %s", if (one) "vector" else "vector or matrix"))
+  }
+  like_fitted <- function(v) identical(dim(v), dim(fitted)) && length(v) == length(fitted)
+  if (!is.numeric(fit$y) || !like_fitted(fit$y)) invalid("its `y` does not match its fitted values in shape")
+  w <- fit$w
+  shared_w <- is.matrix(fitted) && is.null(dim(w)) && length(w) == ncol(fitted)
+  if (!is.null(w) && (!is.numeric(w) || !(like_fitted(w) || shared_w))) {
+    invalid("its `w` does not match its fitted values in shape")
+  }
+  grad <- fit$grad
+  if (!is.list(grad) || !is.logical(grad$start) || !like_fitted(grad$start)) {
+    invalid("its `grad$start` is not a logical array of the shape of its fitted values")
+  }
+  for (bound in c("y_min", "y_max")) {
+    v <- grad[[bound]]
+    if (!is.numeric(v) || length(v) != 1L || is.na(v)) invalid(sprintf("its `grad$%s` is not a number", bound))
+  }
+  order <- grad$order
+  n <- length(fitted)
+  if (one && !is.null(order) &&
+      (!is.integer(order) || length(order) != n || anyNA(order) || any(order < 1L | order > n) ||
+       anyDuplicated(order))) {
+    invalid(sprintf("its `grad$order` is not a permutation of 1 to %.0f", n))
+  }
+  group <- fit$group
+  if (!one && !is.matrix(fitted) && !is.null(group) &&
+      (!is.atomic(group) || length(dim(group)) > 1L || length(group) != n || anyNA(group))) {
+    invalid(sprintf("its `group` is not a vector of %.0f group ids without NA", n))
+  }
 }
 
 #' @export

@@ -52,8 +52,10 @@ order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = 
     }
     if (anyNA(v)) stop_arg(arg, sprintf("must not have NA, but column \"%s\" has one at row %d",
                                         col, which(is.na(v))[1L]))
-    check_finite(as.double(v), arg)
-    value[, j] <- as.double(v)
+    v <- as.double(v)
+    bad <- first_bad(v)
+    if (bad > 0) stop_arg(arg, sprintf("must be finite, but column \"%s\" has %s at row %.0f", col, format(v[bad]), bad))
+    value[, j] <- v
   }
   for (g in unique(spec$groups)) {
     kind <- names(spec$orders)[spec$orders == g]

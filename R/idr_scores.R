@@ -26,8 +26,8 @@
 #' @param quantiles Numeric vector of levels in \[0, 1\].
 #' @param y Observations: one per prediction, or one for all (`pit()` needs one per prediction).
 #' @param randomize Randomize the PIT where the CDF jumps?
-#' @param seed With `randomize`, a seed for the draws; the random number state of the session is
-#'   left as it was.
+#' @param seed With `randomize`, a seed for the draws (`NULL`, or a single whole number as
+#'   [set.seed()] takes); the random number state of the session is left as it was.
 #' @return `cdf()`, `bscore()`: a matrix with a row per prediction and a column per threshold;
 #'   `qpred()`, `qscore()`: a matrix with a column per quantile level; `crps()`, `pit()`: a
 #'   vector with one value per prediction.
@@ -142,14 +142,28 @@ pit <- function(predictions, y, randomize = TRUE, seed = NULL) UseMethod("pit")
 pit.gpuiso_idr <- function(predictions, y, randomize = TRUE, seed = NULL) {
   y <- check_observations(y, length(predictions), single = FALSE)
   randomize <- check_flag(randomize, "randomize")
+  seed <- check_seed(seed)
   upper <- cdf_values(predictions, y, paired = TRUE)
   if (!randomize) return(upper)
   lower <- cdf_values(predictions, y, paired = TRUE, left_open = TRUE)
   lower + with_seed(seed, stats::runif(length(y))) * (upper - lower)
 }
 
+# A seed: NULL, or a single whole number that set.seed() takes (as an integer).
+check_seed <- function(seed) {
+  if (is.null(seed)) return(NULL)
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed) ||
+      abs(seed) > .Machine$integer.max) {
+    shown <- if (is.numeric(seed) && length(seed) == 1L) format(seed) else describe(seed)
+    stop_arg("seed", sprintf("must be NULL or a single whole number (at most 2^31 - 1 in size), not %s", shown))
+  }
+  as.integer(seed)
+}
+
 # Runs `draw` with the given seed (if any), leaving the session's random number state as it was.
+# The seed is checked before the state is touched, so that no error leaves it half restored.
 with_seed <- function(seed, draw) {
+  seed <- check_seed(seed)
   if (is.null(seed)) return(draw)
   had <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
   if (had) old <- get(".Random.seed", envir = globalenv(), inherits = FALSE)

@@ -109,7 +109,9 @@
 #'   ordered factor (see Types of x and y); or `y` when `y` is `NULL`; or a formula `y ~ x`, of a
 #'   response and one covariate (which may be a transformation such as `log(speed)`), whose
 #'   variables are taken from `data`.
-#' @param y Numeric or logical vector of responses; `NULL` with a formula.
+#' @param y Numeric or logical vector of responses; `NULL` with a formula, or the formula's
+#'   `data` (a data frame, list or environment) when `data` is not given, as in
+#'   `isoreg_gpu(dist ~ speed, cars)`.
 #' @param w Optional numeric vector of non-negative weights, the length of `y`; `NULL` with a
 #'   formula, whose weights go in `weights`.
 #' @param increasing `TRUE` for a non-decreasing fit, `FALSE` for a non-increasing one, `"auto"`
@@ -184,6 +186,11 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   call <- match.call()
   frame <- NULL
   if (!missing(x) && inherits(x, "formula")) {
+    # isoreg_gpu(y ~ x, d): the second argument is the data, as lm() takes it
+    if (missing(data) && (is.list(y) || is.environment(y))) {
+      names(call)[names(call) == "y"] <- "data"
+      y <- NULL
+    }
     if (!is.null(y)) stop_arg("y", "must be NULL when `x` is a formula (the response is its left-hand side)")
     if (!is.null(w)) stop_arg("w", "must be NULL when `x` is a formula: give the weights as `weights`, evaluated in `data`")
     frame <- formula_frame(call, parent.frame())
@@ -262,6 +269,7 @@ formula_frame <- function(call, env) {
     stop_arg("x", sprintf("must be a formula y ~ x, of a response and one covariate, not %s",
                           paste(deparse(stats::formula(terms)), collapse = " ")))
   }
+  if (nrow(mf) == 0L) stop_arg("data", "has no rows left to fit after `subset` and `na.action`")
   w <- stats::model.weights(mf)
   list(x = mf[[covariate]], y = stats::model.response(mf),
        w = if (!is.null(w)) check_weights(w, nrow(mf)), terms = terms,

@@ -102,7 +102,8 @@ print.summary.gpuiso_fit <- function(x, ...) {
 #' @param newdata New `x`: a numeric vector, or for an `x` of another type (a `Date`, date-time,
 #'   `difftime` or ordered factor) a vector of that type (an ordered factor with the fit's levels,
 #'   or those levels as strings); for a formula fit also a data frame holding the covariate's
-#'   variables. When missing, the fitted values.
+#'   variables. When missing, the fitted values, as [fitted()] gives them (with `NA` at the rows
+#'   that `na.action = na.exclude` left out).
 #' @param type `"step"` or `"linear"`.
 #' @param outside What to do with `newdata` outside the range of the fitted `x`: `"clip"` (the
 #'   level at the nearest end), `"na"` (`NA`) or `"error"`.
@@ -116,7 +117,7 @@ print.summary.gpuiso_fit <- function(x, ...) {
 predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
                                outside = c("clip", "na", "error"), ...) {
   check_no_dots(...)
-  if (missing(newdata)) return(object$fitted)
+  if (missing(newdata)) return(fitted.gpuiso_fit(object))
   newdata <- fit_newdata(object, newdata)
   type <- check_choice(type, c("step", "linear"), "type")
   outside <- check_choice(outside, c("clip", "na", "error"), "outside")

@@ -69,6 +69,13 @@ gpuiso_opts r_fit_opts(SEXP increasing, SEXP lo, SEXP hi, SEXP engine, SEXP sing
   return opt;
 }
 
+void r_invalid(const char *arg, const char *what, const char *problem) {
+  Rf_errorcall(R_NilValue,
+               "`%s` is not a valid %s: %s (it may have been edited, built by hand or saved by "
+               "another version of gpuiso)",
+               arg, what, problem);
+}
+
 const double *r_optional_real(SEXP v) {
   return Rf_isNull(v) ? NULL : REAL(v);
 }

@@ -34,6 +34,10 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx);
  * (gpuiso_advise_huge_pages). */
 SEXP r_alloc_result(SEXPTYPE type, R_xlen_t n);
 
+/* The error of an object (the argument called arg, a `what` such as "gpuiso fit") whose parts
+ * do not hold together, with the problem found. */
+void r_invalid(const char *arg, const char *what, const char *problem);
+
 /* Optional numeric argument: NULL for R's NULL. */
 const double *r_optional_real(SEXP v);
 

@@ -5,14 +5,27 @@
 
 /* offsets (double, nrows + 1) lay out rows one after another in y, w (NULL), fit, start
  * (logical) and g; returns list(dy, dw) in that layout. engine: the gpuiso_engine code (the
- * CUDA engine for 2, in double precision). */
+ * CUDA engine for 2, in double precision). The R code has checked the fit; its types and lengths
+ * are checked again here, so that no object reaches out of bounds. */
 SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, SEXP hi,
            SEXP engine) {
-  int64_t nrows = (int64_t)XLENGTH(offsets) - 1;
   R_xlen_t n = XLENGTH(y);
+  if (TYPEOF(offsets) != REALSXP || XLENGTH(offsets) < 2 || TYPEOF(y) != REALSXP ||
+      TYPEOF(fit) != REALSXP || XLENGTH(fit) != n || TYPEOF(start) != LGLSXP ||
+      XLENGTH(start) != n || TYPEOF(g) != REALSXP || XLENGTH(g) != n ||
+      (!Rf_isNull(w) && (TYPEOF(w) != REALSXP || XLENGTH(w) != n)) || !Rf_isNumeric(lo) ||
+      XLENGTH(lo) != 1 || !Rf_isNumeric(hi) || XLENGTH(hi) != 1)
+    r_invalid("fit", "gpuiso fit", "its data, fitted values and blocks differ in type or length");
+  int64_t nrows = (int64_t)XLENGTH(offsets) - 1;
   int64_t *off = (int64_t *)R_alloc((size_t)nrows + 1, sizeof *off);
   const double *offset = REAL(offsets);
-  for (int64_t r = 0; r <= nrows; r++) off[r] = (int64_t)offset[r];
+  for (int64_t r = 0; r <= nrows; r++) {
+    double o = offset[r];
+    if (!(o >= (r ? (double)off[r - 1] : 0) && o <= (double)n && o == (double)(int64_t)o) ||
+        (r == 0 && o != 0) || (r == nrows && o != (double)n))
+      r_invalid("fit", "gpuiso fit", "its rows do not match its data");
+    off[r] = (int64_t)o;
+  }
   uint8_t *flag = (uint8_t *)R_alloc((size_t)(n > 0 ? n : 1), 1);
   const int *is_start = LOGICAL(start);
   for (R_xlen_t i = 0; i < n; i++) flag[i] = is_start[i] == 1;

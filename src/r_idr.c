@@ -55,10 +55,7 @@ typedef struct {
 } idr_view;
 
 static void invalid(SEXP arg, const char *problem) {
-  Rf_errorcall(R_NilValue,
-               "`%s` is not a valid gpuiso IDR object: %s (it may have been edited, built by hand "
-               "or saved by another version of gpuiso)",
-               CHAR(STRING_ELT(arg, 0)), problem);
+  r_invalid(CHAR(STRING_ELT(arg, 0)), "gpuiso IDR object", problem);
 }
 
 /* The element called name of list, or R's NULL. */

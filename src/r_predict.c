@@ -3,12 +3,7 @@
  * which an edited object may have lost, is checked here. */
 #include "r_glue.h"
 
-static void invalid(const char *what, const char *problem) {
-  Rf_errorcall(R_NilValue,
-               "`object` is not a valid %s: %s (it may have been edited, built by hand or saved "
-               "by another version of gpuiso)",
-               what, problem);
-}
+static void invalid(const char *what, const char *problem) { r_invalid("object", what, problem); }
 
 static SEXP values_and_beyond(SEXP values, int64_t beyond) {
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));

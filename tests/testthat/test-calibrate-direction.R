@@ -1,5 +1,5 @@
 # calibrate_isotonic() for scores that fall as the label rises: increasing = FALSE or "auto" fits
-# a falling curve (the rising curve of -score, turned back); the rising fit warns when it is flat
+# a falling curve (1 minus the rising curve of 1 - label); the rising fit warns when it is flat
 # while the rank correlation is negative.
 
 # The reference curve of (score, label, weight) in one direction: the isotonic regression of the
@@ -29,6 +29,36 @@ test_that("a falling curve is the non-increasing isotonic fit of the labels", {
   s <- summary(cal)
   expect_true(s$min_prob <= s$max_prob)
   expect_equal(s$max_prob, max(p$prob))
+})
+
+test_that("scores of weight zero take the level isoreg_gpu() gives them, in both directions", {
+  s <- c(0.1, 0.2, 0.3)
+  w <- c(1, 0, 1)
+  expect_identical(predict(calibrate_isotonic(s, c(1, 0, 0), weights = w, increasing = FALSE), 0.2),
+                   unname(fitted(isoreg_gpu(s, c(1, 0, 0), w, increasing = FALSE))[2]))
+  expect_identical(predict(calibrate_isotonic(s, c(1, 0, 0), weights = w, increasing = FALSE), 0.2), 1)
+  set.seed(34)
+  for (rep in 1:20) {
+    n <- sample(5:60, 1)
+    score <- round(runif(n), sample(1:2, 1)) # with ties
+    label <- rbinom(n, 1, 0.5)
+    w <- runif(n) * rbinom(n, 1, 0.6)
+    w[sample(n, 1)] <- 1
+    g <- sample(c("a", "b"), n, TRUE)
+    g[w > 0][1:2] <- c("a", "b")
+    for (up in c(TRUE, FALSE)) {
+      cal <- calibrate_isotonic(score, label, weights = w, group = g, increasing = up)
+      info <- sprintf("rep %d, increasing %s", rep, up)
+      expect_equal(predict(cal, score), unname(fitted(isoreg_gpu(score, label, w, increasing = up))),
+                   tolerance = 1e-12, info = info)
+      for (k in c("a", "b")) {
+        i <- g == k
+        expect_equal(predict(cal, score[i], group = g[i]),
+                     unname(fitted(isoreg_gpu(score[i], label[i], w[i], increasing = up))), tolerance = 1e-12,
+                     info = info)
+      }
+    }
+  }
 })
 
 test_that("groups get falling curves too, each the reference fit of its group", {

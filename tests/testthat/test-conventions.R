@@ -191,3 +191,19 @@ test_that("isoreg_batch chooses the direction per row and per group", {
   expect_identical(as.vector(same), as.vector(isoreg_batch(rbind(c(1, 3, 2), 2:4))))
   expect_error(isoreg_batch(y, increasing = 2), "`increasing` must be TRUE, FALSE or \"auto\"")
 })
+
+test_that("isoreg_batch's directions cover the groups present, not a factor's unused levels", {
+  v <- c(3, 1, 5, 6, 2, 4)
+  # unused levels at the end, in the middle and first; groups interleaved
+  for (lev in list(c("a", "b", "c"), c("a", "m", "b"), c("z", "a", "b"))) {
+    g <- factor(c("a", "b", "a", "b", "a", "b"), levels = lev)
+    fit <- isoreg_batch(v, group = g, increasing = "auto")
+    up <- c(a = cor(1:3, v[g == "a"], method = "spearman") >= 0, b = cor(1:3, v[g == "b"], method = "spearman") >= 0)
+    expect_identical(attr(fit, "increasing"), up)
+    for (k in c("a", "b")) expect_equal(unname(fit[g == k]), ref_pav(v[g == k], increasing = up[[k]]), tolerance = 1e-12)
+    # the same directions and fits as for the factor without those levels
+    expect_identical(fit, isoreg_batch(v, group = droplevels(g), increasing = "auto"))
+  }
+  expect_identical(attr(isoreg_batch(c(3, 1, 2, 4), group = factor(c("a", "a", "b", "b"), levels = c("a", "b", "c")),
+                                     increasing = "auto"), "increasing"), c(a = FALSE, b = TRUE))
+})

@@ -82,6 +82,12 @@ test_that("a matrix where a vector is expected is an error", {
   expect_error(isoreg_gpu(m, 1:4), re_x)
   expect_error(isoreg_gpu(1:4, c(2, 1, 3, 4), w = m), re_w)
   expect_error(isoreg_batch(c(1, 2, 3, 4), group = m), "\\bgroup\\b")
+  # arrays of more dimensions are named as such
+  a <- array(1:8, c(2, 2, 2))
+  expect_error(isoreg_batch(a), "^`y` must be a vector or a matrix, not a 3-d array$")
+  expect_error(isoreg_batch(a, increasing = "auto"), "^`y` must be a vector or a matrix, not a 3-d array$")
+  expect_error(isoreg_gpu(a), "^`y` must be a vector, not a 3-d array$")
+  expect_error(isoreg_gpu(1:8, a), "^`y` must be a vector, not a 3-d array$")
 })
 
 test_that("non-numeric input is an error", {

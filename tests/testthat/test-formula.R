@@ -15,6 +15,21 @@ test_that("a formula fit is the default fit of the same variables", {
                tolerance = 1e-12)
 })
 
+test_that("the data may be the second argument, as in lm(dist ~ speed, cars)", {
+  fit <- isoreg_gpu(dist ~ speed, cars)
+  expect_equal(unname(fitted(fit)), ref_isoreg(cars$speed, cars$dist), tolerance = 1e-12)
+  expect_identical(fit$call$data, quote(cars))
+  # with the formula's other arguments, a list and an environment
+  sub <- isoreg_gpu(dist ~ speed, cars, subset = speed > 10, na.action = na.exclude)
+  keep <- cars$speed > 10
+  expect_identical(names(fitted(sub)), names(fitted(lm(dist ~ speed, cars, subset = speed > 10))))
+  expect_equal(unname(fitted(sub)), ref_isoreg(cars$speed[keep], cars$dist[keep]), tolerance = 1e-12)
+  expect_identical(fitted(isoreg_gpu(dist ~ speed, as.list(cars))), fitted(fit))
+  expect_identical(unname(fitted(isoreg_gpu(dist ~ speed, list2env(as.list(cars))))), unname(fitted(fit)))
+  # data given twice is still an error
+  expect_error(isoreg_gpu(dist ~ speed, cars, data = cars), "`y` must be NULL when `x` is a formula")
+})
+
 test_that("fitted values carry the row names of the data, as lm's do", {
   d <- cars[c(5, 1, 30, 12, 44), ]
   rownames(d) <- c("e", "a", "ad", "l", "ar")
@@ -57,7 +72,15 @@ test_that("na.action: rows with NA are dropped, or padded back with na.exclude",
   expect_identical(names(residuals(excl)), names(residuals(ref)))
   expect_equal(unname(fitted(excl)[ok]), ref_isoreg(d$x[ok], d$y[ok]), tolerance = 1e-12)
   expect_identical(nobs(excl), 4L)
+  # predict() without newdata is fitted(), padded as lm's is
+  expect_identical(predict(excl), fitted(excl))
+  expect_identical(is.na(predict(excl)), is.na(predict(ref)))
+  expect_identical(predict(omit), fitted(omit))
+  expect_identical(names(predict(omit)), names(predict(lm(y ~ x, data = d))))
   expect_error(isoreg_gpu(y ~ x, data = d, na.action = na.fail), "missing values")
+  # no rows left is an error that says why, not one about an empty y
+  expect_error(isoreg_gpu(y ~ x, data = d, subset = x > 10), "^`data` has no rows left to fit after `subset` and `na.action`$")
+  expect_error(isoreg_gpu(y ~ x, data = d[c(3, 4), ]), "^`data` has no rows left to fit after `subset` and `na.action`$")
 })
 
 test_that("predict takes a data frame for a formula fit", {

@@ -152,3 +152,44 @@ test_that("bad input to isoreg_vjp and gradient = TRUE gives errors naming the a
   expect_error(isoreg_batch(matrix(1:4, 2), gradient = TRUE, block_starts = TRUE),
                "`block_starts` cannot be combined with `gradient = TRUE`")
 })
+
+test_that("an edited fit is an error naming fit, in R and in the C glue, never a crash or a wrong length", {
+  fit <- isoreg_gpu(c(2, 1, 3), c(3, 1, 2), gradient = TRUE)
+  g <- c(1, 0, 0)
+  # the fit with parts replaced (NULL: removed), still of its class
+  edit <- function(obj, ...) structure(utils::modifyList(obj, list(...)), class = class(obj))
+  bad <- function(obj, problem, g = c(1, 0, 0)) {
+    expect_error(isoreg_vjp(obj, g), paste0("`fit` is not a valid gpuiso fit: its ", problem))
+  }
+  bad(edit(fit, y = NULL), "`y`")
+  bad(edit(fit, y = c(3, 1)), "`y`")
+  bad(edit(fit, y = c("a", "b", "c")), "`y`")
+  bad(edit(fit, w = c(1, 1)), "`w`")
+  bad(edit(fit, w = list(1, 1, 1)), "`w`")
+  bad(edit(fit, grad = list(start = 1:3)), "`grad\\$start`")
+  bad(edit(fit, grad = list(start = c(TRUE, FALSE))), "`grad\\$start`")
+  bad(edit(fit, grad = list(order = c(100L, 1L, 2L))), "`grad\\$order` is not a permutation of 1 to 3")
+  bad(edit(fit, grad = list(order = c(1L, 1L, 2L))), "`grad\\$order`")
+  bad(edit(fit, grad = list(order = c(2, 1, 3))), "`grad\\$order`")
+  bad(edit(fit, grad = list(y_max = NULL)), "`grad\\$y_max` is not a number")
+  bad(edit(fit, fitted = "a"), "`fitted`")
+  b <- isoreg_batch(matrix(c(3, 1, 2, 1, 2, 3), 2), gradient = TRUE)
+  gm <- matrix(1, 2, 3)
+  bad(edit(b, w = 1:2), "`w`", gm)
+  bad(edit(b, y = 1:6), "`y`", gm)
+  bad(edit(b, grad = list(start = c(TRUE, FALSE))), "`grad\\$start`", gm)
+  bg <- isoreg_batch(c(3, 1, 2, 1, 2, 3), group = c(1, 1, 1, 2, 2, 2), gradient = TRUE)
+  bad(edit(bg, group = 1:2), "`group`", 1:6)
+  bad(edit(bg, group = c(1, NA, 1, 2, 2, 2)), "`group`", 1:6)
+  expect_error(isoreg_vjp(structure(1, class = "gpuiso_fit"), 1), "`fit` must be a fit of isoreg_gpu")
+  # the C glue checks the types and lengths it is given itself
+  vjp <- function(offsets, y, start = c(TRUE, FALSE, FALSE), w = NULL) {
+    .Call(gpuiso:::C_vjp, offsets, y, w, c(1, 2, 3), start, g, -Inf, Inf, 0L)
+  }
+  expect_error(vjp(c(0, 3), c(1, 2)), "`fit` is not a valid gpuiso fit: .* differ in type or length")
+  expect_error(vjp(c(0, 3), c(1, 2, 3), w = c(1, 1)), "`fit` is not a valid gpuiso fit")
+  expect_error(vjp(c(0, 3), c(1, 2, 3), start = 1:3), "`fit` is not a valid gpuiso fit")
+  expect_error(vjp(c(0, 4), c(1, 2, 3)), "`fit` is not a valid gpuiso fit: its rows do not match its data")
+  expect_error(vjp(c(0, 2, 1, 3), c(1, 2, 3)), "`fit` is not a valid gpuiso fit: its rows do not match its data")
+  expect_equal(vjp(c(0, 3), c(1, 2, 3))[[1]], rep(1 / 3, 3))
+})

@@ -215,6 +215,9 @@ test_that("new data must have the fit's covariate columns", {
   fit <- idr(c(1, 2, 3, 4), data.frame(a = 1:4, b = c(1, 3, 2, 4)))
   expect_error(predict(fit, data.frame(a = 1)), "`data` must have the columns of the fit's covariates .* lacks \"b\"")
   expect_error(predict(fit, data.frame(a = 1, b = "x")), "`data` must have numeric or ordered-factor columns")
+  # a value that is not finite is named by its column and row
+  expect_error(predict(fit, data.frame(a = c(2, 3), b = c(1, Inf))), "^`data` must be finite, but column \"b\" has Inf at row 2$")
+  expect_error(idr(c(1, 2, 3, 4), data.frame(a = c(1:3, -Inf), b = 1:4)), "^`X` must be finite, but column \"a\" has -Inf at row 4$")
   expect_length(predict(fit, data.frame(b = 2, a = 1, z = 0)), 1L)
   # a matrix without column names: columns by position, for the fit and for new data
   M <- cbind(1:4, c(1, 3, 2, 4))

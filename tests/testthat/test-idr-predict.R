@@ -86,6 +86,21 @@ test_that("PIT, Brier and quantile scores follow their definitions", {
   set.seed(99); a <- runif(1)
   set.seed(99); pit(pred, y, seed = 1); b <- runif(1)
   expect_equal(a, b)
+  # a seed that is not one whole number is an error naming it, whether or not the PIT is randomized,
+  # and leaves the state alone (no stray warning of a state half restored)
+  for (bad in list("a", NA, NA_real_, 1:2, 1.5, Inf, 2^31, TRUE, list(1))) {
+    for (randomize in c(TRUE, FALSE)) {
+      set.seed(99)
+      expect_no_warning(expect_error(pit(pred, y, randomize = randomize, seed = bad),
+                                     "^`seed` must be NULL or a single whole number"))
+      expect_equal(runif(1), a)
+    }
+  }
+  if (exists(".Random.seed", envir = globalenv())) rm(".Random.seed", envir = globalenv())
+  expect_no_warning(expect_error(pit(pred, y, seed = "a"), "`seed` must be NULL or a single whole number"))
+  expect_false(exists(".Random.seed", envir = globalenv()))
+  expect_equal(pit(pred, y, seed = 5L), u)
+  expect_equal(pit(pred, y, seed = -(2^31 - 1)), pit(pred, y, seed = -.Machine$integer.max))
 
   tb <- c(2, 5)
   expect_equal(unname(bscore(pred, tb, y)), (unname(cdf(pred, tb)) - outer(y, tb, "<="))^2,

@@ -27,6 +27,12 @@ test_that("a choice argument's error names it, what it accepts and what it got",
       expect_error(ch[[1]](b[[1]]), pattern, fixed = TRUE)
     }
   }
+  # an empty vector is not a choice: one string is needed
+  for (ch in choices) {
+    expect_error(ch[[1]](character(0)), sprintf("`%s` must be a single string, one of %s, not an empty character vector",
+                                                 ch[[2]], ch[[3]]), fixed = TRUE)
+  }
+  expect_error(isoreg_gpu(1:3, device = logical(0)), "`device` must be a single string, one of .*, not an empty logical vector")
   # as with match.arg, a unique prefix is taken
   expect_identical(isoreg_gpu(c(2, 1), device = "c", method = "h")$method, "hull")
   expect_equal(predict(isoreg_gpu(1:3), 1.5, type = "lin"), 1.5)
