@@ -209,8 +209,11 @@ static gpuiso_status xy_fit_knots(Exec &ex, xy_view &v, int64_t nknots, const gp
 /* Device bytes an element at the device path's peak, weighted or not: step 3 with every x
  * distinct (the sorted keys and input indices, y and w in x order, each element's knot, and the
  * knots' sums, x, means and weights), above the sort's 64 (keys, indices, y, w, the sorted keys
- * and indices, CUB's copies). */
-static inline double xy_device_bytes(int weighted) { return weighted ? 88 : 80; }
+ * and indices, CUB's copies); the knots' plan in chunks of 64 (the tests': a smaller chunk takes
+ * more) and, in float32, the knots' float copies beside them (xy_fit_knots). On the SIMT
+ * executor every x distinct peaked at 80.2 and 88.1 in float64, 88.2 and 92.8 in float32
+ * (tools/ctest/test_sort_gpu.cpp). */
+static inline double xy_device_bytes(int weighted, int single) { return (weighted ? 90 : 82) + (single ? 12 : 0); }
 
 /* The knots of kn (their means in kn->level, weights in kn->weight) through the device as one
  * row of fit_rows_host, in opt->gpu_precision: their levels to kn->level, flags to kn->start. */
@@ -287,7 +290,8 @@ static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const d
   }
   size_t avail = 0;
   s = plan_available(ex, opt, &avail);
-  if (s == GPUISO_OK && (double)n * xy_device_bytes(w != NULL) > SLICE_SHARE * (double)avail)
+  if (s == GPUISO_OK && (double)n * xy_device_bytes(w != NULL, opt->gpu_precision == GPUISO_SINGLE) >
+                             SLICE_SHARE * (double)avail)
     return fit_xy_host_sorted(ex, n, x, y, w, opt, fit, kn, order, start, err);
   if (s != GPUISO_OK) return s;
   xy_view v;

@@ -113,8 +113,8 @@ static void check_fit(const char *name, const xy_data &d, const gpuiso_opts &o, 
   CHECK(s == GPUISO_OK, "%s: the CPU path failed (%d)", name, (int)s);
   sort_log ex = {{&e, 0, 0, 0, memory, sim_seed}, 0};
   gpuiso_status sg = fit_xy_device(ex, n, d.x, d.y, d.w, &o, fit, &kn, grad ? order : NULL, grad ? start : NULL, &e);
-  int on_host = (double)n * xy_device_bytes(d.w != NULL) > SLICE_SHARE * (double)(memory ? memory : SIM_DEFAULT_MEMORY);
   int single = o.gpu_precision == GPUISO_SINGLE;
+  int on_host = (double)n * xy_device_bytes(d.w != NULL, single) > SLICE_SHARE * (double)(memory ? memory : SIM_DEFAULT_MEMORY);
   int64_t off[2] = {0, n};
   comparison c = {INFINITY, -1, -1, -1, -1};
   int64_t knots_differ = -1, weight_differ = -1, flags_wrong = -1, order_differ = 0, start_differ = 0;
@@ -204,13 +204,14 @@ static void test_fits(void) {
     free_data(&d);
   }
   /* the least device memory for the device's sort (the SIMT executor fails an allocation beyond
-   * it): xy_device_bytes an element is all the device path holds */
-  for (int variant = 0; variant < 4; variant++) {
-    xy_data d = make_data(6000, variant % 2 ? 700 : 1, (family_kind)(variant + 1), variant < 2 ? W_UNIFORM : W_NONE,
-                          70 + variant);
-    gpuiso_opts o = options(variant % 2, variant % 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, variant == 3);
+   * it): xy_device_bytes an element is all the device path holds; in float32 with every x
+   * distinct too (variants 4 and 5), the knots' float copies beside their double arrays */
+  for (int variant = 0; variant < 6; variant++) {
+    xy_data d = make_data(6000, variant % 2 && variant < 4 ? 700 : 1, (family_kind)(variant % 4 + 1),
+                          variant < 2 || variant == 5 ? W_UNIFORM : W_NONE, 70 + variant);
+    gpuiso_opts o = options(variant % 2, variant % 2 ? GPUISO_GPU_FAST : GPUISO_GPU_SIMPLE, variant >= 3);
     o.solver_blocks = variant == 2;
-    size_t least = (size_t)ceil((double)d.n * xy_device_bytes(d.w != NULL) / SLICE_SHARE) + 1;
+    size_t least = (size_t)ceil((double)d.n * xy_device_bytes(d.w != NULL, o.gpu_precision == GPUISO_SINGLE) / SLICE_SHARE) + 1;
     check_fit("the least device memory for the sort", d, o, 0, least);
     free_data(&d);
   }
