@@ -211,7 +211,7 @@ run_on <- function(backend, device, method, fit) {
     return(tryCatch(list(value = fit(engine_code("gpu", method)), backend = "gpu"), error = function(e) {
       why <- conditionMessage(e)
       lost <- !is.null(gpu_lost())
-      full <- identical(why, "gpuiso: out of memory")
+      full <- startsWith(why, "gpuiso: out of memory")
       if (!lost && !full && !startsWith(why, "CUDA error")) stop(e)
       message("gpuiso: ", if (lost) why else if (full) "the GPU's memory cannot hold the fit"
               else sprintf("the GPU failed (%s)", why), "; fitting on the CPU")

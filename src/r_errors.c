@@ -127,6 +127,7 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
     Rf_onintr();
     Rf_errorcall(R_NilValue, "interrupted");
   case GPUISO_E_NOMEM:
+    if (err->message[0]) Rf_errorcall(R_NilValue, "gpuiso: out of memory: %s", err->message);
     Rf_errorcall(R_NilValue, "gpuiso: out of memory");
   case GPUISO_E_Y_NONFINITE:
     Rf_errorcall(R_NilValue, "`%s` must be finite, but has %s%s", y, value_text(ctx->y, err->index), where);

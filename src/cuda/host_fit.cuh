@@ -385,10 +385,8 @@ static gpuiso_status fit_rows_host(Exec &ex, int64_t nrows, const int64_t *offse
    * slice_groups) a plan each more */
   double budget = SLICE_SHARE * (double)avail - 2 * ARENA_FIXED_BYTES;
   double group_bytes = 3 * ARENA_FIXED_BYTES / (double)group_buffer_of(STAGE_SLICE, value, w != NULL, start != NULL).cap;
-  if (s == GPUISO_OK && !(budget >= plan_slice_row_bytes(opt, 1, 1, type, w != NULL, start != NULL))) {
-    s = GPUISO_E_NOMEM; /* not even an element fits */
-    set_error(err, s, -1, -1);
-  }
+  if (s == GPUISO_OK && !(budget >= plan_slice_row_bytes(opt, 1, 1, type, w != NULL, start != NULL)))
+    s = device_too_small(err, avail); /* not even an element fits */
   for (int64_t r0 = 0, r1; s == GPUISO_OK && r0 < nrows; r0 = r1) {
     double need = ARENA_FIXED_BYTES;
     for (r1 = r0; r1 < nrows; r1++) {

@@ -252,10 +252,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   double room = (double)avail - ARENA_FIXED_BYTES;
   double rows = (0.5 * (double)avail < room ? 0.5 * (double)avail : room) / row_bytes;
   if (rows < 1 && room >= row_bytes) rows = 1;
-  if (s == GPUISO_OK && rows < 1) {
-    s = GPUISO_E_NOMEM;
-    set_error(err, s, -1, -1);
-  }
+  if (s == GPUISO_OK && rows < 1) s = device_too_small(err, avail);
   st->max_rows = rows < 1 ? 1 : (rows > (double)v.nthr ? v.nthr : (int64_t)rows);
   int64_t cells = st->max_rows * npos;
   if (s == GPUISO_OK) s = ex.alloc((void **)&v.y, (size_t)cells * sizeof(double));

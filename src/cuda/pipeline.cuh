@@ -598,6 +598,14 @@ static gpuiso_status plan_fit_any(Exec &ex, const gpuiso_cuda_plan *p, const voi
  * rounding. */
 #define SLICE_SHARE 0.9
 
+/* Out of memory where the device's free memory (avail bytes, or opt->gpu_memory's cap) holds no
+ * element of the work: said so, for an error that would otherwise not name the device. */
+static inline gpuiso_status device_too_small(gpuiso_error *err, size_t avail) {
+  set_error(err, GPUISO_E_NOMEM, -1, -1);
+  if (err) snprintf(err->message, sizeof err->message, "the device's free memory (%zu bytes) holds none of it", avail);
+  return GPUISO_E_NOMEM;
+}
+
 /* Device bytes of one allocation of parts (part_arena) beyond what plan_row_bytes and
  * plan_row_data_bytes count of its rows, at most: each part's rounding and gap, and the few
  * entries a plan has beyond its rows'. A fit holds a plan and a slice's arrays, a group of rows

@@ -141,6 +141,16 @@ test_that("a GPU lost in a fit that 'auto' sent to it hands the fit to the CPU",
   expect_identical(res, cpu)
   expect_false(gpuiso_backend()$unusable)
   expect_error(gpuiso:::run_on("gpu", "gpu", "pav", full), "^gpuiso: out of memory$")
+  # the same where the error says why: the device's free memory holds none of the work
+  small <- function(engine) {
+    if (engine == gpuiso:::engine_code("gpu", "pav"))
+      stop(simpleError("gpuiso: out of memory: the device's free memory (1000 bytes) holds none of it"))
+    engine
+  }
+  expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", small),
+                 "^gpuiso: the GPU's memory cannot hold the fit; fitting on the CPU")
+  expect_identical(res, cpu)
+  expect_error(gpuiso:::run_on("gpu", "gpu", "pav", small), "device's free memory \\(1000 bytes\\)")
   # other errors of the GPU's fit (bad input) are not handed on
   bad <- function(engine) stop(simpleError("`y` must be finite, but has NaN at element 2"))
   expect_error(gpuiso:::run_on("gpu", "auto", "pav", bad), "must be finite")

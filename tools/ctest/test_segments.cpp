@@ -196,9 +196,10 @@ static void test_errors(void) {
     gpuiso_error e;
     sim_exec tiny = {&e, 0, 0, 0, 1000, sim_seed};
     gpuiso_status s = fit_rows_host(tiny, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
-    CHECK(s == GPUISO_E_NOMEM && e.status == s && tiny.allocs == 0 && tiny.held == 0,
-          "segments, %s kernel, 1000 bytes of device memory: status %d, %lld allocations", kernel_names[kernel], (int)s,
-          (long long)tiny.allocs);
+    CHECK(s == GPUISO_E_NOMEM && e.status == s && strstr(e.message, "device's free memory (1000 bytes)") &&
+              tiny.allocs == 0 && tiny.held == 0,
+          "segments, %s kernel, 1000 bytes of device memory: status %d (%s), %lld allocations", kernel_names[kernel],
+          (int)s, e.message, (long long)tiny.allocs);
   }
   free(y); free(w); free(z);
 }
