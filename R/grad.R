@@ -91,9 +91,7 @@ check_vjp_fit <- function(fit) {
   }
   order <- grad$order
   n <- length(fitted)
-  if (one && !is.null(order) &&
-      (!is.integer(order) || length(order) != n || anyNA(order) || any(order < 1L | order > n) ||
-       anyDuplicated(order))) {
+  if (one && !is.null(order) && (length(order) != n || !.Call(C_is_permutation, order))) {
     invalid(sprintf("its `grad$order` is not a permutation of 1 to %.0f", n))
   }
   group <- fit$group

@@ -1,5 +1,7 @@
 /* .Call entry points for the gradients: the vector-Jacobian product of fits, and the soft ranks
  * and sorts. Shapes and values of g and epsilon are checked in R; x by the core. */
+#include <string.h>
+
 #include "r_glue.h"
 #include "core/soft.h"
 
@@ -104,4 +106,19 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
   }
   UNPROTECT(1);
   return out;
+}
+
+/* Whether order, an integer vector, is a permutation of 1 to its length: a byte a value, in one
+ * pass (R's anyDuplicated hashes, about 1 s on 1e7 elements, a fifth of a product's time). */
+SEXP C_is_permutation(SEXP order) {
+  if (!Rf_isInteger(order)) return Rf_ScalarLogical(0);
+  R_xlen_t n = XLENGTH(order);
+  const int *o = INTEGER(order);
+  unsigned char *seen = (unsigned char *)R_alloc(n > 0 ? (size_t)n : 1, 1);
+  memset(seen, 0, (size_t)n);
+  for (R_xlen_t i = 0; i < n; i++) {
+    if (o[i] == NA_INTEGER || o[i] < 1 || o[i] > n || seen[o[i] - 1]) return Rf_ScalarLogical(0);
+    seen[o[i] - 1] = 1;
+  }
+  return Rf_ScalarLogical(1);
 }
