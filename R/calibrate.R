@@ -81,23 +81,22 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   # the rank correlation (a sort of 1e7 scores takes 4x the fit) only where it is needed
   up <- if (direction == "auto") rank_direction(score, label, weights) else direction
   backend <- resolve_device(device, n, "calibrate")
-  # a falling curve is 1 minus the rising curve of 1 - label: its blocks stay in score order, so
-  # that a score of weight zero joins the block below it, as in isoreg_gpu() (on -score it would
-  # join the one above)
+  # the engines fit falling curves themselves, in score order: a score of weight zero joins the
+  # block below it, and the probabilities are those of isoreg_gpu(), bit for bit
   run <- run_on(backend, device, "pav", function(engine) {
-    .Call(C_calibrate, score, if (up) label else 1 - label, weights, groups$codes,
-          if (!is.null(groups)) as.character(groups$levels), engine == engine_code("gpu", "pav"))
+    .Call(C_calibrate, score, label, weights, groups$codes,
+          if (!is.null(groups)) as.character(groups$levels), up, engine == engine_code("gpu", "pav"))
   })
   res <- run$value
   backend <- run$backend
-  pooled <- blocks_frame(res[[1]], up)
+  pooled <- blocks_frame(res[[1]])
   if (isTRUE(direction) && nrow(pooled) == 1L && !rank_direction(score, label, weights)) {
     warn_if_falling(score, label, weights)
   }
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first
-    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]], up),
+    curves <- data.frame(group = rep(groups$levels, diff(first)), blocks_frame(res[[2]]),
                          stringsAsFactors = FALSE)
   }
   structure(list(
@@ -123,11 +122,8 @@ warn_if_falling <- function(score, label, weights) {
   }
 }
 
-# The blocks of the curves as a data frame, ordered by score within each curve. A falling curve
-# was fitted to 1 - label: its probabilities are turned back.
-blocks_frame <- function(b, up = TRUE) {
-  data.frame(lower = b$lower, upper = b$upper, prob = if (up) b$prob else 1 - b$prob, weight = b$weight)
-}
+# The blocks of the curves as a data frame, ordered by score within each curve.
+blocks_frame <- function(b) data.frame(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight)
 
 # The curve of group k (0: the pooled curve) as a data frame of blocks.
 calibrator_curve <- function(object, k) {

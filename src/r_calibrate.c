@@ -50,12 +50,15 @@ static SEXP curve_list(const gpuiso_block *blocks, const int64_t *first, int64_t
 }
 
 /* score, label: double vectors of one length, label 0 or 1 (checked by C_check_labels); weights:
- * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R); gpu: TRUE
- * for the GPU pipeline. Returns list(pooled, groups), the blocks of the curve of all scores and
- * (NULL without group) of the curves per group. */
-SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP gpu) {
+ * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R);
+ * increasing: FALSE for falling curves; gpu: TRUE for the GPU pipeline. Returns list(pooled,
+ * groups), the blocks of the curve of all scores and (NULL without group) of the curves per
+ * group. */
+SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP increasing,
+                 SEXP gpu) {
   R_xlen_t n = XLENGTH(score);
   gpuiso_opts opt = r_plain_opts();
+  opt.increasing = Rf_asLogical(increasing) == 1;
   r_error_context ctx = {"groups", 0, score, label, weights, {"score", "label", "weights"}, group_names};
   gpuiso_error err;
   int64_t ngroups = Rf_isNull(group) ? 0 : XLENGTH(group_names);

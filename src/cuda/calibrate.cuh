@@ -10,7 +10,9 @@
  *      the start of the groups' part, or where the group changes; a scan numbers the knots;
  *   3. each knot's elements' w * y and w are summed in stream order, the CPU's order (a knot
  *      within one tile of run_sums: the same doubles as the CPU's);
- *   4. the knots of every curve are a row of one batch of the CUDA solver, with block flags;
+ *   4. the knots of every curve are a row of one batch of the CUDA solver, with block flags, in
+ *      opt->increasing's direction (the plan's options: a falling curve's blocks stay in score
+ *      order, with its knots of weight zero where the CPU puts them);
  *   5. a scan numbers the blocks, their knots' weights are summed (run_sums), and a thread per
  *      block writes its first and last score, level and weight: only the blocks (in pinned
  *      slices where they are many), and where each curve's start, come back.

@@ -1,6 +1,6 @@
 # calibrate_isotonic() for scores that fall as the label rises: increasing = FALSE or "auto" fits
-# a falling curve (1 minus the rising curve of 1 - label); the rising fit warns when it is flat
-# while the rank correlation is negative.
+# a falling curve (the engines' non-increasing fit in score order); the rising fit warns when it is
+# flat while the rank correlation is negative.
 
 # The reference curve of (score, label, weight) in one direction: the isotonic regression of the
 # labels on the scores (ties pooled), as a function evaluated at the training scores.
@@ -31,12 +31,14 @@ test_that("a falling curve is the non-increasing isotonic fit of the labels", {
   expect_equal(s$max_prob, max(p$prob))
 })
 
-test_that("scores of weight zero take the level isoreg_gpu() gives them, in both directions", {
+test_that("the curves at the training scores are isoreg_gpu()'s fit, bit for bit, in both directions", {
   s <- c(0.1, 0.2, 0.3)
   w <- c(1, 0, 1)
-  expect_identical(predict(calibrate_isotonic(s, c(1, 0, 0), weights = w, increasing = FALSE), 0.2),
-                   unname(fitted(isoreg_gpu(s, c(1, 0, 0), w, increasing = FALSE))[2]))
+  # a score of weight zero takes the level below it, whichever way the curve goes
   expect_identical(predict(calibrate_isotonic(s, c(1, 0, 0), weights = w, increasing = FALSE), 0.2), 1)
+  # a block of 1 positive in 10 is 0.1, not 1 - 0.9; a tiny probability keeps its digits
+  expect_identical(calibrate_isotonic(rep(0.5, 10), c(1, rep(0, 9)), increasing = FALSE)$pooled$prob, 0.1)
+  expect_identical(calibrate_isotonic(c(1, 1), c(1, 0), c(1e-20, 1), increasing = FALSE)$pooled$prob, 1e-20)
   set.seed(34)
   for (rep in 1:20) {
     n <- sample(5:60, 1)
@@ -47,15 +49,14 @@ test_that("scores of weight zero take the level isoreg_gpu() gives them, in both
     g <- sample(c("a", "b"), n, TRUE)
     g[w > 0][1:2] <- c("a", "b")
     for (up in c(TRUE, FALSE)) {
-      cal <- calibrate_isotonic(score, label, weights = w, group = g, increasing = up)
+      cal <- calibrate_isotonic(score, label, weights = w, group = g, increasing = up, device = "cpu")
       info <- sprintf("rep %d, increasing %s", rep, up)
-      expect_equal(predict(cal, score), unname(fitted(isoreg_gpu(score, label, w, increasing = up))),
-                   tolerance = 1e-12, info = info)
+      expect_identical(predict(cal, score), unname(fitted(isoreg_gpu(score, label, w, increasing = up))),
+                       info = info)
       for (k in c("a", "b")) {
         i <- g == k
-        expect_equal(predict(cal, score[i], group = g[i]),
-                     unname(fitted(isoreg_gpu(score[i], label[i], w[i], increasing = up))), tolerance = 1e-12,
-                     info = info)
+        expect_identical(predict(cal, score[i], group = g[i]),
+                         unname(fitted(isoreg_gpu(score[i], label[i], w[i], increasing = up))), info = info)
       }
     }
   }

@@ -1,6 +1,6 @@
 # calibrate_isotonic(device = "gpu") against the CPU: continuous scores and ties, weights (zero
-# weights included), many groups, groups of one score, no groups, and the errors; without a device,
-# the error of "gpu" and "auto" on the CPU.
+# weights included), many groups, groups of one score, no groups, falling curves, and the errors;
+# without a device, the error of "gpu" and "auto" on the CPU.
 
 test_that("calibration with device = 'gpu' without a device is a clear error; 'auto' uses the CPU", {
   skip_if(has_gpu(), "a CUDA device is present")
@@ -15,7 +15,7 @@ test_that("calibration with device = 'gpu' without a device is a clear error; 'a
 test_that("without a device, the GPU pipeline's entry point fails with the error 'auto' falls back on", {
   skip_if(has_gpu(), "a CUDA device is present")
   gpu_call <- function() {
-    .Call(gpuiso:::C_calibrate, c(0.1, 0.2, 0.3), c(0, 1, 1), NULL, c(1L, 2L, 1L), c("a", "b"), TRUE)
+    .Call(gpuiso:::C_calibrate, c(0.1, 0.2, 0.3), c(0, 1, 1), NULL, c(1L, 2L, 1L), c("a", "b"), TRUE, TRUE)
   }
   expect_error(gpu_call(), if (gpuiso_backend()$cuda_built) "^CUDA error" else "built without CUDA")
 })
@@ -32,9 +32,10 @@ test_that("'auto' calibrates on the CPU below 1e7 scores or gpuiso.gpu_min_n", {
 
 # The GPU's calibrator against the CPU's: the same blocks (scores and weights exactly where the
 # sums are of integers), probabilities within 1e-10, the same predictions.
-expect_calibrator_gpu_equal <- function(score, label, w = NULL, group = NULL, label_text = "") {
-  cpu <- calibrate_isotonic(score, label, weights = w, group = group)
-  gpu <- calibrate_isotonic(score, label, weights = w, group = group, device = "gpu")
+expect_calibrator_gpu_equal <- function(score, label, w = NULL, group = NULL, label_text = "",
+                                        increasing = TRUE) {
+  cpu <- calibrate_isotonic(score, label, weights = w, group = group, increasing = increasing)
+  gpu <- calibrate_isotonic(score, label, weights = w, group = group, increasing = increasing, device = "gpu")
   expect_identical(gpu$backend, "gpu")
   for (part in c("pooled", "curves")) {
     a <- gpu[[part]]
@@ -66,6 +67,9 @@ test_that("calibration on the GPU equals the CPU", {
   w[stats::runif(5000) < 0.3] <- 0
   w[!duplicated(d$group)] <- 1 # a positive weight in every group
   expect_calibrator_gpu_equal(d$score, d$label, w, d$group, "zero weights")
+  expect_calibrator_gpu_equal(-d$score, d$label, w, d$group, "falling, zero weights", increasing = FALSE)
+  expect_calibrator_gpu_equal(-d$score, d$label, w, label_text = "falling, zero weights, no groups",
+                              increasing = FALSE)
   expect_calibrator_gpu_equal(c(0.2, 0.2, 0.7, -0, 0, 3), c(1, 0, 1, 0, 1, 1), c(1, 0, 2, 0, 1, 1),
                               c("one", "one", "two", "tied", "tied", "three"), "hand-made")
   expect_calibrator_gpu_equal(0.5, 1, label_text = "one score")

@@ -1,13 +1,13 @@
 /* The calibration's device steps and host side (src/cuda/calibrate.cuh), run on the CPU by the
- * SIMT executor (tools/simt) under three schedule seeds, against the CPU path (gpuiso_calibrate): continuous scores and ties,
- * weights (zero weights included), many groups (empty ones too), groups of one score, no groups,
- * negative scores and -0, a decreasing clipped fit, each solver kernel; the error reports,
- * interrupts, and that every buffer is released on every path. Then the predictions on the
- * device (src/cuda/predict.cuh) against gpuiso_predict, bit for bit: the calibrators' curves and
- * hand-made ones (empty curves, widths that overflow, infinite levels) at random scores, block
- * ends, NaN, -0 and infinities, step and linear, in one slice and in several; interrupts and
- * failed allocations. The host arrays of both in many pinned slices (staging.cuh), the last one
- * short. */
+ * SIMT executor (tools/simt) under three schedule seeds, against the CPU path (gpuiso_calibrate):
+ * continuous scores and ties, weights (zero weights included), many groups (empty ones too),
+ * groups of one score, no groups, negative scores and -0, falling curves (zero weights included),
+ * a decreasing clipped fit, each solver kernel; the error reports, interrupts, and that every
+ * buffer is released on every path. Then the predictions on the device (src/cuda/predict.cuh)
+ * against gpuiso_predict, bit for bit: the calibrators' curves and hand-made ones (empty curves,
+ * widths that overflow, infinite levels) at random scores, block ends, NaN, -0 and infinities,
+ * step and linear, in one slice and in several; interrupts and failed allocations. The host arrays
+ * of both in many pinned slices (staging.cuh), the last one short. */
 #define STAGE_SLICE ((size_t)8 * 999) /* 999 doubles a slice: many slices, the last one short */
 #define STAGE_DIRECT ((size_t)0)       /* staged however small */
 
@@ -116,6 +116,18 @@ static void test_against_cpu(void) {
     free_traffic(&t);
   }
 
+  /* falling curves of labels that fall with the score: the same blocks in score order, a score of
+   * weight zero in the block below it */
+  traffic f = make_traffic(20000, 50, 67, 1, W_ZEROS);
+  for (int64_t i = 0; i < f.n; i++) f.score[i] = -f.score[i];
+  for (size_t v = 0; v < sizeof solvers / sizeof solvers[0]; v++) {
+    gpuiso_opts o = options(solvers[v].kernel, solvers[v].chunk);
+    o.increasing = 0;
+    check_equal("falling, ties, zero weights", f, 1, o);
+    check_equal("falling, ties, zero weights", f, 0, o);
+  }
+  free_traffic(&f);
+
   /* groups of one score and of one tied score, an empty group, leading and trailing zero
    * weights, negative scores, -0 and 0 */
   double score[] = {0.5, -0.0, 0.0, -2, 3, 3, 3, 1e-300, -1e-300, 0.25, 0.25, 7, -7};
@@ -127,6 +139,10 @@ static void test_against_cpu(void) {
   check_equal("hand-made", t, 1, o);
   t.w = NULL;
   check_equal("hand-made, unweighted", t, 1, o);
+  t.w = w;
+  o.increasing = 0;
+  check_equal("hand-made, falling", t, 1, o);
+  check_equal("hand-made, falling", t, 0, o);
 
   /* decreasing and clipped: blocks that clipping makes equal are one */
   traffic d = make_traffic(8000, 20, 71, 1, W_UNIFORM);
