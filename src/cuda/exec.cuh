@@ -44,8 +44,11 @@ struct cuda_exec {
     snprintf(what, sizeof what, "cudaMalloc of %zu bytes", bytes);
     return check(e, what);
   }
+  /* cudaFree waits for the device, so that kernels queued before it that use p finish first: the
+   * callers that drop a buffer right after queueing its last kernel rely on that (cudaFreeAsync
+   * would not wait). A failure here leaves nothing to undo. */
   void release(void *p) {
-    if (p) (void)cudaFree(p); /* a failure here leaves nothing to undo */
+    if (p) (void)cudaFree(p);
   }
   /* The SIMT executor's check that nothing touches these bytes; nothing to do on a device. */
   void guard(void *, size_t) {}
