@@ -36,9 +36,12 @@ typedef struct {
   double level, level_before; /* the running maximum (minimum): of the tile, before it */
 } row_tile;
 
-/* The longest row of the lane kernels under the options (gpu_block_rows). */
+/* The longest row of the lane kernels under the options: gpu_block_rows down to the rows of a
+ * whole block, a warp, two or four (1024, 2048, 4096), whose shared memory device_options weighs;
+ * a warp's rows stay on the lanes whatever it asks. */
 static inline GPUISO_HD int64_t plan_block_rows(const gpuiso_opts *opt) {
-  return opt->gpu_block_rows > 0 && opt->gpu_block_rows < BLOCK_ROW_MAX ? opt->gpu_block_rows : BLOCK_ROW_MAX;
+  int64_t rows = opt->gpu_block_rows;
+  return rows <= 0 || rows >= BLOCK_ROW_MAX ? BLOCK_ROW_MAX : rows >= 2 * SHORT_ROW_MAX ? 2 * SHORT_ROW_MAX : SHORT_ROW_MAX;
 }
 
 /* Whether a row of len elements runs on the lane kernels (the others in chunks). */

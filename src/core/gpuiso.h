@@ -84,9 +84,10 @@ typedef struct {
                             src/cuda/lane_sums.cuh); no effect on float64 or the other kernels */
   double gpu_memory;     /* CUDA engine: the most device bytes a fit takes (<= 0: what is free);
                             larger work runs in slices of rows and a row in segments */
-  int gpu_block_rows;    /* CUDA engine's fast path: the longest row of the lane kernels (<= 0:
-                            4096, the most); the engine lowers it to what the device's blocks
-                            hold in shared memory (weighted rows on a 64 KB Turing block: 2048) */
+  int gpu_block_rows;    /* CUDA engine's fast path: the longest row of the lane kernels, 1024,
+                            2048 or 4096 (others round down to one of them, 1024 at least; <= 0:
+                            4096); the engine lowers it to what the device's blocks hold in
+                            shared memory (weighted rows on a 64 KB Turing block: 2048) */
   int solver_blocks;     /* start flags mark the solver's own blocks (see "Blocks for
                             gradients" below) instead of the changes of level */
   const gpuiso_interrupt *interrupt;

@@ -245,6 +245,7 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
    * and the solver's scratch; slices take half the memory free, leaving room for others, or all
    * of it where half holds no row; the solver's plan takes its fixed parts beside them. */
   size_t avail = 0;
+  if (s == GPUISO_OK) s = device_options(ex, &st->solver, 1, &st->solver); /* the bytes of its plans */
   if (s == GPUISO_OK) s = plan_available(ex, &st->solver, &avail);
   v.segs = (npos + IDR_SEGMENT - 1) / IDR_SEGMENT;
   double row_bytes = (double)npos * ((weighted ? 4 : 3) * sizeof(double) + sizeof(int32_t) + sizeof(double)) +

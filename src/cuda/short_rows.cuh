@@ -50,7 +50,7 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
 /* The lane kernels' registers, capped so that GPUISO_LANE_WARPS warps fit an SM: 16 (128
- * registers, with no spill but one of 12 bytes in an exact instance) by default, which on an H200
+ * registers, with no spill but 40 bytes in the weighted exact instances) by default, which on an H200
  * ran the lane kernels' shapes 2 to 14% faster than the compiler's choice (121 to 138 registers
  * under nvcc 13.0: 13 to 16 warps) and most of them faster than 20 or 24 warps (with spills), the
  * fits bit for bit the same (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler,

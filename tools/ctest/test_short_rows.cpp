@@ -449,8 +449,9 @@ static void test_coord_orient(void) {
 
 /* A device whose blocks opt in to 64 KB of shared memory (Turing): a weighted batch's rows over
  * two warps take chunks, not a block of four warps (73.5 KB), which an unweighted batch's still
- * take (39 KB); the fits as the CPU hull engine's either way, and as the lane kernels' where the
- * device holds them. */
+ * take (39 KB); the fits as the CPU hull engine's either way. The options' gpu_block_rows lower
+ * the limit, rounded down to the rows of a whole block (3000 is two warps' 2048, 500 a warp's
+ * 1024), on either device. */
 static void test_small_blocks(void) {
   const int64_t lens[] = {1000, 2000, 2049, 3000, 4096, 17};
   const int R = (int)(sizeof lens / sizeof lens[0]);
@@ -464,19 +465,22 @@ static void test_small_blocks(void) {
     gpuiso_opts opt = options(1, 1024, 0);
     reference(R, o, y, wp, &opt, ref);
     opt.gpu_kernel = GPUISO_GPU_FAST;
-    for (int turing = 0; turing <= 1; turing++) {
-      gpuiso_error e;
-      shared_log ex = {{&e, 0, 0, 0, 0, sim_seed}, {0}, {0}};
-      if (turing) ex.optin = 64 << 10;
-      gpuiso_status s = fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
-      comparison c = compare_rows(R, o, y, ref, GPUISO_DOUBLE, z, 1, 0);
-      int chunked = turing && wp; /* the rows over 2048 */
-      int routed = (ex.threads[1] == 4 * SIMT_WARP) == !chunked && (ex.bytes[2] > 0) == chunked;
-      CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && routed && ex.held == 0,
-            "%s, %s: status %d (%s), deviation %g at %lld, blocks of %zu threads last, chunks %s", weight_names[wk],
-            turing ? "64 KB a block" : "227 KB a block", (int)s, e.message, c.max_dev, (long long)c.worst,
-            ex.threads[1], ex.bytes[2] ? "taken" : "not taken");
-    }
+    for (int turing = 0; turing <= 1; turing++)
+      for (int asked : {0, 3000, 500}) {
+        opt.gpu_block_rows = asked;
+        gpuiso_error e;
+        shared_log ex = {{&e, 0, 0, 0, 0, sim_seed}, {0}, {0}};
+        if (turing) ex.optin = 64 << 10;
+        gpuiso_status s = fit_rows_host(ex, R, o, GPUISO_DOUBLE, y, wp, &opt, z, NULL, &e);
+        comparison c = compare_rows(R, o, y, ref, GPUISO_DOUBLE, z, 1, 0);
+        int limit = asked == 500 ? SHORT_ROW_MAX : asked == 3000 || (turing && wp) ? 2 * SHORT_ROW_MAX : BLOCK_ROW_MAX;
+        int routed = (ex.threads[1] == 4 * SIMT_WARP) == (limit == BLOCK_ROW_MAX) &&
+                     (ex.bytes[1] > 0) == (limit > SHORT_ROW_MAX) && (ex.bytes[2] > 0) == (limit < BLOCK_ROW_MAX);
+        CHECK(s == GPUISO_OK && c.max_dev <= 1e-12 && c.step_downs == 0 && routed && ex.held == 0,
+              "%s, %s, gpu_block_rows %d: status %d (%s), deviation %g at %lld, blocks of %zu threads last, chunks %s",
+              weight_names[wk], turing ? "64 KB a block" : "227 KB a block", asked, (int)s, e.message, c.max_dev,
+              (long long)c.worst, ex.threads[1], ex.bytes[2] ? "taken" : "not taken");
+      }
   }
   free(y); free(w); free(ref); free(z);
 }
