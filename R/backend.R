@@ -99,7 +99,8 @@ gpuiso_threads <- function(threads = NULL) {
 }
 
 # Device bytes that a GPU fit of `rows` rows of `row_length` elements would ask for (data, fit,
-# block flags and the solver's scratch, as the CUDA engine plans them), with or without a device:
+# block flags and the solver's scratch, as the CUDA engine plans them, and the fixed parts of its
+# plan and arrays, about 25 KB), with or without a device:
 # for the memory budget of the design (at most 48 bytes per element, weighted float64) and for
 # sizing work. Batches over the memory free run in slices of rows, and a row over it in
 # segments joined on the host. Internal.

@@ -135,6 +135,6 @@ double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_prec
                                   const gpuiso_opts *opt_in) {
   int64_t one_row[2] = {0, row_length}; /* rows of one length take the chunks of one */
   gpuiso_opts opt = plan_options(opt_in, 1, one_row);
-  return (double)nrows * plan_slice_row_bytes(&opt, row_length, row_length, type, weighted, 1) + sizeof(int64_t) +
-         sizeof(unsigned long long);
+  /* the rows' bytes, and a plan's and a slice's fixed parts (fit_rows_host's budget) */
+  return (double)nrows * plan_slice_row_bytes(&opt, row_length, row_length, type, weighted, 1) + 2 * ARENA_FIXED_BYTES;
 }

@@ -133,6 +133,17 @@ static inline gpuiso_opts plan_options(const gpuiso_opts *opt, int64_t nrows, co
   return o;
 }
 
+/* A plan's device arrays, and a slice's, are the parts of one allocation each (part_arena,
+ * src/cuda/pipeline.cuh), each part rounded to ARENA_ALIGN bytes and followed by a gap of as
+ * many, ARENA_PARTS parts at most. */
+#define ARENA_ALIGN 256 /* cudaMalloc's alignment, kept for each part */
+#define ARENA_PARTS 24
+
+/* Device bytes of one allocation of parts beyond what plan_row_bytes and plan_row_data_bytes
+ * count of its rows, at most: each part's rounding and gap, and the few entries a plan has
+ * beyond its rows'. A fit holds a plan and a slice's arrays, a group of rows a plan more. */
+#define ARENA_FIXED_BYTES ((double)ARENA_PARTS * 2 * ARENA_ALIGN + 8 * sizeof(int64_t))
+
 /* Device bytes of a row's data: y, w (weighted), the fit and the block flags (starts). */
 static inline double plan_row_data_bytes(int64_t len, gpuiso_precision type, int weighted, int starts) {
   double value = type == GPUISO_SINGLE ? sizeof(float) : sizeof(double);

@@ -498,8 +498,10 @@ void gpuiso_cuda_lost_reset(void);
 
 /* Device bytes a CUDA fit of nrows rows of row_length elements each asks for: y, w (weighted),
  * the fit, the block flags and the solver's scratch, as gpu_fit_rows plans them (opt->gpu_kernel
- * and hull_chunk apply, the chunk capped at the row). Computed on the host, with or without a
- * device; a batch over the memory free runs in slices of rows of this size each. */
+ * and hull_chunk apply, the chunk capped at the row), and the fixed parts of its plan and its
+ * arrays (about 25 KB). Computed on the host, with or without a device, for a device whose blocks
+ * hold a weighted block of four warps (Ampere and later; on Turing, weighted rows of 2,049 to
+ * 4,096 elements take chunks, which take more); a batch over the memory free runs in slices. */
 double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
                                   const gpuiso_opts *opt);
 

@@ -71,8 +71,7 @@ static void plan_release(Exec &ex, gpuiso_cuda_plan *p) {
  * written into one host buffer and copied in one put. Each part is followed by a gap of at least
  * ARENA_ALIGN bytes, which the executor may guard (the SIMT executor makes it unaddressable, so
  * that a kernel reaching past a part is caught as past an allocation of its own). */
-#define ARENA_ALIGN 256 /* cudaMalloc's alignment, kept for each part */
-#define ARENA_PARTS 24
+/* (ARENA_ALIGN and ARENA_PARTS: gpu_plan.h, where the bytes a fit asks for are counted) */
 
 typedef struct {
   size_t bytes;      /* of the parts so far, their gaps included */
@@ -606,11 +605,6 @@ static inline gpuiso_status device_too_small(gpuiso_error *err, size_t avail) {
   return GPUISO_E_NOMEM;
 }
 
-/* Device bytes of one allocation of parts (part_arena) beyond what plan_row_bytes and
- * plan_row_data_bytes count of its rows, at most: each part's rounding and gap, and the few
- * entries a plan has beyond its rows'. A fit holds a plan and a slice's arrays, a group of rows
- * a plan more. */
-#define ARENA_FIXED_BYTES ((double)ARENA_PARTS * 2 * ARENA_ALIGN + 8 * sizeof(int64_t))
 
 /* The device memory a fit may take: what is free, at most opt->gpu_memory where it is set. */
 template <class Exec>
