@@ -160,10 +160,10 @@ check_seed <- function(seed) {
   as.integer(seed)
 }
 
-# Runs `draw` with the given seed (if any), leaving the session's random number state as it was.
-# The seed is checked before the state is touched, so that no error leaves it half restored.
+# Runs `draw` with the given seed (if any, as check_seed returns it: its callers check it before
+# the state is touched, so that no error leaves it half restored), leaving the session's random
+# number state as it was.
 with_seed <- function(seed, draw) {
-  seed <- check_seed(seed)
   if (is.null(seed)) return(draw)
   had <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
   if (had) old <- get(".Random.seed", envir = globalenv(), inherits = FALSE)

@@ -115,11 +115,7 @@ static SIMT_DEVICE int chunk_hull(const solver_view<T> &v, int64_t g) {
   int last = ok && q == me.used - 1; /* the lane that writes the end point */
   unsigned rounded = ok && me.count > 0 ? sh.rounded[q] : 0u; /* bit k - 1: point k */
   int again = team.block_any((rounded & keep >> 1) != 0 || (last && short_vertex(sh, me, n).rounded));
-  if (again) {
-    team.sync(); /* every lane has read its points */
-    lane_stage<T, warp_team, Weighted>(v, sh, team, me);
-  }
-  hull_slots sums = again ? lane_element_slots(hs, sh, me) : hs;
+  hull_slots sums = again ? lane_restage<T, warp_team, Weighted>(v, sh, team, me, hs) : hs;
   hull_point run = {{0, 0}, {0, 0}}; /* the sums to the lane's last vertex, its point index k0 */
   int64_t k0 = 0;
   int64_t at = team.exclusive_scan((int64_t)simt::popc(keep), [](int64_t a, int64_t b) { return a + b; }, (int64_t)0);

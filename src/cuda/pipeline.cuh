@@ -122,8 +122,8 @@ static gpuiso_status arena_make(Exec &ex, part_arena *a, void **base) {
  * packed into warps (first: where each warp's rows start in the list, k + 1 entries for k
  * warps, as lane_rows_kernel finds their lanes), the longer ones listed for a block each
  * (blocks: those of two warps, then those of four, so that each launch has the threads of its
- * rows); rows over block_rows (plan_block_rows) are the chunks'. Counts them into l; where the lists are given
- * (of the sizes counted by a first call without them), lists them. */
+ * rows); rows over block_rows (plan_block_rows) are the chunks'. Counts them into l; where the
+ * lists are given (of the sizes counted by a first call without them), lists them. */
 typedef struct {
   int64_t nrows, npacks, nblocks, blocks_of[2];
 } lane_layout;
@@ -279,8 +279,8 @@ static gpuiso_status device_options(Exec &ex, const gpuiso_opts *opt, int weight
 
 /* The layout of the rows in chunks (host), then the device memory of opt->gpu_kernel's kernels,
  * as plan_row_bytes counts it; a plan not weighted fits no weighted rows. On the fast path the
- * rows of up to the device's gpu_block_rows (device_options) take no chunks: they are the lane kernels' (lane_parts), in a plan
- * of their own where no row is longer. On failure what was allocated is released. */
+ * rows of up to the device's gpu_block_rows (device_options) take no chunks: they are the lane
+ * kernels' (lane_parts), in a plan of their own where no row is longer. On failure what was allocated is released. */
 template <class Exec>
 static gpuiso_status plan_init(Exec &ex, gpuiso_cuda_plan *p, int64_t nrows,
                                const int64_t *offsets, gpuiso_precision type, int weighted,
@@ -604,7 +604,6 @@ static inline gpuiso_status device_too_small(gpuiso_error *err, size_t avail) {
   if (err) snprintf(err->message, sizeof err->message, "the device's free memory (%zu bytes) holds none of it", avail);
   return GPUISO_E_NOMEM;
 }
-
 
 /* The device memory a fit may take: what is free, at most opt->gpu_memory where it is set. */
 template <class Exec>

@@ -50,7 +50,7 @@ static_assert(SHORT_ROW_MAX == SIMT_WARP * SIMT_WARP && BLOCK_ROW_MAX == 4 * SHO
               "a warp holds rows of up to 32 lanes, a block of four warps the longer ones");
 
 /* The lane kernels' registers, capped so that GPUISO_LANE_WARPS warps fit an SM: 16 (128
- * registers, with no spill but 40 bytes in the weighted exact instances) by default, which on an H200
+ * registers, with no spill but 12 to 32 bytes in the weighted exact instances) by default, which on an H200
  * ran the lane kernels' shapes 2 to 14% faster than the compiler's choice (121 to 138 registers
  * under nvcc 13.0: 13 to 16 warps) and most of them faster than 20 or 24 warps (with spills), the
  * fits bit for bit the same (tools/bench/RESULTS.md, 2026-12-04); 0 leaves them to the compiler,
@@ -651,7 +651,7 @@ static SIMT_DEVICE void short_merges(const short_shared &sh, const hull_slots &h
  * was rounded (exact: the value is a double), else hull_unit_slope's value; a value of zero takes
  * the points too, as hull_unit_slope. From the points (summed 0), NaN where that needs the
  * elements (a rounded point: its exact sums, or the element's value); from the elements staged
- * again in the slots (summed 1, hs lane_element_slots': every point formed again from its lane's
+ * again in the slots (summed 1, hs lane_restage's: every point formed again from its lane's
  * elements, the same sums as the points' pairs, so the same level). */
 template <bool Weighted>
 static SIMT_DEVICE double short_edge_level(const short_shared &sh, const hull_slots &hs, const short_lane &me,
@@ -875,11 +875,15 @@ static SIMT_DEVICE void lane_write(const solver_view<T> &v, const short_shared &
   });
 }
 
-/* The slots' predicates over the elements staged again in the lanes' slots (lane_stage), from hs
- * over the row: lane j's elements from its point 1's slot on, doubles (as the float data's
- * converted), so that its points' exact sums are formed from shared memory, not one global load
- * after another. */
-static SIMT_DEVICE hull_slots lane_element_slots(hull_slots hs, const short_shared &sh, const short_lane &me) {
+/* The team's elements staged again in the slots (lane_stage), over the points once every lane has
+ * read them, and the slots' predicates over them, from hs over the row: lane j's elements from
+ * its point 1's slot on, doubles (as the float data's converted), so that a rounded point's exact
+ * sums are formed from shared memory, not one global load after another. */
+template <typename T, class Team, bool Weighted>
+static SIMT_DEVICE hull_slots lane_restage(const solver_view<T> &v, const short_shared &sh, const Team &team,
+                                           const short_lane &me, hull_slots hs) {
+  team.sync();
+  lane_stage<T, Team, Weighted>(v, sh, team, me);
   hs.y = sh.s, hs.w = sh.w, hs.single = 0;
   hs.first = (int64_t)me.lane0 * LANE_SLOTS + 1, hs.chunk = LANE_SLOTS;
   return hs;
@@ -888,7 +892,7 @@ static SIMT_DEVICE hull_slots lane_element_slots(hull_slots hs, const short_shar
 /* Step 5's levels of the lane's elements (a zero weight the level of the nearest positive weight
  * on its left, else on its right, `first`) into level, *top the largest: those of the bits of
  * `only`, from the points (summed 0) or from the elements staged again (summed 1, hs
- * lane_element_slots'). Returns the bits of the levels left NaN: from the points, those that
+ * lane_restage's). Returns the bits of the levels left NaN: from the points, those that
  * need the elements (short_edge_level). */
 template <bool Weighted, typename T>
 static SIMT_DEVICE unsigned lane_levels(const solver_view<T> &v, const short_shared &sh, const hull_slots &hs,
@@ -977,12 +981,9 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
   double level[SIMT_WARP], top = -INFINITY;
   unsigned again = lane_levels<Weighted>(v, sh, hs, me, ok, wide, exact_points, zeros, positive_before, first,
                                          st.scale, ~0u, 0, level, &top);
-  if (team.block_any(again != 0)) { /* the elements again, for the levels of rounded points */
-    team.sync(); /* every lane has read the points */
-    lane_stage<T, Team, Weighted>(v, sh, team, me);
-    lane_levels<Weighted>(v, sh, lane_element_slots(hs, sh, me), me, ok, wide, exact_points, zeros, positive_before,
-                          first, st.scale, again, 1, level, &top);
-  }
+  if (team.block_any(again != 0)) /* the elements again, for the levels of rounded points */
+    lane_levels<Weighted>(v, sh, lane_restage<T, Team, Weighted>(v, sh, team, me, hs), me, ok, wide, exact_points,
+                          zeros, positive_before, first, st.scale, again, 1, level, &top);
   double before = team.exclusive_scan(top, [](double a, double b) { return a > b ? a : b; }, -(double)INFINITY);
   team.sync(); /* every lane has its levels: the slots are free for the fit */
   int base = (me.lane0 + me.q) * LANE_SLOTS;
