@@ -14,8 +14,17 @@
 #' lacks some of isodistrreg's: see there.
 #'
 #' **One covariate.** On the CPU the fit sweeps the thresholds in increasing order and updates the
-#' previous antitonic fit, re-pooling only the blocks that hold the newly counted observations
-#' (Henzi, Moesching and Duembgen, 2022); slices of thresholds run on the threads of
+#' previous antitonic fit, as only the indicators of the observations equal to the new threshold
+#' change. Without weights, or with weights that are whole multiples of one power of two (such as
+#' frequency weights) summing to at most \eqn{2^{26}}{2^26} such units, the fit is the slope of
+#' the least concave majorant of the cumulative sums, kept in a balanced tree of hull bridges
+#' (Overmars and van Leeuwen, 1981) whose nodes above the changed observations are joined again:
+#' \eqn{O(\log^3 n)}{O(log^3 n)} a changed observation, exact arithmetic, and a time that does not
+#' depend on how long the fit's blocks are. With other weights it re-pools only the blocks that
+#' hold the changed observations (Henzi, Moesching and Duembgen, 2022), comparing levels as ratios
+#' of pooled sums whatever the weights' range; this costs the length of those blocks, so it is
+#' slow where the covariate says little about `y` (about 30 s for \eqn{n = 10^5}{n = 1e5} on two
+#' cores, against half a second for the tree). Slices of thresholds run on the threads of
 #' [gpuiso_threads()]. On a GPU (`device = "gpu"`) the indicator rows of a slice of thresholds are
 #' made on the device from the observations, fitted there as one batch of antitonic rows by the
 #' CUDA solver, and only their blocks are copied back. Both results are exact, and equal up to
@@ -95,6 +104,9 @@
 #'
 #' Luss, R., Rosset, S. and Shahar, M. (2012). Efficient regularized isotonic regression with
 #' application to gene-gene interaction search. Annals of Applied Statistics, 6(1), 253-283.
+#'
+#' Overmars, M. H. and van Leeuwen, J. (1981). Maintenance of configurations in the plane.
+#' Journal of Computer and System Sciences, 23(2), 166-204.
 #' @seealso [predict.gpuiso_idrfit()] for predictive distributions, [cdf()], [qpred()], [crps()],
 #'   [pit()], [bscore()], [qscore()] to use and score them, [idrbag()] for subagging.
 #' @examples

@@ -15,6 +15,32 @@ typedef struct {
 /* Appends a run; returns 0 when out of memory (idr.c). */
 int runs_push(run_list *r, int32_t start, double value);
 
+/* The least concave majorant of the points (sum of w, sum of s) over positions 0 .. j, kept
+ * in a tree as positions' counts s change (cdf_hull.c). */
+typedef struct {
+  double w, s;            /* totals of the node's positions */
+  double uw, us, vw, vs;  /* the ends of the edge across its middle, from the node's origin */
+  int32_t u, v;           /* their points' last positions */
+} cdf_hull_node;
+
+typedef struct {
+  int32_t n;              /* positions */
+  cdf_hull_node *node;    /* 2 n - 1 */
+} cdf_hull;
+
+int cdf_hull_init(cdf_hull *h, int32_t n); /* 0: out of memory */
+void cdf_hull_free(cdf_hull *h);
+/* Every node from the positions' weights w and counts s. */
+void cdf_hull_build(cdf_hull *h, const double *w, const double *s);
+/* After s changed at positions p[0 .. m) (non-decreasing). */
+void cdf_hull_update(cdf_hull *h, const int32_t *p, int64_t m, const double *s);
+/* The hull's vertices, as the last position each point sums (-1 the origin), increasing: at most
+ * n + 1 of them. */
+int64_t cdf_hull_vertices(const cdf_hull *h, int32_t *out);
+/* The weight and count of the blocks of positions that end at end[0 .. nb) (increasing, the
+ * last n - 1), each summed over the tree's nodes inside it. */
+void cdf_hull_blocks(const cdf_hull *h, const int32_t *end, int64_t nb, double *w, double *s);
+
 /* A slice of thresholds [k0, k1), of which [k0, next) are fitted: the first member of each
  * file's slice type. */
 typedef struct {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuiso.h"
+#include "idr_poset.h"
 
 #include "check.h"
 
@@ -39,26 +40,105 @@ static void reference(int n, const int32_t *pos, const int32_t *thr, const doubl
 }
 
 /* Random data with every position and threshold used: observation i < npos sits at position i,
- * i < nthr has threshold i; the rest are random. thr is skewed to follow pos, as IDR data do. */
-static void make_data(int n, int npos, int nthr, int weighted, int32_t *pos, int32_t *thr, double *w) {
+ * i < nthr has threshold i; the rest are random. thr follows pos (as IDR data do) or not (long
+ * blocks, and low thresholds changing many positions, high ones few); weights are 1 or quarters
+ * (the hull engine, which takes low thresholds by PAV) or powers of two over 2^-30 .. 2^30 (the
+ * sweep). */
+static void make_data(int n, int npos, int nthr, int weighted, int dependent, int32_t *pos,
+                      int32_t *thr, double *w) {
   for (int i = 0; i < n; i++) {
     pos[i] = i < npos ? i : rand() % npos;
-    double u = 0.6 * unif() + 0.4 * (double)pos[i] / npos;
+    double u = dependent ? 0.6 * unif() + 0.4 * (double)pos[i] / npos : unif() * unif();
     thr[i] = i < nthr ? i : (int32_t)(u * nthr);
-    w[i] = weighted ? 0.25 * (1 + rand() % 8) : 1.0;
+    w[i] = weighted == 0 ? 1.0 : weighted == 1 ? 0.25 * (1 + rand() % 8) : ldexp(1.0, rand() % 61 - 30);
+  }
+}
+
+/* The upper hull of points (W, S) by a monotone chain, without collinear vertices: its
+ * vertices' last positions (-1 the origin). Integer data, so every turn is exact. */
+static int brute_hull(int npos, const double *w, const double *s, int32_t *out) {
+  double *pw = malloc((npos + 1) * sizeof *pw), *ps = malloc((npos + 1) * sizeof *ps);
+  pw[0] = ps[0] = 0;
+  for (int p = 0; p < npos; p++) {
+    pw[p + 1] = pw[p] + w[p];
+    ps[p + 1] = ps[p] + s[p];
+  }
+  int m = 0;
+  for (int j = 0; j <= npos; j++) {
+    while (m >= 2) {
+      int a = out[m - 2] + 1, b = out[m - 1] + 1;
+      double turn = (pw[b] - pw[a]) * (ps[j] - ps[a]) - (ps[b] - ps[a]) * (pw[j] - pw[a]);
+      if (turn < 0) break;
+      m--;
+    }
+    out[m++] = j - 1;
+  }
+  free(pw);
+  free(ps);
+  return m;
+}
+
+/* The IDR sweep's hull tree (cdf_hull.c) against the monotone chain, after building it and
+ * after each of many updates of a few or many counts, and its blocks' sums. */
+static void test_hull_tree(void) {
+  for (int trial = 0; trial < 300; trial++) {
+    int npos = 1 + rand() % (trial < 100 ? 12 : 400);
+    double *w = malloc(npos * sizeof *w), *s = calloc(npos, sizeof *s);
+    double *bw = malloc(npos * sizeof *bw), *bs = malloc(npos * sizeof *bs);
+    int32_t *got = malloc((npos + 1) * sizeof *got), *want = malloc((npos + 1) * sizeof *want);
+    int32_t *changed = malloc(npos * sizeof *changed);
+    for (int p = 0; p < npos; p++) {
+      w[p] = 1 + rand() % 4;
+      s[p] = trial % 3 ? rand() % ((int)w[p] + 1) : 0; /* some start all zero */
+    }
+    cdf_hull h;
+    CHECK(cdf_hull_init(&h, npos), "hull tree: out of memory");
+    cdf_hull_build(&h, w, s);
+    for (int round = 0; round < 30; round++) {
+      int64_t ng = cdf_hull_vertices(&h, got);
+      int nw = brute_hull(npos, w, s, want);
+      int same = ng == nw;
+      for (int v = 0; same && v < nw; v++) same = got[v] == want[v];
+      CHECK(same, "hull tree: trial %d round %d npos %d: %d vertices, want %d", trial, round, npos,
+            (int)ng, nw);
+      if (same) { /* every block's sums, exact for these integers */
+        cdf_hull_blocks(&h, got + 1, ng - 1, bw, bs);
+        int sums_ok = 1;
+        for (int b = 0; b + 1 < nw; b++) {
+          double sw = 0, ss = 0;
+          for (int p = want[b] + 1; p <= want[b + 1]; p++) {
+            sw += w[p];
+            ss += s[p];
+          }
+          sums_ok &= sw == bw[b] && ss == bs[b];
+        }
+        CHECK(sums_ok, "hull tree: trial %d round %d: block sums differ", trial, round);
+      }
+      /* raise a few counts, or about half of them */
+      int m = 0;
+      for (int p = 0; p < npos; p++)
+        if (s[p] < w[p] && rand() % (round % 4 ? npos : 2) == 0) {
+          s[p] += 1;
+          changed[m++] = p;
+        }
+      cdf_hull_update(&h, changed, m, s);
+    }
+    cdf_hull_free(&h);
+    free(w); free(s); free(bw); free(bs); free(got); free(want); free(changed);
   }
 }
 
 static void test_fit(void) {
   const int sizes[][3] = {{1, 1, 1}, {5, 5, 5}, {40, 10, 7}, {300, 300, 300}, {900, 60, 700},
-                          {2000, 2000, 1200}};
+                          {1500, 150, 100}, {2000, 2000, 1200}};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     int n = sizes[s][0], npos = sizes[s][1], nthr = sizes[s][2];
     int32_t *pos = malloc(n * sizeof *pos), *thr = malloc(n * sizeof *thr);
     double *w = malloc(n * sizeof *w);
     double *ref = malloc((size_t)npos * nthr * sizeof *ref), *got = malloc((size_t)npos * nthr * sizeof *got);
-    for (int weighted = 0; weighted < 2; weighted++) {
-      make_data(n, npos, nthr, weighted, pos, thr, w);
+    for (int kind = 0; kind < 6; kind++) {
+      int weighted = kind % 3, dependent = kind < 3;
+      make_data(n, npos, nthr, weighted, dependent, pos, thr, w);
       reference(n, pos, thr, w, npos, nthr, ref);
       for (int threads = 1; threads <= 2; threads++) {
         gpuiso_opts o = options(1, threads);
@@ -84,8 +164,8 @@ static void test_fit(void) {
         for (int j = 0; j < nthr; j++)
           for (int64_t a = r.offset[j] + 1; a < r.offset[j + 1]; a++)
             if (r.value[a] >= r.value[a - 1]) equal_runs = 0;
-        CHECK(dev <= 1e-12, "idr n %d npos %d nthr %d weighted %d threads %d: deviation %g", n, npos,
-              nthr, weighted, threads, dev);
+        CHECK(dev <= 1e-12, "idr n %d npos %d nthr %d weighted %d dependent %d threads %d: deviation %g",
+              n, npos, nthr, weighted, dependent, threads, dev);
         CHECK(monotone, "idr n %d: a CDF decreases in t", n);
         CHECK(equal_runs, "idr n %d: runs of a threshold are not strictly decreasing", n);
         CHECK(got[(size_t)(nthr - 1) * npos] == 1.0, "idr n %d: last threshold is not 1", n);
@@ -480,6 +560,7 @@ static void test_poset_interrupt(void) {
 int main(void) {
   srand(20261129);
   test_crps_wide();
+  test_hull_tree();
   test_fit();
   test_queries(3);
   test_queries(40);
