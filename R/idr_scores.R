@@ -115,22 +115,14 @@ crps <- function(predictions, y) UseMethod("crps")
 crps.gpuiso_idr <- function(predictions, y) {
   n <- length(predictions)
   y <- check_observations(y, n)
-  # Long work (each score walks all thresholds) in up to 20 pieces, with a progress bar after a
-  # few seconds in interactive sessions (option gpuiso.progress: TRUE or FALSE to choose).
+  # Long work shows a progress bar after a few seconds in interactive sessions (option
+  # gpuiso.progress: TRUE or FALSE to choose). One call: the scores of all predictions share a
+  # sweep over the thresholds, which pieces would each repeat.
   nthr <- length(pred_part(predictions, "thresholds"))
-  pieces <- if (as.double(n) * nthr > 1e8) min(20L, n) else 1L
-  if (pieces == 1L) return(.Call(C_cdf_crps, predictions, y, "predictions"))
-  check_predictions(predictions)
+  if (as.double(n) * nthr <= 1e8) return(.Call(C_cdf_crps, predictions, y, "predictions", NULL))
   bar <- progress_bar(check_progress(getOption("gpuiso.progress", interactive())))
   on.exit(bar$close())
-  cuts <- split(seq_len(n), cut(seq_len(n), pieces, labels = FALSE))
-  out <- double(n)
-  for (i in seq_along(cuts)) {
-    idx <- cuts[[i]]
-    out[idx] <- .Call(C_cdf_crps, predictions[idx], y[idx], "predictions")
-    bar$update(i / pieces)
-  }
-  out
+  .Call(C_cdf_crps, predictions, y, "predictions", bar$update)
 }
 
 #' @rdname idr_scores

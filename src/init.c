@@ -24,7 +24,7 @@ SEXP C_idr_poset_predict(SEXP runs, SEXP x, SEXP slot, SEXP xnew, SEXP clim, SEX
 SEXP C_check_predictions(SEXP pred, SEXP arg);
 SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg);
 SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg);
-SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg);
+SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg, SEXP report);
 SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_names, SEXP increasing,
                  SEXP gpu);
 SEXP C_check_labels(SEXP label);
@@ -57,7 +57,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_check_predictions", (DL_FUNC)&C_check_predictions, 2},
   {"C_cdf_eval", (DL_FUNC)&C_cdf_eval, 5},
   {"C_cdf_quantile", (DL_FUNC)&C_cdf_quantile, 3},
-  {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 3},
+  {"C_cdf_crps", (DL_FUNC)&C_cdf_crps, 4},
   {"C_calibrate", (DL_FUNC)&C_calibrate, 7},
   {"C_check_labels", (DL_FUNC)&C_check_labels, 1},
   {"C_predict_fit", (DL_FUNC)&C_predict_fit, 5},

@@ -277,15 +277,26 @@ SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg) {
   return out;
 }
 
-/* y: one finite observation per prediction (checked in R). */
-SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg) {
+/* Progress goes to an R function of the fraction done; an error there does not stop the work. */
+static void report_to_r(void *ctx, double done) {
+  SEXP call = PROTECT(Rf_lang2((SEXP)ctx, Rf_ScalarReal(done)));
+  int failed;
+  R_tryEvalSilent(call, R_GlobalEnv, &failed);
+  UNPROTECT(1);
+}
+
+/* y: one finite observation per prediction (checked in R); report is NULL or a function of the
+ * fraction done. */
+SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg, SEXP report) {
   gpuiso_opts opt = r_plain_opts();
   gpuiso_error err;
+  gpuiso_progress progress = {report_to_r, report};
   idr_view v = predictions_from_r(pred, arg);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != v.q.n)
     Rf_errorcall(R_NilValue, "gpuiso: internal error: observations do not match the predictions");
   SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)v.q.n));
-  if (gpuiso_cdf_crps(&v.r, v.thr, &v.q, REAL(y), &opt, REAL(out), &err) != GPUISO_OK)
+  if (gpuiso_cdf_crps(&v.r, v.thr, &v.q, REAL(y), &opt, Rf_isFunction(report) ? &progress : NULL,
+                      REAL(out), &err) != GPUISO_OK)
     stop_on_error(&err);
   UNPROTECT(1);
   return out;
@@ -350,14 +361,6 @@ SEXP C_poset_antitonic(SEXP poset, SEXP sum, SEXP weight) {
     stop_on_error(&err);
   UNPROTECT(1);
   return out;
-}
-
-/* Progress goes to an R function of the fraction done; an error there does not stop the fit. */
-static void report_to_r(void *ctx, double done) {
-  SEXP call = PROTECT(Rf_lang2((SEXP)ctx, Rf_ScalarReal(done)));
-  int failed;
-  R_tryEvalSilent(call, R_GlobalEnv, &failed);
-  UNPROTECT(1);
 }
 
 /* pos (0-based points), thr (0-based thresholds), w (NULL: 1) and slot (0-based) are checked in

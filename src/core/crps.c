@@ -33,9 +33,14 @@ static double threshold_after(const double *thr, int64_t m, int64_t k) {
   return k + 1 < m ? thr[k + 1] : INFINITY;
 }
 
+static void report(const gpuiso_progress *progress, double done) {
+  if (progress && progress->report) progress->report(progress->ctx, done);
+}
+
 static gpuiso_status crps_lookup(const gpuiso_cdf_runs *r, const double *thr,
                                  const gpuiso_cdf_query *q, const double *y,
-                                 const gpuiso_opts *opt, double *out) {
+                                 const gpuiso_opts *opt, const gpuiso_progress *progress,
+                                 double *out) {
   int64_t m = r->nthr;
   int nth = resolve_threads(opt, q->n * m);
   int64_t per_round = GPUISO_POLL_EVERY / (m + 1) + 1;
@@ -51,6 +56,7 @@ static gpuiso_status crps_lookup(const gpuiso_cdf_runs *r, const double *thr,
       out[i] = s;
     }
     if (i1 < q->n && poll_interrupt(opt)) return GPUISO_E_INTERRUPT;
+    report(progress, (double)i1 / (double)q->n);
   }
   return GPUISO_OK;
 }
@@ -193,7 +199,8 @@ static void slice_finish(sweep_slice *s, const sweep_input *in) {
 
 static gpuiso_status crps_sweep(const gpuiso_cdf_runs *r, const double *thr,
                                 const gpuiso_cdf_query *q, const double *y,
-                                const gpuiso_opts *opt, double *out) {
+                                const gpuiso_opts *opt, const gpuiso_progress *progress,
+                                double *out) {
   int64_t m = r->nthr, np = r->npos;
   int nsl = resolve_threads(opt, m * 64);
   if (m < 256 * (int64_t)nsl) nsl = 1;
@@ -217,6 +224,7 @@ static gpuiso_status crps_sweep(const gpuiso_cdf_runs *r, const double *thr,
       }
     }
     if (done + per_round < longest && poll_interrupt(opt)) st = GPUISO_E_INTERRUPT;
+    report(progress, done + per_round < longest ? (double)(done + per_round) / (double)longest : 1.0);
   }
   if (st == GPUISO_OK) {
     for (int64_t i = 0; i < q->n; i++) {
@@ -233,7 +241,7 @@ static gpuiso_status crps_sweep(const gpuiso_cdf_runs *r, const double *thr,
 
 gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
                               const gpuiso_cdf_query *q, const double *y, const gpuiso_opts *opt,
-                              double *out, gpuiso_error *err) {
+                              const gpuiso_progress *progress, double *out, gpuiso_error *err) {
   gpuiso_status st = GPUISO_OK;
   if (q->n > 0) {
     /* Costs measured on one core: a look-up per query and threshold takes about as long as
@@ -242,7 +250,8 @@ gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
     double runs = (double)r->offset[r->nthr] / (double)r->nthr;
     double lookup = (double)q->n * log2(runs + 2.0);
     double sweep = 3.0 * cbrt((double)r->npos * (double)r->npos);
-    st = lookup < sweep ? crps_lookup(r, thr, q, y, opt, out) : crps_sweep(r, thr, q, y, opt, out);
+    st = lookup < sweep ? crps_lookup(r, thr, q, y, opt, progress, out)
+                        : crps_sweep(r, thr, q, y, opt, progress, out);
   }
   set_error(err, st, -1, -1);
   return st;

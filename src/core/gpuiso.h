@@ -351,11 +351,18 @@ gpuiso_status gpuiso_cdf_quantile(const gpuiso_cdf_runs *r, const gpuiso_cdf_que
                                   int64_t nlev, const double *level, const gpuiso_opts *opt,
                                   int64_t *kout, gpuiso_error *err);
 
+/* Progress of long work: report(ctx, fraction done) is called between rounds, from the calling
+ * thread. NULL: none. */
+typedef struct {
+  void (*report)(void *ctx, double done);
+  void *ctx;
+} gpuiso_progress;
+
 /* CRPS of each query's step CDF (values at the increasing thresholds thr, 1 from the last on)
  * against the observation y[i]: the integral of (F_i(t) - 1{t >= y[i]})^2 over t. */
 gpuiso_status gpuiso_cdf_crps(const gpuiso_cdf_runs *r, const double *thr,
                               const gpuiso_cdf_query *q, const double *y, const gpuiso_opts *opt,
-                              double *out, gpuiso_error *err);
+                              const gpuiso_progress *progress, double *out, gpuiso_error *err);
 
 /* ---- IDR with several covariates (a partial order) ----------------------------------------
  * The covariate vectors are points of R^d compared componentwise (the orders "sd" and "icx" of
@@ -368,13 +375,6 @@ typedef struct {
   int64_t *first; /* npos + 1 */
   int32_t *cover;
 } gpuiso_poset;
-
-/* Progress of long work: report(ctx, fraction done) is called between rounds, from the calling
- * thread. NULL: none. */
-typedef struct {
-  void (*report)(void *ctx, double done);
-  void *ctx;
-} gpuiso_progress;
 
 /* The poset of npos distinct points, the rows of the npos x d column-major matrix x, sorted
  * lexicographically (increasing in the first column, then the second, ...). out->first and

@@ -152,6 +152,25 @@ test_that("in-sample CRPS over many thresholds, split over threads, matches the 
                tolerance = 1e-10)
 })
 
+test_that("long CRPS work is one call that shows a progress bar when asked", {
+  set.seed(23)
+  n <- 11000 # n times the n thresholds is over 1e8: long work
+  x <- runif(n)
+  y <- rgamma(n, shape = 2 + 5 * x)
+  pred <- predict(idr(y, x))
+  old <- options(gpuiso.progress_after = 0, gpuiso.progress = TRUE)
+  on.exit(options(old))
+  expect_output(all <- crps(pred, y), "100%")
+  options(gpuiso.progress = FALSE)
+  expect_silent(quiet <- crps(pred, y))
+  expect_identical(quiet, all)
+  # scored in short pieces, each its own call
+  pieces <- split(seq_len(n), rep(1:4, length.out = n))
+  by_piece <- double(n)
+  for (i in pieces) by_piece[i] <- crps(pred[i], y[i])
+  expect_equal(all, by_piece, tolerance = 1e-12)
+})
+
 test_that("no predictions give empty results", {
   f <- fixture()
   none <- predict(f$fit, numeric(0))

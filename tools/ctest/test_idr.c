@@ -210,7 +210,7 @@ static void test_queries(int NQ) {
   int64_t *kq = malloc((size_t)NQ * 4 * sizeof *kq);
   gpuiso_cdf_quantile(&r, &q, 4, levels, &o, kq, NULL);
   double *crps = malloc(NQ * sizeof *crps);
-  gpuiso_cdf_crps(&r, thr, &q, y, &o, crps, NULL);
+  gpuiso_cdf_crps(&r, thr, &q, y, &o, NULL, crps, NULL);
   for (int i = 0; i < NQ; i++) {
     double f[M];
     for (int j = 0; j < M; j++) {
@@ -238,8 +238,20 @@ static void test_queries(int NQ) {
   free(qpos); free(lam); free(y); free(got); free(kq); free(crps);
 }
 
+/* A progress report's fractions: how many, the last, and whether they never fell. */
+typedef struct {
+  int calls, rising;
+  double last;
+} progress_seen;
+
+static void see_progress(void *ctx, double done) {
+  progress_seen *p = ctx;
+  if (p->calls++ > 0 && done < p->last) p->rising = 0;
+  p->last = done;
+}
+
 /* CRPS over thresholds that span more than the largest double, with a finite exact value, by
- * the look-up (one query) and by the sweep (many queries). */
+ * the look-up (one query) and by the sweep (many queries), each reporting its progress. */
 static void test_crps_wide(void) {
   enum { NQ = 400 };
   double cdf[2] = {0.5, 1}, thr[2] = {-1e308, 1e308};
@@ -251,9 +263,14 @@ static void test_crps_wide(void) {
   gpuiso_opts o = options(1, 1);
   for (int64_t n = 1; n <= NQ; n += NQ - 1) {
     gpuiso_cdf_query q = {n, pos, lam};
-    gpuiso_cdf_crps(&r, thr, &q, y, &o, out, NULL);
+    progress_seen seen = {0, 1, 0.0};
+    gpuiso_progress progress = {see_progress, &seen};
+    gpuiso_cdf_crps(&r, thr, &q, y, &o, &progress, out, NULL);
     for (int64_t i = 0; i < n; i++) /* 0.25 over the 2e308 between the thresholds */
       CHECK(out[i] == 5e307, "crps of %lld queries: %g, not 5e307", (long long)n, out[i]);
+    CHECK(seen.calls > 0 && seen.rising && seen.last == 1.0,
+          "crps of %lld queries: progress reported %d times, last %g", (long long)n, seen.calls,
+          seen.last);
   }
   gpuiso_cdf_runs_free(&r);
 }
