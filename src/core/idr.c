@@ -336,7 +336,7 @@ static int slice_step(void *slice, const void *input) {
 
 /* Whether the hull's turns are exact: every weight an integer multiple of one power of two 2^g
  * and their total at most 2^(26 + g), so that every sum, and the products of two differences of
- * sums, are exact in doubles. */
+ * sums, are exact in doubles (g within +-400: those products neither overflow nor underflow). */
 static int exact_weights(const double *w, int64_t n, double total) {
   if (!w) return total <= 0x1p26;
   int g = INT_MAX;
@@ -346,7 +346,7 @@ static int exact_weights(const double *w, int64_t n, double total) {
     for (e -= 53; !(m & 1); m >>= 1) e++;
     if (e < g) g = e;
   }
-  return g > -400 && total <= ldexp(1.0, 26 + g);
+  return g > -400 && g < 400 && total <= ldexp(1.0, 26 + g);
 }
 
 int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,

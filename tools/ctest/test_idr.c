@@ -16,6 +16,8 @@
 
 static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
 
+static double cdf_value(const gpuiso_cdf_runs *r, int k, int p);
+
 static gpuiso_opts options(int increasing, int nthreads) {
   gpuiso_opts o = {.increasing = increasing, .lo = -INFINITY, .hi = INFINITY, .nthreads = nthreads};
   return o;
@@ -175,6 +177,30 @@ static void test_fit(void) {
     }
     free(pos); free(thr); free(w); free(ref); free(got);
   }
+}
+
+/* Weights scaled by powers of two fit the same CDFs: the hull engine's exact turns at 2^-300 and
+ * 2^300, the sweep beyond (where the turns' products would overflow). */
+static void test_fit_scales(void) {
+  enum { N = 600, NPOS = 150, NTHR = 200 };
+  int32_t pos[N], thr[N];
+  double w[N], scaled[N];
+  make_data(N, NPOS, NTHR, 1, 0, pos, thr, w);
+  gpuiso_opts o = options(1, 1);
+  gpuiso_cdf_runs base;
+  CHECK(gpuiso_idr_fit(N, pos, thr, w, NPOS, NTHR, &o, &base, NULL) == GPUISO_OK, "idr fit");
+  const int scale[] = {-300, 300, 600, -600};
+  for (int s = 0; s < 4; s++) {
+    for (int i = 0; i < N; i++) scaled[i] = ldexp(w[i], scale[s]);
+    gpuiso_cdf_runs r;
+    CHECK(gpuiso_idr_fit(N, pos, thr, scaled, NPOS, NTHR, &o, &r, NULL) == GPUISO_OK, "idr fit");
+    double dev = 0;
+    for (int k = 0; k < NTHR; k++)
+      for (int p = 0; p < NPOS; p++) dev = fmax(dev, fabs(cdf_value(&r, k, p) - cdf_value(&base, k, p)));
+    CHECK(dev <= 1e-15, "idr with weights scaled by 2^%d: deviation %g", scale[s], dev);
+    gpuiso_cdf_runs_free(&r);
+  }
+  gpuiso_cdf_runs_free(&base);
 }
 
 /* Values, quantiles and CRPS of nq interpolated queries on dense CDFs (gpuiso_cdf_runs_dense):
@@ -579,6 +605,7 @@ int main(void) {
   test_crps_wide();
   test_hull_tree();
   test_fit();
+  test_fit_scales();
   test_queries(3);
   test_queries(40);
   test_queries(400);
