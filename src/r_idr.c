@@ -277,12 +277,14 @@ SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg) {
   return out;
 }
 
-/* Progress goes to an R function of the fraction done; an error there does not stop the work. */
-static void report_to_r(void *ctx, double done) {
+/* Progress goes to an R function of the fraction done. R_tryEvalSilent catches an interrupt
+ * there as a failure (an error too), which must stop the work or the interrupt is lost. */
+static int report_to_r(void *ctx, double done) {
   SEXP call = PROTECT(Rf_lang2((SEXP)ctx, Rf_ScalarReal(done)));
   int failed;
   R_tryEvalSilent(call, R_GlobalEnv, &failed);
   UNPROTECT(1);
+  return failed;
 }
 
 /* y: one finite observation per prediction (checked in R); report is NULL or a function of the

@@ -1,6 +1,6 @@
 /* The least concave majorant of a cumulative sum diagram kept in a balanced tree, for the IDR
  * sweep (idr.c): a change of one position's count updates the nodes above it, and the hull is
- * read out in time proportional to its vertices.
+ * read out in O(log n) a vertex.
  *
  * Point j of a node over positions [lo, hi) is the sum of the weights and of the counts of
  * positions lo .. j, so j runs over lo - 1 (the origin) .. hi - 1. A node's upper hull is a part
@@ -35,9 +35,9 @@ enum { TANGENT, BRIDGE, SECOND };
 typedef struct {
   int kind;
   cdf_point q;       /* TANGENT: the point, right of the hull, whose tangent is sought */
-  const cdf_hull *h; /* BRIDGE: the left child (node t over [lo, hi)), whose tangents it takes; */
-  int64_t t;         /* SECOND: lo, the hull's first position */
-  int32_t lo, hi;
+  const cdf_hull *h; /* BRIDGE: the left child, node t over [lo, hi), whose tangents it takes */
+  int64_t t;
+  int32_t lo, hi;    /* SECOND: lo alone, the hull's first position (its origin is lo - 1) */
 } search_rule;
 
 static int32_t hull_search(const cdf_hull *h, int64_t t, int32_t lo, int32_t hi, cdf_point off,

@@ -33,8 +33,9 @@ static double threshold_after(const double *thr, int64_t m, int64_t k) {
   return k + 1 < m ? thr[k + 1] : INFINITY;
 }
 
-static void report(const gpuiso_progress *progress, double done) {
-  if (progress && progress->report) progress->report(progress->ctx, done);
+/* Reports the fraction done; nonzero: stop. */
+static int report(const gpuiso_progress *progress, double done) {
+  return progress && progress->report && progress->report(progress->ctx, done);
 }
 
 static gpuiso_status crps_lookup(const gpuiso_cdf_runs *r, const double *thr,
@@ -55,9 +56,10 @@ static gpuiso_status crps_lookup(const gpuiso_cdf_runs *r, const double *thr,
         s += crps_interval(thr[k], threshold_after(thr, m, k), cdf_query_value(r, q, i, k), y[i]);
       out[i] = s;
     }
-    if (i1 < q->n && poll_interrupt(opt)) return GPUISO_E_INTERRUPT;
-    report(progress, (double)i1 / (double)q->n);
+    if (i1 < q->n && (poll_interrupt(opt) || report(progress, (double)i1 / (double)q->n)))
+      return GPUISO_E_INTERRUPT;
   }
+  report(progress, 1.0);
   return GPUISO_OK;
 }
 
@@ -223,9 +225,11 @@ static gpuiso_status crps_sweep(const gpuiso_cdf_runs *r, const double *thr,
         sl[t].next++; /* finished */
       }
     }
-    if (done + per_round < longest && poll_interrupt(opt)) st = GPUISO_E_INTERRUPT;
-    report(progress, done + per_round < longest ? (double)(done + per_round) / (double)longest : 1.0);
+    if (done + per_round < longest &&
+        (poll_interrupt(opt) || report(progress, (double)(done + per_round) / (double)longest)))
+      st = GPUISO_E_INTERRUPT;
   }
+  if (st == GPUISO_OK) report(progress, 1.0);
   if (st == GPUISO_OK) {
     for (int64_t i = 0; i < q->n; i++) {
       double s = y[i] < thr[0] ? thr[0] - y[i] : 0.0;

@@ -352,9 +352,10 @@ gpuiso_status gpuiso_cdf_quantile(const gpuiso_cdf_runs *r, const gpuiso_cdf_que
                                   int64_t *kout, gpuiso_error *err);
 
 /* Progress of long work: report(ctx, fraction done) is called between rounds, from the calling
- * thread. NULL: none. */
+ * thread; a nonzero return stops the work as an interrupt does (GPUISO_E_INTERRUPT), so that a
+ * report that catches the user's interrupt can pass it on. NULL: none. */
 typedef struct {
-  void (*report)(void *ctx, double done);
+  int (*report)(void *ctx, double done);
   void *ctx;
 } gpuiso_progress;
 

@@ -7,8 +7,8 @@
  *
  * The hull: the fit is the slopes of the least concave majorant of the cumulative sum diagram
  * (weights, counts of y <= t_k), kept in a balanced tree (cdf_hull.c) whose nodes above the
- * changed positions are joined again, O(log^3 n) a changed position, and read out in time
- * proportional to its vertices; each block between two vertices gets its weight and count
+ * changed positions are joined again, O(log^3 n) a changed position, and read out in O(log n)
+ * a vertex; each block between two vertices gets its weight and count
  * summed over the tree's nodes. Its turns are exact only while every weight is an integer
  * multiple of one power of two and their total is small (exact_weights): unweighted data and
  * frequency weights up to 2^26 observations.
@@ -341,6 +341,7 @@ static int exact_weights(const double *w, int64_t n, double total) {
   if (!w) return total <= 0x1p26;
   int g = INT_MAX;
   for (int64_t i = 0; i < n; i++) {
+    if (!(w[i] > 0)) return 0; /* not the API's (see gpuiso_idr_fit), but no endless loop */
     int e;
     uint64_t m = (uint64_t)ldexp(frexp(w[i], &e), 53); /* w[i] = m 2^(e - 53), m > 0 */
     for (e -= 53; !(m & 1); m >>= 1) e++;

@@ -26,6 +26,7 @@ gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64
     }
     if (fitted == total) return GPUISO_OK;
     if (poll_interrupt(opt)) return GPUISO_E_INTERRUPT;
-    if (progress && progress->report) progress->report(progress->ctx, (double)fitted / (double)total);
+    if (progress && progress->report && progress->report(progress->ctx, (double)fitted / (double)total))
+      return GPUISO_E_INTERRUPT;
   }
 }

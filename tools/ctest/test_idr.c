@@ -17,6 +17,7 @@
 static double unif(void) { return (rand() + 0.5) / ((double)RAND_MAX + 1); }
 
 static double cdf_value(const gpuiso_cdf_runs *r, int k, int p);
+static int stop_progress(void *ctx, double done);
 
 static gpuiso_opts options(int increasing, int nthreads) {
   gpuiso_opts o = {.increasing = increasing, .lo = -INFINITY, .hi = INFINITY, .nthreads = nthreads};
@@ -180,7 +181,7 @@ static void test_fit(void) {
 }
 
 /* Weights scaled by powers of two fit the same CDFs: the hull engine's exact turns at 2^-300 and
- * 2^300, the sweep beyond (where the turns' products would overflow). */
+ * 2^300, the sweep beyond (where the turns' products would overflow or underflow). */
 static void test_fit_scales(void) {
   enum { N = 600, NPOS = 150, NTHR = 200 };
   int32_t pos[N], thr[N];
@@ -270,10 +271,11 @@ typedef struct {
   double last;
 } progress_seen;
 
-static void see_progress(void *ctx, double done) {
+static int see_progress(void *ctx, double done) {
   progress_seen *p = ctx;
   if (p->calls++ > 0 && done < p->last) p->rising = 0;
   p->last = done;
+  return 0;
 }
 
 /* CRPS over thresholds that span more than the largest double, with a finite exact value, by
@@ -299,6 +301,33 @@ static void test_crps_wide(void) {
           seen.last);
   }
   gpuiso_cdf_runs_free(&r);
+}
+
+/* A report asking to stop ends the CRPS as an interrupt does, by the look-up (few queries) and
+ * by the sweep (many), each in several rounds here: many thresholds and positions. */
+static void test_crps_stop(void) {
+  enum { NTHR = 3000, NPOS = 1000000, NQ = 30000 };
+  int64_t *offset = malloc((NTHR + 1) * sizeof *offset);
+  int32_t *start = calloc(NTHR, sizeof *start), *pos = malloc(NQ * sizeof *pos);
+  double *value = malloc(NTHR * sizeof *value), *thr = malloc(NTHR * sizeof *thr);
+  double *lam = calloc(NQ, sizeof *lam), *y = malloc(NQ * sizeof *y), *out = malloc(NQ * sizeof *out);
+  for (int k = 0; k <= NTHR; k++) offset[k] = k; /* one run a threshold */
+  for (int k = 0; k < NTHR; k++) value[k] = (k + 1.0) / NTHR, thr[k] = k;
+  for (int i = 0; i < NQ; i++) pos[i] = i % NPOS, y[i] = i % NTHR;
+  gpuiso_cdf_runs r = {NTHR, NPOS, offset, start, value};
+  gpuiso_opts o = options(1, 1);
+  const int64_t counts[] = {5000, NQ};
+  for (int c = 0; c < 2; c++) {
+    gpuiso_cdf_query q = {counts[c], pos, lam};
+    int stops = 0;
+    gpuiso_progress stop = {stop_progress, &stops};
+    gpuiso_error e;
+    gpuiso_status st = gpuiso_cdf_crps(&r, thr, &q, y, &o, &stop, out, &e);
+    CHECK(st == GPUISO_E_INTERRUPT && e.status == st && stops == 1,
+          "crps of %lld queries with a report asking to stop: status %d, %d reports",
+          (long long)counts[c], (int)st, stops);
+  }
+  free(offset); free(start); free(pos); free(value); free(thr); free(lam); free(y); free(out);
 }
 
 /* ---- Several covariates (posets) ---- */
@@ -558,10 +587,18 @@ static int poll_count(void *ctx) {
   int *left = ctx;
   return (*left)-- == 0;
 }
-static void record_progress(void *ctx, double done) {
+static int record_progress(void *ctx, double done) {
   double *last = ctx;
   if (!(done > last[0] && done < 1)) last[1] = 1; /* a fraction out of order */
   last[0] = done;
+  return 0;
+}
+
+/* A report that asks to stop, as R's does when the user interrupts it. */
+static int stop_progress(void *ctx, double done) {
+  (void)done;
+  ++*(int *)ctx;
+  return 1;
 }
 static void test_poset_interrupt(void) {
   int npos = 20000, nthr = 12;
@@ -587,6 +624,11 @@ static void test_poset_interrupt(void) {
   CHECK(polls >= 2, "only %d polls in a fit of %d thresholds", polls, nthr);
   CHECK(last[1] == 0 && last[0] > 0, "progress out of order or never reported");
   gpuiso_cdf_runs_free(&r);
+  int stops = 0;
+  gpuiso_progress stop = {stop_progress, &stops};
+  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, &stop, &r, NULL) ==
+            GPUISO_E_INTERRUPT && stops == 1 && r.offset == NULL,
+        "a report asking to stop: %d reports", stops);
   for (int stop = 0; stop < polls; stop++) {
     int left = stop;
     gpuiso_interrupt at = {poll_count, &left};
@@ -603,6 +645,7 @@ static void test_poset_interrupt(void) {
 int main(void) {
   srand(20261129);
   test_crps_wide();
+  test_crps_stop();
   test_hull_tree();
   test_fit();
   test_fit_scales();
