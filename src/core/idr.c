@@ -94,6 +94,14 @@ static double obs_weight(const idr_input *in, int64_t i) {
   return in->w ? in->w[i] : 1.0;
 }
 
+/* Counts the observations of thresholds [k0, k1) into the slice's positions. */
+static void add_counts(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1) {
+  for (int64_t i = in->first[k0]; i < in->first[k1]; i++) {
+    int64_t o = in->order[i];
+    s->count[in->pos[o]] += obs_weight(in, o);
+  }
+}
+
 static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1) {
   memset(s, 0, sizeof *s);
   s->r.k0 = k0;
@@ -103,11 +111,7 @@ static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1)
   s->count = calloc(np, sizeof *s->count);
   s->nruns = malloc((size_t)(k1 - k0) * sizeof *s->nruns);
   if (!s->count || !s->nruns) return 0;
-  /* Counts of the thresholds before the slice. */
-  for (int64_t i = in->first[0]; i < in->first[k0]; i++) {
-    int64_t o = in->order[i];
-    s->count[in->pos[o]] += obs_weight(in, o);
-  }
+  add_counts(s, in, 0, k0); /* the thresholds before the slice */
   s->restart = 1;
   if (in->hull) {
     s->vertex = malloc((np + 1) * sizeof *s->vertex);
@@ -278,19 +282,15 @@ static int tree_pays(const idr_slice *s, const idr_input *in, int64_t k) {
  * PAV over all of them instead (the tree's joins would cost more), leaving the tree to be built
  * again; so is one where that building would not pay. */
 static int64_t hull_fit(idr_slice *s, const idr_input *in, int64_t k) {
-  for (int64_t i = in->first[k]; i < in->first[k + 1]; i++) {
-    int64_t o = in->order[i];
-    s->count[in->pos[o]] += obs_weight(in, o);
-  }
+  add_counts(s, in, k, k + 1);
   int64_t nb, n = 0, changed = in->first[k + 1] - in->first[k];
   double *weight = s->weight, *sum = s->sum;
-  if (changed > in->pav_above || (s->restart && !tree_pays(s, in, k))) {
+  const double *block_weight = weight, *block_sum = sum; /* the blocks to pool */
+  int pav = changed > in->pav_above || (s->restart && !tree_pays(s, in, k));
+  if (pav) { /* every position a block */
     nb = in->npos;
-    for (int64_t p = 0; p < nb; p++) {
-      s->vertex[p] = (int32_t)p - 1;
-      weight[p] = in->total[p];
-      sum[p] = s->count[p];
-    }
+    block_weight = in->total;
+    block_sum = s->count;
     s->restart = 1;
   } else {
     if (s->restart) cdf_hull_build(&s->hull, in->total, s->count);
@@ -303,9 +303,9 @@ static int64_t hull_fit(idr_slice *s, const idr_input *in, int64_t k) {
    * and exactly compared (the products are exact under exact_weights). Block b starts after
    * vertex b; a pooled block keeps its first one's start. */
   for (int64_t b = 0; b < nb; b++, n++) {
-    weight[n] = weight[b];
-    sum[n] = sum[b];
-    s->vertex[n] = s->vertex[b];
+    weight[n] = block_weight[b];
+    sum[n] = block_sum[b];
+    s->vertex[n] = pav ? (int32_t)b - 1 : s->vertex[b];
     while (n >= 1 && sum[n - 1] * weight[n] <= sum[n] * weight[n - 1]) {
       weight[n - 1] += weight[n];
       sum[n - 1] += sum[n];
