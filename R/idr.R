@@ -15,16 +15,21 @@
 #'
 #' **One covariate.** On the CPU the fit sweeps the thresholds in increasing order and updates the
 #' previous antitonic fit, as only the indicators of the observations equal to the new threshold
-#' change. Without weights, or with weights that are whole multiples of one power of two (such as
-#' frequency weights) summing to at most \eqn{2^{26}}{2^26} such units, the fit is the slope of
-#' the least concave majorant of the cumulative sums, kept in a balanced tree of hull bridges
-#' (Overmars and van Leeuwen, 1981) whose nodes above the changed observations are joined again:
-#' \eqn{O(\log^3 n)}{O(log^3 n)} a changed observation, exact arithmetic, and a time that does not
-#' depend on how long the fit's blocks are. With other weights it re-pools only the blocks that
-#' hold the changed observations (Henzi, Moesching and Duembgen, 2022), comparing levels as ratios
-#' of pooled sums whatever the weights' range; this costs the length of those blocks, so it is
-#' slow where the covariate says little about `y` (about 30 s for \eqn{n = 10^5}{n = 1e5} on two
-#' cores, against half a second for the tree). Slices of thresholds run on the threads of
+#' change. The fit is the slope of the least concave majorant of the cumulative sums, kept in a
+#' balanced tree of hull bridges (Overmars and van Leeuwen, 1981) whose nodes above the changed
+#' observations are joined again: \eqn{O(\log^3 n)}{O(log^3 n)} a changed observation, and a time
+#' that does not depend on how long the fit's blocks are. Its arithmetic is exact: the weights
+#' are counted as integers, in units of the largest power of two that divides all of them, with
+#' 32-bit coordinates where they suffice (unweighted fits up to \eqn{2^{30}}{2^30} observations)
+#' and 128-bit ones otherwise (such as \eqn{n = 10^6}{n = 1e6} weights drawn from Exp(1)). Weights whose total exceeds
+#' \eqn{2^{124}}{2^124} such units (for weights with full 53-bit fractions, a ratio of the largest
+#' to the smallest above about \eqn{2^{72}/n}{2^72 / n}, \eqn{10^{15}}{1e15} at
+#' \eqn{n = 10^6}{n = 1e6}; \eqn{2^{26}}{2^26} units where the compiler lacks 128-bit integers)
+#' are re-pooled instead only in the blocks that hold the changed observations (Henzi, Moesching and
+#' Duembgen, 2022), comparing levels as ratios of pooled sums whatever the weights' range; this
+#' costs the length of those blocks, so it is slow where the covariate says little about `y`
+#' (about a minute for \eqn{n = 10^5}{n = 1e5} on one core, against a second for the tree). Slices
+#' of thresholds run on the threads of
 #' [gpuiso_threads()]. On a GPU (`device = "gpu"`) the indicator rows of a slice of thresholds are
 #' made on the device from the observations, fitted there as one batch of antitonic rows by the
 #' CUDA solver, and only their blocks are copied back. Both results are exact, and equal up to

@@ -8,20 +8,21 @@
  * The hull: the fit is the slopes of the least concave majorant of the cumulative sum diagram
  * (weights, counts of y <= t_k), kept in a balanced tree (cdf_hull.c) whose nodes above the
  * changed positions are joined again, O(log^3 n) a changed position, and read out in O(log n)
- * a vertex; each block between two vertices gets its weight and count
- * summed over the tree's nodes. Its turns are exact only while every weight is an integer
- * multiple of one power of two and their total is small (exact_weights): unweighted data and
- * frequency weights up to 2^26 observations.
+ * a vertex; each block between two vertices gets its weight and count summed over the tree's
+ * nodes. It counts in integers, units of the power of two that every weight is a multiple of
+ * (unit_exponent), so that its turns are exact: unweighted data, and weights whose total is
+ * under 2^124 such units (Exp(1) weights at n = 1e6 need some 2^92); 32-bit coordinates in the
+ * tree where the total allows, else 128-bit ones.
  *
- * The sweep, for other weights (Henzi, Moesching and Duembgen 2022): every vertex of the new
- * majorant is an old vertex or a point inside a block that holds a changed observation, so the
- * new partition is coarser than the old blocks with the changed ones split into their
+ * The sweep, for weights of a wider range (Henzi, Moesching and Duembgen 2022): every vertex of
+ * the new majorant is an old vertex or a point inside a block that holds a changed observation,
+ * so the new partition is coarser than the old blocks with the changed ones split into their
  * positions: PAV over those units gives the new fit, and the old blocks right of the changes are
  * copied as soon as the stack stops merging. A block whose count is still 0 has all positions at
  * 0, so it only needs to be cut at its changed positions. Levels are compared as ratios of
  * pooled sums, whatever the weights' range; but a step costs the positions of the blocks it
- * splits, O(n) where the covariate says little and the blocks are long (34 s at n = 1e5 on two
- * cores, where the hull takes 0.6 s).
+ * splits, O(n) where the covariate says little and the blocks are long (60 s at n = 1e5 on one
+ * core, where the hull takes 1 s).
  *
  * Both pool neighbouring blocks of equal level, so a threshold stores one run per distinct
  * value. The thresholds are cut into slices, one per thread, each started afresh.
@@ -70,13 +71,16 @@ typedef struct {
   const double *total;  /* weight of each position */
   const double *tree;   /* the sweep's: 2 npos, the positions' weights over a segment tree */
   int hull;             /* 1: the hull engine, 0: the sweep */
+  int unit;             /* the hull's: its units are 2^unit */
+  int wide;             /* the hull's: the units' total needs the tree's wide coordinates */
+  const idr_units *units; /* the hull's: weight of each position, in units */
   int64_t pav_above;    /* the hull's: PAV for a threshold with more changed observations */
 } idr_input;
 
 /* One slice of thresholds [k0, k1) and its engine's state. */
 typedef struct {
   idr_range r;
-  double *count;      /* weighted count of y <= t per position */
+  double *count;      /* the sweep's: weighted count of y <= t per position */
   int restart;        /* the next step starts afresh (the slice's first) */
   run_list out;
   int64_t *nruns;     /* runs of each threshold of the slice */
@@ -86,19 +90,26 @@ typedef struct {
   uint8_t *hit;       /* per block of cur: holds a changed observation */
   /* the hull */
   cdf_hull hull;
+  idr_units *units;   /* npos: weighted count of y <= t per position, in units */
   int32_t *vertex;    /* npos + 1: the hull's vertices */
-  double *weight, *sum; /* npos: the blocks between them, pooled in place */
+  idr_units *weight, *sum; /* npos: the blocks between them, pooled in place */
 } idr_slice;
 
 static double obs_weight(const idr_input *in, int64_t i) {
   return in->w ? in->w[i] : 1.0;
 }
 
+/* An observation's weight in the hull's units: exact, an integer under IDR_UNITS_MAX. */
+static idr_units obs_units(const double *w, int unit, int64_t i) {
+  return w ? (idr_units)ldexp(w[i], -unit) : 1;
+}
+
 /* Counts the observations of thresholds [k0, k1) into the slice's positions. */
 static void add_counts(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1) {
   for (int64_t i = in->first[k0]; i < in->first[k1]; i++) {
     int64_t o = in->order[i];
-    s->count[in->pos[o]] += obs_weight(in, o);
+    if (in->hull) s->units[in->pos[o]] += obs_units(in->w, in->unit, o);
+    else s->count[in->pos[o]] += obs_weight(in, o);
   }
 }
 
@@ -108,17 +119,20 @@ static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1)
   s->r.k1 = k1;
   s->r.next = k0;
   size_t np = (size_t)in->npos;
-  s->count = calloc(np, sizeof *s->count);
   s->nruns = malloc((size_t)(k1 - k0) * sizeof *s->nruns);
-  if (!s->count || !s->nruns) return 0;
-  add_counts(s, in, 0, k0); /* the thresholds before the slice */
   s->restart = 1;
   if (in->hull) {
+    s->units = calloc(np, sizeof *s->units);
     s->vertex = malloc((np + 1) * sizeof *s->vertex);
     s->weight = malloc(np * sizeof *s->weight);
     s->sum = malloc(np * sizeof *s->sum);
-    return s->vertex && s->weight && s->sum && cdf_hull_init(&s->hull, (int32_t)in->npos);
+    if (!s->nruns || !s->units || !s->vertex || !s->weight || !s->sum) return 0;
+    add_counts(s, in, 0, k0); /* the thresholds before the slice */
+    return 1;
   }
+  s->count = calloc(np, sizeof *s->count);
+  if (!s->nruns || !s->count) return 0;
+  add_counts(s, in, 0, k0);
   s->cur = malloc(np * sizeof *s->cur);
   s->nxt = malloc(np * sizeof *s->nxt);
   s->hit = calloc(np, 1);
@@ -141,6 +155,7 @@ static void slice_free(idr_slice *s) {
   free(s->nxt);
   free(s->hit);
   cdf_hull_free(&s->hull);
+  free(s->units);
   free(s->vertex);
   free(s->weight);
   free(s->sum);
@@ -284,39 +299,46 @@ static int tree_pays(const idr_slice *s, const idr_input *in, int64_t k) {
 static int64_t hull_fit(idr_slice *s, const idr_input *in, int64_t k) {
   add_counts(s, in, k, k + 1);
   int64_t nb, n = 0, changed = in->first[k + 1] - in->first[k];
-  double *weight = s->weight, *sum = s->sum;
-  const double *block_weight = weight, *block_sum = sum; /* the blocks to pool */
+  idr_units *weight = s->weight, *sum = s->sum;
+  const idr_units *block_weight = weight, *block_sum = sum; /* the blocks to pool */
   int pav = changed > in->pav_above || (s->restart && !tree_pays(s, in, k));
   if (pav) { /* every position a block */
     nb = in->npos;
-    block_weight = in->total;
-    block_sum = s->count;
+    block_weight = in->units;
+    block_sum = s->units;
     s->restart = 1;
   } else {
-    if (s->restart) cdf_hull_build(&s->hull, in->total, s->count);
-    else cdf_hull_update(&s->hull, in->at + in->first[k], changed, s->count);
+    /* the tree is made when first used: a slice of PAV steps never needs it */
+    if (!s->hull.node && !cdf_hull_init(&s->hull, (int32_t)in->npos, in->wide)) return -1;
+    if (s->restart) cdf_hull_build(&s->hull, in->units, s->units);
+    else cdf_hull_update(&s->hull, in->at + in->first[k], changed, s->units);
     s->restart = 0;
     nb = cdf_hull_vertices(&s->hull, s->vertex) - 1;
     cdf_hull_blocks(&s->hull, s->vertex + 1, nb, weight, sum);
   }
-  /* Pools neighbours whose levels do not fall, none after the tree (its slopes fall strictly)
-   * and exactly compared (the products are exact under exact_weights). Block b starts after
-   * vertex b; a pooled block keeps its first one's start. */
+  /* Pools neighbours whose levels do not fall, none after the tree (its slopes fall strictly),
+   * exactly compared. Block b starts after vertex b; a pooled block keeps its first one's
+   * start. */
   for (int64_t b = 0; b < nb; b++, n++) {
     weight[n] = block_weight[b];
     sum[n] = block_sum[b];
     s->vertex[n] = pav ? (int32_t)b - 1 : s->vertex[b];
-    while (n >= 1 && sum[n - 1] * weight[n] <= sum[n] * weight[n - 1]) {
+    while (n >= 1 && units_cross_sign(sum[n - 1], weight[n], sum[n], weight[n - 1]) <= 0) {
       weight[n - 1] += weight[n];
       sum[n - 1] += sum[n];
       n--;
     }
   }
+  /* The levels fall strictly, but two close ones may round to the same double, or (rounding the
+   * sums first) the wrong way round: such a block joins the run before it. */
+  int64_t runs = 0;
   for (int64_t b = 0; b < n; b++) {
-    double v = sum[b] / weight[b];
+    double v = (double)sum[b] / (double)weight[b];
+    if (runs > 0 && v >= s->out.value[s->out.n - 1]) continue;
     if (!runs_push(&s->out, s->vertex[b] + 1, v > 1.0 ? 1.0 : v)) return -1;
+    runs++;
   }
-  return n;
+  return runs;
 }
 
 /* Advances the slice by one threshold. */
@@ -334,20 +356,20 @@ static int slice_step(void *slice, const void *input) {
   return 1;
 }
 
-/* Whether the hull's turns are exact: every weight an integer multiple of one power of two 2^g
- * and their total at most 2^(26 + g), so that every sum, and the products of two differences of
- * sums, are exact in doubles (g within +-400: those products neither overflow nor underflow). */
-static int exact_weights(const double *w, int64_t n, double total) {
-  if (!w) return total <= 0x1p26;
-  int g = INT_MAX;
+/* The exponent u of the hull's units: the largest power of two 2^u that every weight is an
+ * integer multiple of, provided their total is under IDR_UNITS_MAX such units; else INT_MAX (the
+ * sweep). */
+static int unit_exponent(const double *w, int64_t n, double total) {
+  if (!w) return total <= IDR_UNITS_MAX ? 0 : INT_MAX;
+  int u = INT_MAX;
   for (int64_t i = 0; i < n; i++) {
-    if (!(w[i] > 0)) return 0; /* not the API's (see gpuiso_idr_fit), but no endless loop */
+    if (!(w[i] > 0)) return INT_MAX; /* not the API's (see gpuiso_idr_fit), but no endless loop */
     int e;
     uint64_t m = (uint64_t)ldexp(frexp(w[i], &e), 53); /* w[i] = m 2^(e - 53), m > 0 */
     for (e -= 53; !(m & 1); m >>= 1) e++;
-    if (e < g) g = e;
+    if (e < u) u = e;
   }
-  return g > -400 && g < 400 && total <= ldexp(1.0, 26 + g);
+  return ldexp(total, -u) < IDR_UNITS_MAX ? u : INT_MAX;
 }
 
 int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,
@@ -429,11 +451,14 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
     total[pos[i]] += w ? w[i] : 1.0;
     sum += w ? w[i] : 1.0;
   }
-  int hull = ok && exact_weights(w, n, sum);
+  int unit = ok ? unit_exponent(w, n, sum) : INT_MAX, hull = unit != INT_MAX;
   int32_t *at = hull ? malloc((size_t)(n > 0 ? n : 1) * sizeof *at) : NULL;
+  idr_units *units = hull ? calloc((size_t)npos, sizeof *units) : NULL;
   double *tree = hull ? NULL : malloc((size_t)(2 * npos) * sizeof *tree);
-  if (ok && hull && (ok = at != NULL))
+  if (ok && hull && (ok = at && units)) {
     for (int64_t i = 0; i < n; i++) at[i] = pos[order[i]];
+    for (int64_t i = 0; i < n; i++) units[pos[i]] += obs_units(w, unit, i);
+  }
   if (ok && !hull && (ok = tree != NULL)) weight_tree(total, npos, tree);
   /* Slices: one per thread; a slice's first step costs O(n), so each needs many thresholds to
    * pay for it. */
@@ -444,8 +469,11 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   /* PAV costs a step a position, the tree's joins some log2(npos)^2 / 1.4 a changed position
    * (measured at npos = 1e5 and 1e6). */
   double lg = log2((double)npos) + 1.0;
-  idr_input in = {npos, nthr, pos, w, first, order, at, total, tree, hull,
-                  (int64_t)(1.4 * (double)npos / (lg * lg))};
+  idr_input in = {.npos = npos, .nthr = nthr, .pos = pos, .w = w, .first = first,
+                  .order = order, .at = at, .total = total, .tree = tree, .hull = hull,
+                  .unit = unit, .wide = hull && ldexp(sum, -unit) > IDR_NARROW_MAX,
+                  .units = units,
+                  .pav_above = (int64_t)(1.4 * (double)npos / (lg * lg))};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
   if (!ok) e.status = GPUISO_E_NOMEM;
@@ -468,6 +496,7 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   free(order);
   free(total);
   free(at);
+  free(units);
   free(tree);
   if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
   if (err) *err = e;

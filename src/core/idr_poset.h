@@ -15,31 +15,63 @@ typedef struct {
 /* Appends a run; returns 0 when out of memory (idr.c). */
 int runs_push(run_list *r, int32_t start, double value);
 
-/* The least concave majorant of the points (sum of w, sum of s) over positions 0 .. j, kept
- * in a tree as positions' counts s change (cdf_hull.c). */
-typedef struct {
-  double w, s;            /* totals of the node's positions */
-  double uw, us, vw, vs;  /* the ends of the edge across its middle, from the node's origin */
-  int32_t u, v;           /* their points' last positions */
-} cdf_hull_node;
+/* Weights and counts as integers: multiples of the power of two that every weight is a multiple
+ * of (idr.c), so that the hull tree's sums and turns are exact while their total stays under
+ * IDR_UNITS_MAX (its products of two differences in 256 bits). Without 128-bit integers,
+ * doubles, exact while the products stay under 2^53. */
+#if defined(__SIZEOF_INT128__) && !defined(GPUISO_NO_INT128)
+#define IDR_UNITS_WIDE 1
+__extension__ typedef __int128 idr_units;
+#define IDR_UNITS_MAX 0x1p124
+typedef int32_t idr_narrow; /* the hull tree's coordinates up to IDR_NARROW_MAX */
+#define IDR_NARROW_MAX 0x1p30
 
+/* The sign of a b - c d beyond 64-bit factors (cdf_hull.c). */
+int units_cross_sign_wide(idr_units a, idr_units b, idr_units c, idr_units d);
+
+/* The sign of a b - c d, exactly, for |a|, |b|, |c|, |d| < 2 IDR_UNITS_MAX: in 128 bits while
+ * the factors fit 64 (always without weights), inline as the hull's pooling runs it per
+ * position. */
+static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_units d) {
+  if (a != (int64_t)a || b != (int64_t)b || c != (int64_t)c || d != (int64_t)d)
+    return units_cross_sign_wide(a, b, c, d);
+  idr_units l = (idr_units)(int64_t)a * (int64_t)b, r = (idr_units)(int64_t)c * (int64_t)d;
+  return (l > r) - (l < r);
+}
+#else
+typedef double idr_units;
+#define IDR_UNITS_MAX 0x1p26
+typedef double idr_narrow;
+#define IDR_NARROW_MAX IDR_UNITS_MAX
+
+static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_units d) {
+  double l = a * b, r = c * d; /* exact under IDR_UNITS_MAX */
+  return (l > r) - (l < r);
+}
+#endif
+
+/* The least concave majorant of the points (sum of w, sum of s) over positions 0 .. j, kept
+ * in a tree as positions' counts s change (cdf_hull.c): the sum of every w at most
+ * IDR_NARROW_MAX, or with wide coordinates IDR_UNITS_MAX. */
 typedef struct {
   int32_t n;              /* positions */
-  cdf_hull_node *node;    /* 2 n - 1 */
+  int wide;               /* coordinates: 0 idr_narrow, 1 idr_units */
+  void *node;             /* 2 n - 1 */
 } cdf_hull;
 
-int cdf_hull_init(cdf_hull *h, int32_t n); /* 0: out of memory */
+int cdf_hull_init(cdf_hull *h, int32_t n, int wide); /* 0: out of memory */
 void cdf_hull_free(cdf_hull *h);
 /* Every node from the positions' weights w and counts s. */
-void cdf_hull_build(cdf_hull *h, const double *w, const double *s);
+void cdf_hull_build(cdf_hull *h, const idr_units *w, const idr_units *s);
 /* After s changed at positions p[0 .. m) (non-decreasing). */
-void cdf_hull_update(cdf_hull *h, const int32_t *p, int64_t m, const double *s);
+void cdf_hull_update(cdf_hull *h, const int32_t *p, int64_t m, const idr_units *s);
 /* The hull's vertices, as the last position each point sums (-1 the origin), increasing: at most
  * n + 1 of them. */
 int64_t cdf_hull_vertices(const cdf_hull *h, int32_t *out);
 /* The weight and count of the blocks of positions that end at end[0 .. nb) (increasing, the
  * last n - 1), each summed over the tree's nodes inside it. */
-void cdf_hull_blocks(const cdf_hull *h, const int32_t *end, int64_t nb, double *w, double *s);
+void cdf_hull_blocks(const cdf_hull *h, const int32_t *end, int64_t nb, idr_units *w,
+                     idr_units *s);
 
 /* A slice of thresholds [k0, k1), of which [k0, next) are fitted: the first member of each
  * file's slice type. */

@@ -118,3 +118,23 @@ test_that("the CDFs never step down in the threshold, not even by rounding", {
     }
   }
 })
+
+test_that("real-valued weights of any range give the exact fit (Rmpfr reference)", {
+  skip_if_not_installed("Rmpfr")
+  # Exp(1) and 10^U(-8, 8) weights: the hull tree on 128-bit integer coordinates; 10^U(-15, 15):
+  # past its 2^124 units, the sweep. Continuous x, so each position holds one 0/1 indicator.
+  set.seed(41)
+  weights <- list(exp = function(n) rexp(n), wide8 = function(n) 10^runif(n, -8, 8),
+                  wide15 = function(n) 10^runif(n, -15, 15))
+  for (family in names(weights)) for (rep in 1:3) {
+    n <- 40
+    x <- runif(n)
+    y <- round(rgamma(n, shape = 2 + 5 * x), 1)
+    w <- weights[[family]](n)
+    fit <- idr(y, x, weights = w)
+    ord <- order(x)
+    exact <- vapply(fit$thresholds, function(t) ref_pav_exact((y[ord] <= t) * 1, w[ord], FALSE),
+                    numeric(n))
+    expect_lte(deviation(unname(as.matrix(fit)), exact), 4e-16)
+  }
+})

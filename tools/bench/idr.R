@@ -3,7 +3,8 @@
 #   gamma        y ~ Gamma(shape = 2 + 5x): continuous, so there are n thresholds;
 #   independent  y ~ N(0, 1) whatever x: the fits' blocks are long;
 #   300 values   y uniform on 1 .. 300 whatever x: many positions change at each threshold;
-#   weighted     independent, with weights ~ Exp(1): not integers, so the sweep engine fits it.
+#   weighted     independent, with weights ~ Exp(1): the hull tree on 128-bit coordinates;
+#   wide weights independent, with weights 10^U(-12, 12): past the tree's 2^124 units, the sweep.
 #   n = 1e4: fit + in-sample predictions + mean CRPS, one thread; beside it, in the same run, the
 #            dense way (the indicator matrix, n distinct x by n thresholds, fitted as one batch
 #            of antitonic rows by isoreg_batch) and its CRPS by the mass formula in R.
@@ -20,7 +21,8 @@ families <- c(
   gamma = "y <- rgamma(n, shape = 2 + 5 * x); w <- NULL",
   independent = "y <- rnorm(n); w <- NULL",
   "300 values" = "y <- sample(300, n, TRUE); w <- NULL",
-  weighted = "y <- rnorm(n); w <- rexp(n)"
+  weighted = "y <- rnorm(n); w <- rexp(n)",
+  "wide weights" = "y <- rnorm(n); w <- 10^runif(n, -12, 12)"
 )
 
 child <- function(n, threads, work, family) {

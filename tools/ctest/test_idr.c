@@ -44,23 +44,93 @@ static void reference(int n, const int32_t *pos, const int32_t *thr, const doubl
 
 /* Random data with every position and threshold used: observation i < npos sits at position i,
  * i < nthr has threshold i; the rest are random. thr follows pos (as IDR data do) or not (long
- * blocks, and low thresholds changing many positions, high ones few); weights are 1 or quarters
- * (the hull engine, which takes low thresholds by PAV) or powers of two over 2^-30 .. 2^30 (the
- * sweep). */
+ * blocks, and low thresholds changing many positions, high ones few). Weights (weighted 0 to 4):
+ * 1 or quarters (the hull engine on narrow coordinates, which takes low thresholds by PAV),
+ * powers of two over 2^-30 .. 2^30 or Exp(1) (wide coordinates: totals of some 2^70 and 2^90
+ * units), or random over 2^-70 .. 2^70 (the sweep: 2^200 units). */
 static void make_data(int n, int npos, int nthr, int weighted, int dependent, int32_t *pos,
                       int32_t *thr, double *w) {
   for (int i = 0; i < n; i++) {
     pos[i] = i < npos ? i : rand() % npos;
     double u = dependent ? 0.6 * unif() + 0.4 * (double)pos[i] / npos : unif() * unif();
     thr[i] = i < nthr ? i : (int32_t)(u * nthr);
-    w[i] = weighted == 0 ? 1.0 : weighted == 1 ? 0.25 * (1 + rand() % 8) : ldexp(1.0, rand() % 61 - 30);
+    w[i] = weighted == 0   ? 1.0
+           : weighted == 1 ? 0.25 * (1 + rand() % 8)
+           : weighted == 2 ? ldexp(1.0, rand() % 61 - 30)
+           : weighted == 3 ? -log(unif())
+                           : ldexp(unif(), rand() % 141 - 70);
   }
 }
 
+#ifdef IDR_UNITS_WIDE
+__extension__ typedef unsigned __int128 wide_magnitude;
+
+/* |x| as 32-bit limbs, least significant first. */
+static void limbs_of(idr_units x, uint32_t *l) {
+  wide_magnitude m = x < 0 ? -(wide_magnitude)x : (wide_magnitude)x;
+  for (int i = 0; i < 4; i++, m >>= 32) l[i] = (uint32_t)m;
+}
+
+/* The sign of a b - c d by schoolbook products of 32-bit limbs: a reference independent of
+ * units_cross_sign's 64-bit halves. */
+static int cross_sign_limbs(idr_units a, idr_units b, idr_units c, idr_units d) {
+  int sl = (a > 0) - (a < 0), sr = (c > 0) - (c < 0);
+  sl *= (b > 0) - (b < 0);
+  sr *= (d > 0) - (d < 0);
+  if (sl != sr || sl == 0) return (sl > sr) - (sl < sr);
+  uint32_t x[4], y[4], p[2][8];
+  for (int side = 0; side < 2; side++) {
+    limbs_of(side ? c : a, x);
+    limbs_of(side ? d : b, y);
+    uint64_t acc[9] = {0};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++) {
+        uint64_t q = (uint64_t)x[i] * y[j];
+        acc[i + j] += q & 0xffffffffu;
+        acc[i + j + 1] += q >> 32;
+      }
+    for (int k = 0; k < 8; k++) {
+      p[side][k] = (uint32_t)acc[k];
+      acc[k + 1] += acc[k] >> 32;
+    }
+  }
+  for (int k = 7; k >= 0; k--)
+    if (p[0][k] != p[1][k]) return sl * (p[0][k] > p[1][k] ? 1 : -1);
+  return 0;
+}
+
+static idr_units random_units(int bits) { /* |x| < 2^bits, either sign */
+  wide_magnitude m = 0;
+  for (int i = 0; i < 8; i++) m = (m << 16) | (unsigned)(rand() & 0xffff);
+  idr_units x = (idr_units)(m & (((wide_magnitude)1 << bits) - 1));
+  return rand() % 2 ? -x : x;
+}
+
+/* units_cross_sign (the hull tree's turns and the pooling's comparisons) against the limbs, on
+ * factors of every length up to 2^125 and on products equal or one apart. */
+static void test_cross_sign(void) {
+  int wrong = 0, wrong_close = 0;
+  for (int trial = 0; trial < 200000; trial++) {
+    idr_units a = random_units(1 + rand() % 125), b = random_units(1 + rand() % 125);
+    idr_units c = random_units(1 + rand() % 125), d = random_units(1 + rand() % 125);
+    wrong += units_cross_sign(a, b, c, d) != cross_sign_limbs(a, b, c, d);
+    /* c d = a b exactly, then one factor moved by one */
+    int k = rand() % 60, e = rand() % 3 - 1;
+    idr_units x = random_units(1 + rand() % 64), y = random_units(1 + rand() % 60);
+    idr_units near_a = x * ((idr_units)1 << k), near_d = y * ((idr_units)1 << k) + e;
+    int want = cross_sign_limbs(near_a, y, x, near_d);
+    wrong_close += units_cross_sign(near_a, y, x, near_d) != want;
+    wrong_close += e != 0 && x != 0 && want != -((e > 0) - (e < 0)) * ((x > 0) - (x < 0));
+  }
+  CHECK(wrong == 0, "units_cross_sign: %d of 200000 random signs wrong", wrong);
+  CHECK(wrong_close == 0, "units_cross_sign: %d of 200000 near-equal signs wrong", wrong_close);
+}
+#endif
+
 /* The upper hull of points (W, S) by a monotone chain, without collinear vertices: its
- * vertices' last positions (-1 the origin). Integer data, so every turn is exact. */
-static int brute_hull(int npos, const double *w, const double *s, int32_t *out) {
-  double *pw = malloc((npos + 1) * sizeof *pw), *ps = malloc((npos + 1) * sizeof *ps);
+ * vertices' last positions (-1 the origin), the turns by units_cross_sign. */
+static int brute_hull(int npos, const idr_units *w, const idr_units *s, int32_t *out) {
+  idr_units *pw = malloc((npos + 1) * sizeof *pw), *ps = malloc((npos + 1) * sizeof *ps);
   pw[0] = ps[0] = 0;
   for (int p = 0; p < npos; p++) {
     pw[p + 1] = pw[p] + w[p];
@@ -70,8 +140,7 @@ static int brute_hull(int npos, const double *w, const double *s, int32_t *out) 
   for (int j = 0; j <= npos; j++) {
     while (m >= 2) {
       int a = out[m - 2] + 1, b = out[m - 1] + 1;
-      double turn = (pw[b] - pw[a]) * (ps[j] - ps[a]) - (ps[b] - ps[a]) * (pw[j] - pw[a]);
-      if (turn < 0) break;
+      if (units_cross_sign(pw[b] - pw[a], ps[j] - ps[a], ps[b] - ps[a], pw[j] - pw[a]) < 0) break;
       m--;
     }
     out[m++] = j - 1;
@@ -82,33 +151,44 @@ static int brute_hull(int npos, const double *w, const double *s, int32_t *out) 
 }
 
 /* The IDR sweep's hull tree (cdf_hull.c) against the monotone chain, after building it and
- * after each of many updates of a few or many counts, and its blocks' sums. */
+ * after each of many updates of a few or many counts, and its blocks' sums; with narrow
+ * coordinates on small integers and, where built, with wide ones on integers near 2^100 whose
+ * differences decide the turns (every product past 128 bits). */
 static void test_hull_tree(void) {
-  for (int trial = 0; trial < 300; trial++) {
-    int npos = 1 + rand() % (trial < 100 ? 12 : 400);
-    double *w = malloc(npos * sizeof *w), *s = calloc(npos, sizeof *s);
-    double *bw = malloc(npos * sizeof *bw), *bs = malloc(npos * sizeof *bs);
+#ifdef IDR_UNITS_WIDE
+  const int kinds = 2;
+#else
+  const int kinds = 1;
+#endif
+  for (int trial = 0; trial < 300 * kinds; trial++) {
+    int wide = trial % kinds, npos = 1 + rand() % (trial < 100 * kinds ? 12 : 400);
+    idr_units base = wide ? (idr_units)ldexp(1.0, 100) : 1; /* weights base + small, counts in */
+    idr_units *w = malloc(npos * sizeof *w), *s = calloc(npos, sizeof *s); /* steps of base */
+    idr_units *bw = malloc(npos * sizeof *bw), *bs = malloc(npos * sizeof *bs);
     int32_t *got = malloc((npos + 1) * sizeof *got), *want = malloc((npos + 1) * sizeof *want);
     int32_t *changed = malloc(npos * sizeof *changed);
+    int *steps = malloc(npos * sizeof *steps), *filled = calloc(npos, sizeof *filled);
     for (int p = 0; p < npos; p++) {
-      w[p] = 1 + rand() % 4;
-      s[p] = trial % 3 ? rand() % ((int)w[p] + 1) : 0; /* some start all zero */
+      steps[p] = 1 + rand() % 4;
+      w[p] = steps[p] * base + (wide ? rand() % 3 : 0);
+      filled[p] = trial % 3 ? rand() % (steps[p] + 1) : 0; /* some start all zero */
+      s[p] = filled[p] * base + (wide && filled[p] ? rand() % 2 : 0);
     }
     cdf_hull h;
-    CHECK(cdf_hull_init(&h, npos), "hull tree: out of memory");
+    CHECK(cdf_hull_init(&h, npos, wide), "hull tree: out of memory");
     cdf_hull_build(&h, w, s);
     for (int round = 0; round < 30; round++) {
       int64_t ng = cdf_hull_vertices(&h, got);
       int nw = brute_hull(npos, w, s, want);
       int same = ng == nw;
       for (int v = 0; same && v < nw; v++) same = got[v] == want[v];
-      CHECK(same, "hull tree: trial %d round %d npos %d: %d vertices, want %d", trial, round, npos,
-            (int)ng, nw);
-      if (same) { /* every block's sums, exact for these integers */
+      CHECK(same, "hull tree: trial %d (wide %d) round %d npos %d: %d vertices, want %d", trial,
+            wide, round, npos, (int)ng, nw);
+      if (same) { /* every block's sums, exact */
         cdf_hull_blocks(&h, got + 1, ng - 1, bw, bs);
         int sums_ok = 1;
         for (int b = 0; b + 1 < nw; b++) {
-          double sw = 0, ss = 0;
+          idr_units sw = 0, ss = 0;
           for (int p = want[b] + 1; p <= want[b + 1]; p++) {
             sw += w[p];
             ss += s[p];
@@ -120,14 +200,16 @@ static void test_hull_tree(void) {
       /* raise a few counts, or about half of them */
       int m = 0;
       for (int p = 0; p < npos; p++)
-        if (s[p] < w[p] && rand() % (round % 4 ? npos : 2) == 0) {
-          s[p] += 1;
+        if (filled[p] < steps[p] && rand() % (round % 4 ? npos : 2) == 0) {
+          filled[p]++;
+          s[p] += base;
           changed[m++] = p;
         }
       cdf_hull_update(&h, changed, m, s);
     }
     cdf_hull_free(&h);
-    free(w); free(s); free(bw); free(bs); free(got); free(want); free(changed);
+    free(w); free(s); free(bw); free(bs); free(got); free(want); free(changed); free(steps);
+    free(filled);
   }
 }
 
@@ -139,8 +221,8 @@ static void test_fit(void) {
     int32_t *pos = malloc(n * sizeof *pos), *thr = malloc(n * sizeof *thr);
     double *w = malloc(n * sizeof *w);
     double *ref = malloc((size_t)npos * nthr * sizeof *ref), *got = malloc((size_t)npos * nthr * sizeof *got);
-    for (int kind = 0; kind < 6; kind++) {
-      int weighted = kind % 3, dependent = kind < 3;
+    for (int kind = 0; kind < 10; kind++) {
+      int weighted = kind % 5, dependent = kind < 5;
       make_data(n, npos, nthr, weighted, dependent, pos, thr, w);
       reference(n, pos, thr, w, npos, nthr, ref);
       for (int threads = 1; threads <= 2; threads++) {
@@ -180,28 +262,93 @@ static void test_fit(void) {
   }
 }
 
-/* Weights scaled by powers of two fit the same CDFs: the hull engine's exact turns at 2^-300 and
- * 2^300, the sweep beyond (where the turns' products would overflow or underflow). */
+/* Levels a few units in the last place apart: each position holds weight 1 + i 2^-52 below
+ * the first threshold and 1 + j 2^-52 above, so that the exact levels, which the hull engine
+ * pools by, fall strictly while their doubles tie or turn. The runs must still fall strictly
+ * and stay within rounding of the per-threshold PAV. */
+static void test_fit_close_levels(void) {
+  enum { NPOS = 8, N = 2 * NPOS };
+  int32_t pos[N], thr[N];
+  double w[N], ref[2 * NPOS], got[2 * NPOS];
+  int falling = 1;
+  double dev = 0;
+  for (int trial = 0; trial < 2000; trial++) {
+    for (int p = 0; p < NPOS; p++) {
+      pos[2 * p] = pos[2 * p + 1] = p;
+      thr[2 * p] = 0;
+      thr[2 * p + 1] = 1;
+      w[2 * p] = 1 + ldexp(rand() % 64, -52);
+      w[2 * p + 1] = 1 + ldexp(rand() % 64, -52);
+    }
+    reference(N, pos, thr, w, NPOS, 2, ref);
+    gpuiso_opts o = options(1, 1);
+    gpuiso_cdf_runs r;
+    if (gpuiso_idr_fit(N, pos, thr, w, NPOS, 2, &o, &r, NULL) != GPUISO_OK) {
+      CHECK(0, "idr fit of close levels");
+      continue;
+    }
+    for (int64_t a = 1; a < r.offset[1]; a++) falling &= r.value[a] < r.value[a - 1];
+    for (int p = 0; p < NPOS; p++) {
+      got[p] = cdf_value(&r, 0, p);
+      dev = fmax(dev, fabs(got[p] - ref[p]));
+    }
+    gpuiso_cdf_runs_free(&r);
+  }
+  CHECK(falling, "idr with close levels: runs of a threshold do not fall strictly");
+  CHECK(dev <= 0x1p-50, "idr with close levels: deviation %g from PAV", dev);
+}
+
+/* Integer weights whose total lies just under and just over the narrow coordinates' limit
+ * (IDR_NARROW_MAX units): the largest coordinates either instance of the tree takes. */
+static void test_fit_unit_limits(void) {
+  enum { N = 700, NPOS = 300, NTHR = 250 };
+  int32_t pos[N], thr[N];
+  double w[N];
+  double *ref = malloc((size_t)NPOS * NTHR * sizeof *ref);
+  for (int side = 0; side < 2; side++) {
+    make_data(N, NPOS, NTHR, 0, side, pos, thr, w);
+    /* odd weights (units of 1) totalling 0.9 of the limit, or 3 times it (past 32 bits) */
+    double goal = (side ? 3.0 : 0.9) * IDR_NARROW_MAX, total = 0;
+    for (int i = 0; i < N; i++) total += w[i] = 1 + 2 * floor(unif() * goal / N);
+    reference(N, pos, thr, w, NPOS, NTHR, ref);
+    gpuiso_opts o = options(1, 1);
+    gpuiso_cdf_runs r;
+    CHECK(gpuiso_idr_fit(N, pos, thr, w, NPOS, NTHR, &o, &r, NULL) == GPUISO_OK, "idr fit");
+    double dev = 0;
+    for (int k = 0; k < NTHR; k++)
+      for (int p = 0; p < NPOS; p++) dev = fmax(dev, fabs(cdf_value(&r, k, p) - ref[k * NPOS + p]));
+    CHECK(dev <= 1e-12, "idr with a weights' total of %g units: deviation %g", total, dev);
+    gpuiso_cdf_runs_free(&r);
+  }
+  free(ref);
+}
+
+/* Weights scaled by powers of two fit the same CDFs bit for bit: the hull engine counts in units
+ * of the weights' common power of two, whatever it is (quarters, and Exp(1) weights on wide
+ * coordinates), and the scaled Exp(1) weights stay normal doubles. */
 static void test_fit_scales(void) {
   enum { N = 600, NPOS = 150, NTHR = 200 };
   int32_t pos[N], thr[N];
   double w[N], scaled[N];
-  make_data(N, NPOS, NTHR, 1, 0, pos, thr, w);
-  gpuiso_opts o = options(1, 1);
-  gpuiso_cdf_runs base;
-  CHECK(gpuiso_idr_fit(N, pos, thr, w, NPOS, NTHR, &o, &base, NULL) == GPUISO_OK, "idr fit");
-  const int scale[] = {-300, 300, 600, -600};
-  for (int s = 0; s < 4; s++) {
-    for (int i = 0; i < N; i++) scaled[i] = ldexp(w[i], scale[s]);
-    gpuiso_cdf_runs r;
-    CHECK(gpuiso_idr_fit(N, pos, thr, scaled, NPOS, NTHR, &o, &r, NULL) == GPUISO_OK, "idr fit");
-    double dev = 0;
-    for (int k = 0; k < NTHR; k++)
-      for (int p = 0; p < NPOS; p++) dev = fmax(dev, fabs(cdf_value(&r, k, p) - cdf_value(&base, k, p)));
-    CHECK(dev <= 1e-15, "idr with weights scaled by 2^%d: deviation %g", scale[s], dev);
-    gpuiso_cdf_runs_free(&r);
+  for (int weighted = 1; weighted <= 3; weighted += 2) {
+    make_data(N, NPOS, NTHR, weighted, 0, pos, thr, w);
+    gpuiso_opts o = options(1, 1);
+    gpuiso_cdf_runs base;
+    CHECK(gpuiso_idr_fit(N, pos, thr, w, NPOS, NTHR, &o, &base, NULL) == GPUISO_OK, "idr fit");
+    const int scale[] = {-300, 300, 600, -600, 1000, -1000};
+    for (int s = 0; s < (weighted == 1 ? 6 : 4); s++) {
+      for (int i = 0; i < N; i++) scaled[i] = ldexp(w[i], scale[s]);
+      gpuiso_cdf_runs r;
+      CHECK(gpuiso_idr_fit(N, pos, thr, scaled, NPOS, NTHR, &o, &r, NULL) == GPUISO_OK, "idr fit");
+      int same = memcmp(r.offset, base.offset, (NTHR + 1) * sizeof *r.offset) == 0;
+      int64_t runs = base.offset[NTHR];
+      same = same && memcmp(r.start, base.start, runs * sizeof *r.start) == 0 &&
+             memcmp(r.value, base.value, runs * sizeof *r.value) == 0;
+      CHECK(same, "idr with weights (kind %d) scaled by 2^%d: CDFs differ", weighted, scale[s]);
+      gpuiso_cdf_runs_free(&r);
+    }
+    gpuiso_cdf_runs_free(&base);
   }
-  gpuiso_cdf_runs_free(&base);
 }
 
 /* Values, quantiles and CRPS of nq interpolated queries on dense CDFs (gpuiso_cdf_runs_dense):
@@ -646,8 +793,13 @@ int main(void) {
   srand(20261129);
   test_crps_wide();
   test_crps_stop();
+#ifdef IDR_UNITS_WIDE
+  test_cross_sign();
+#endif
   test_hull_tree();
   test_fit();
+  test_fit_close_levels();
+  test_fit_unit_limits();
   test_fit_scales();
   test_queries(3);
   test_queries(40);
