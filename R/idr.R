@@ -22,10 +22,9 @@
 #' are counted as integers, in units of the largest power of two that divides all of them, with
 #' 32-bit coordinates where they suffice (unweighted fits up to \eqn{2^{30}}{2^30} observations)
 #' and 128-bit ones otherwise (such as \eqn{n = 10^6}{n = 1e6} weights drawn from Exp(1)). Weights whose total exceeds
-#' \eqn{2^{124}}{2^124} such units (for weights with full 53-bit fractions, a ratio of the largest
-#' to the smallest above about \eqn{2^{72}/n}{2^72 / n}, \eqn{10^{15}}{1e15} at
-#' \eqn{n = 10^6}{n = 1e6}; \eqn{2^{26}}{2^26} units where the compiler lacks 128-bit integers)
-#' are re-pooled instead only in the blocks that hold the changed observations (Henzi, Moesching and
+#' \eqn{2^{124}}{2^124} such units (for weights with full 53-bit fractions, a total above about
+#' \eqn{2^{72}}{2^72} times the smallest weight; \eqn{2^{26}}{2^26} units where the compiler
+#' lacks 128-bit integers) are re-pooled instead only in the blocks that hold the changed observations (Henzi, Moesching and
 #' Duembgen, 2022), comparing levels as ratios of pooled sums whatever the weights' range; this
 #' costs the length of those blocks, so it is slow where the covariate says little about `y`
 #' (about a minute for \eqn{n = 10^5}{n = 1e5} on one core, against a second for the tree). Slices

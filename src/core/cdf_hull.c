@@ -12,7 +12,7 @@
  * costs O(n) as most nodes are small.
  *
  * The coordinates are integers, so every turn is exact: 32-bit ones while the weights' total
- * stays under 2^30 units (unweighted fits up to 2^30 observations: 32 bytes a node, against 112,
+ * is at most 2^30 units (unweighted fits up to 2^30 observations: 32 bytes a node, against 112,
  * and fits some 20% faster than on 64-bit ones at n = 1e5), else 128-bit ones, whose products of
  * two differences take up to 250 bits, compared by 64-bit halves (cdf_hull_tree.h holds the tree
  * for either).

@@ -363,7 +363,7 @@ static int unit_exponent(const double *w, int64_t n, double total) {
   if (!w) return total <= IDR_UNITS_MAX ? 0 : INT_MAX;
   int u = INT_MAX;
   for (int64_t i = 0; i < n; i++) {
-    if (!(w[i] > 0)) return INT_MAX; /* not the API's (see gpuiso_idr_fit), but no endless loop */
+    if (!(w[i] > 0) || isinf(w[i])) return INT_MAX; /* not the API's, but no endless loop */
     int e;
     uint64_t m = (uint64_t)ldexp(frexp(w[i], &e), 53); /* w[i] = m 2^(e - 53), m > 0 */
     for (e -= 53; !(m & 1); m >>= 1) e++;

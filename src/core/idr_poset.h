@@ -16,9 +16,10 @@ typedef struct {
 int runs_push(run_list *r, int32_t start, double value);
 
 /* Weights and counts as integers: multiples of the power of two that every weight is a multiple
- * of (idr.c), so that the hull tree's sums and turns are exact while their total stays under
- * IDR_UNITS_MAX (its products of two differences in 256 bits). Without 128-bit integers,
- * doubles, exact while the products stay under 2^53. */
+ * of (idr.c), so that the hull tree's sums and turns are exact while their total, as summed in
+ * doubles, is at most IDR_UNITS_MAX (the exact total then under twice that; the products of two
+ * differences in 256 bits). Without 128-bit integers, doubles, exact while the products stay
+ * under 2^53. */
 #if defined(__SIZEOF_INT128__) && !defined(GPUISO_NO_INT128)
 #define IDR_UNITS_WIDE 1
 __extension__ typedef __int128 idr_units;
@@ -52,7 +53,7 @@ static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_un
 
 /* The least concave majorant of the points (sum of w, sum of s) over positions 0 .. j, kept
  * in a tree as positions' counts s change (cdf_hull.c): the sum of every w at most
- * IDR_NARROW_MAX, or with wide coordinates IDR_UNITS_MAX. */
+ * IDR_NARROW_MAX (exactly), or with wide coordinates about IDR_UNITS_MAX. */
 typedef struct {
   int32_t n;              /* positions */
   int wide;               /* coordinates: 0 idr_narrow, 1 idr_units */
