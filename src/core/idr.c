@@ -282,6 +282,27 @@ static int64_t sweep_fit(idr_slice *s, const idr_input *in, int64_t k) {
   return n;
 }
 
+static int narrow_cross(idr_narrow a, idr_narrow b, idr_narrow c, idr_narrow d) {
+  idr_narrow_product l = (idr_narrow_product)a * b, r = (idr_narrow_product)c * d;
+  return (l > r) - (l < r);
+}
+
+#define SUM idr_narrow
+#define CROSS narrow_cross
+#define NAME(x) x##_narrow
+#include "idr_pool.h"
+#undef SUM
+#undef CROSS
+#undef NAME
+
+#define SUM idr_units
+#define CROSS units_cross_sign
+#define NAME(x) x##_wide
+#include "idr_pool.h"
+#undef SUM
+#undef CROSS
+#undef NAME
+
 /* Whether the tree pays for building at threshold k: the slice's next thresholds (building
  * costs some ten PAVs) all change few positions. */
 static int tree_pays(const idr_slice *s, const idr_input *in, int64_t k) {
@@ -316,19 +337,8 @@ static int64_t hull_fit(idr_slice *s, const idr_input *in, int64_t k) {
     nb = cdf_hull_vertices(&s->hull, s->vertex) - 1;
     cdf_hull_blocks(&s->hull, s->vertex + 1, nb, weight, sum);
   }
-  /* Pools neighbours whose levels do not fall, none after the tree (its slopes fall strictly),
-   * exactly compared. Block b starts after vertex b; a pooled block keeps its first one's
-   * start. */
-  for (int64_t b = 0; b < nb; b++, n++) {
-    weight[n] = block_weight[b];
-    sum[n] = block_sum[b];
-    s->vertex[n] = pav ? (int32_t)b - 1 : s->vertex[b];
-    while (n >= 1 && units_cross_sign(sum[n - 1], weight[n], sum[n], weight[n - 1]) <= 0) {
-      weight[n - 1] += weight[n];
-      sum[n - 1] += sum[n];
-      n--;
-    }
-  }
+  n = in->wide ? pool_wide(block_weight, block_sum, pav, nb, weight, sum, s->vertex)
+              : pool_narrow(block_weight, block_sum, pav, nb, weight, sum, s->vertex);
   /* The levels fall strictly, but two close ones may round to the same double, or (rounding the
    * sums first) the wrong way round: such a block joins the run before it. */
   int64_t runs = 0;
@@ -466,14 +476,14 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   if (nthr < 256 * (int64_t)nsl) nsl = 1;
   idr_slice *sl = calloc((size_t)nsl, sizeof *sl);
   ok = ok && sl;
-  /* PAV costs a step a position, the tree's joins some log2(npos)^2 / 1.4 a changed position
-   * (measured at npos = 1e5 and 1e6). */
-  double lg = log2((double)npos) + 1.0;
+  /* PAV costs a step a position, the tree's joins some log2(npos)^2 a changed position, and its
+   * read-out the vertices: PAV pays above about 2 sqrt(npos) changes (measured: 700 at npos =
+   * 1e5, 2000 at 1e6). */
   idr_input in = {.npos = npos, .nthr = nthr, .pos = pos, .w = w, .first = first,
                   .order = order, .at = at, .total = total, .tree = tree, .hull = hull,
                   .unit = unit, .wide = hull && ldexp(sum, -unit) > IDR_NARROW_MAX,
                   .units = units,
-                  .pav_above = (int64_t)(1.4 * (double)npos / (lg * lg))};
+                  .pav_above = (int64_t)(2.0 * sqrt((double)npos))};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
   if (!ok) e.status = GPUISO_E_NOMEM;
@@ -483,6 +493,7 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
    * (a threshold's changes together at most some 8 npos) and 2 log2(npos) a vertex read out. */
   int64_t per_round = (int64_t)(GPUISO_POLL_EVERY / cbrt((double)npos * (double)npos)) + 16;
   if (hull) {
+    double lg = log2((double)npos) + 1.0;
     double changes = (double)n / (double)nthr * lg * lg * lg;
     if (changes > 8.0 * (double)npos) changes = 8.0 * (double)npos;
     per_round = (int64_t)(GPUISO_POLL_EVERY / (changes + 64.0 * lg)) + 1;

@@ -25,6 +25,7 @@ int runs_push(run_list *r, int32_t start, double value);
 __extension__ typedef __int128 idr_units;
 #define IDR_UNITS_MAX 0x1p124
 typedef int32_t idr_narrow; /* the hull tree's coordinates up to IDR_NARROW_MAX */
+typedef int64_t idr_narrow_product; /* exact products of two of them */
 #define IDR_NARROW_MAX 0x1p30
 
 /* The sign of a b - c d beyond 64-bit factors (cdf_hull.c). */
@@ -43,6 +44,7 @@ static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_un
 typedef double idr_units;
 #define IDR_UNITS_MAX 0x1p26
 typedef double idr_narrow;
+typedef double idr_narrow_product;
 #define IDR_NARROW_MAX IDR_UNITS_MAX
 
 static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_units d) {
