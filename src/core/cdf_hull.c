@@ -1,5 +1,5 @@
-/* The least concave majorant of a cumulative sum diagram kept in a balanced tree, for the IDR
- * sweep (idr.c): a change of one position's count updates the nodes above it, and the hull is
+/* The least concave majorant of a cumulative sum diagram kept in a balanced tree, for IDR's
+ * hull engine (idr.c): a change of one position's count updates the nodes above it, and the hull is
  * read out in O(log n) a vertex.
  *
  * Point j of a node over positions [lo, hi) is the sum of the weights and of the counts of
@@ -13,9 +13,10 @@
  *
  * The coordinates are integers, so every turn is exact: 32-bit ones while the weights' total
  * is at most 2^30 units (unweighted fits up to 2^30 observations: 32 bytes a node, against 112,
- * and fits some 20% faster than on 64-bit ones at n = 1e5), else 128-bit ones, whose products of
- * two differences take up to 250 bits, compared by 64-bit halves (cdf_hull_tree.h holds the tree
- * for either).
+ * and fits some 20% faster than on 64-bit integers at n = 1e5), their products in 64 bits; else
+ * 128-bit ones, whose products of two differences take up to 250 bits, compared by 64-bit
+ * halves (cdf_hull_tree.h holds the tree for either). Without 128-bit integers, doubles up to
+ * 2^26 units, their products exact.
  *
  * The nodes are in preorder: a node over [lo, hi) has its left child next and its right child
  * 2 (mid - lo) further on. */
@@ -62,16 +63,20 @@ static int32_t middle(int32_t lo, int32_t hi) {
 enum { TANGENT, BRIDGE, SECOND };
 
 #define COORD idr_narrow
+#define CROSS narrow_cross
 #define NAME(x) x##_narrow
 #include "cdf_hull_tree.h"
 #undef COORD
+#undef CROSS
 #undef NAME
 
 #ifdef IDR_UNITS_WIDE
 #define COORD idr_units
+#define CROSS units_cross_sign
 #define NAME(x) x##_wide
 #include "cdf_hull_tree.h"
 #undef COORD
+#undef CROSS
 #undef NAME
 #define INSTANCE(h, f) ((h)->wide ? f##_wide : f##_narrow)
 #else

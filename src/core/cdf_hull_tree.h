@@ -1,6 +1,8 @@
 /* The hull tree of cdf_hull.c for one type of coordinates: included there once per type, with
- * COORD the coordinates' integer type and NAME(x) naming this instance's x. The entry points
- * (NAME(tree_*)) take the node array untyped, so that both instances share their signatures. */
+ * COORD the coordinates' type (integers, or doubles without 128-bit integers), CROSS(a, b, c, d)
+ * the exact sign of a b - c d on their differences, and NAME(x) naming this instance's x. The
+ * entry points (NAME(tree_*)) take the node array untyped, so that both instances share their
+ * signatures. */
 
 typedef struct {
   COORD w, s;
@@ -15,14 +17,14 @@ typedef struct {
 /* The sign of (b - a) x (c - a): positive when c lies above the line from a through b (b right
  * of a). */
 static int NAME(orient)(NAME(point) a, NAME(point) b, NAME(point) c) {
-  return units_cross_sign(b.w - a.w, c.s - a.s, b.s - a.s, c.w - a.w);
+  return CROSS(b.w - a.w, c.s - a.s, b.s - a.s, c.w - a.w);
 }
 
 /* The rule a search along a hull follows at an edge (a, b): go on right of it or stop left. */
 typedef struct {
   int kind;
   NAME(point) q;          /* TANGENT: the point, right of the hull, whose tangent is sought */
-  const NAME(node) *node; /* BRIDGE: the left child, node t over [lo, hi), whose tangents it takes */
+  const NAME(node) *node; /* BRIDGE: the left child, node t over [lo, hi), for its tangents */
   int64_t t;
   int32_t lo, hi;         /* SECOND: lo alone, the hull's first position (its origin is lo - 1) */
 } NAME(rule);

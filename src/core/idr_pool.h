@@ -1,8 +1,8 @@
 /* The hull engine's pooling of a threshold's blocks (idr.c's hull_fit) for one type of sums:
- * included there once per type, with SUM the type that holds every sum of the blocks, PRODUCT
- * the type that holds their products exactly, CROSS(a, b, c, d) the sign of a b - c d, and
- * NAME(x) naming this instance's x. Narrow sums (32-bit, their products in 64) keep the top
- * block in two registers where 128-bit ones would spill, which halved PAV over every position.
+ * included there once per type, with SUM the type that holds every sum of the blocks,
+ * CROSS(a, b, c, d) the exact sign of a b - c d on them, and NAME(x) naming this instance's x.
+ * Narrow sums (idr_narrow: 32-bit integers, their products in 64) fit in registers where
+ * 128-bit ones spill: PAV over every position takes 0.6 of the time on them (1e6 positions).
  *
  * Pools neighbouring blocks (weights block_weight, counts block_sum; block b starts after
  * vertex[b], or after position b - 1 where pav) whose levels do not fall, none after the tree

@@ -32,8 +32,7 @@ typedef int64_t idr_narrow_product; /* exact products of two of them */
 int units_cross_sign_wide(idr_units a, idr_units b, idr_units c, idr_units d);
 
 /* The sign of a b - c d, exactly, for |a|, |b|, |c|, |d| < 2 IDR_UNITS_MAX: in 128 bits while
- * the factors fit 64 (always without weights), inline as the hull's pooling runs it per
- * position. */
+ * the factors fit 64, inline as the wide tree's turns and pooling run it in their loops. */
 static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_units d) {
   if (a != (int64_t)a || b != (int64_t)b || c != (int64_t)c || d != (int64_t)d)
     return units_cross_sign_wide(a, b, c, d);
@@ -52,6 +51,12 @@ static inline int units_cross_sign(idr_units a, idr_units b, idr_units c, idr_un
   return (l > r) - (l < r);
 }
 #endif
+
+/* The sign of a b - c d for narrow values: exact, as IDR_NARROW_MAX bounds them. */
+static inline int narrow_cross(idr_narrow a, idr_narrow b, idr_narrow c, idr_narrow d) {
+  idr_narrow_product l = (idr_narrow_product)a * b, r = (idr_narrow_product)c * d;
+  return (l > r) - (l < r);
+}
 
 /* The least concave majorant of the points (sum of w, sum of s) over positions 0 .. j, kept
  * in a tree as positions' counts s change (cdf_hull.c): the sum of every w at most
