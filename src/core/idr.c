@@ -68,7 +68,7 @@ typedef struct {
   const int64_t *first; /* nthr + 1: observations of threshold k are order[first[k] .. first[k+1]), */
   const int64_t *order; /* by increasing position */
   const int32_t *at;    /* pos[order[i]] */
-  const double *total;  /* weight of each position */
+  const double *total;  /* the sweep's: weight of each position */
   const double *tree;   /* the sweep's: 2 npos, the positions' weights over a segment tree */
   int hull;             /* 1: the hull engine, 0: the sweep */
   int unit;             /* the hull's: its units are 2^unit */
@@ -95,8 +95,8 @@ typedef struct {
   idr_units *weight, *sum; /* npos: the blocks between them, pooled in place */
 } idr_slice;
 
-static double obs_weight(const idr_input *in, int64_t i) {
-  return in->w ? in->w[i] : 1.0;
+static double obs_weight(const double *w, int64_t i) {
+  return w ? w[i] : 1.0;
 }
 
 /* An observation's weight in the hull's units: exact, an integer under IDR_UNITS_MAX. */
@@ -109,7 +109,7 @@ static void add_counts(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1
   for (int64_t i = in->first[k0]; i < in->first[k1]; i++) {
     int64_t o = in->order[i];
     if (in->hull) s->units[in->pos[o]] += obs_units(in->w, in->unit, o);
-    else s->count[in->pos[o]] += obs_weight(in, o);
+    else s->count[in->pos[o]] += obs_weight(in->w, o);
   }
 }
 
@@ -121,18 +121,16 @@ static int slice_init(idr_slice *s, const idr_input *in, int64_t k0, int64_t k1)
   size_t np = (size_t)in->npos;
   s->nruns = malloc((size_t)(k1 - k0) * sizeof *s->nruns);
   s->restart = 1;
+  if (in->hull) s->units = calloc(np, sizeof *s->units);
+  else s->count = calloc(np, sizeof *s->count);
+  if (!s->nruns || !(in->hull ? (void *)s->units : (void *)s->count)) return 0;
+  add_counts(s, in, 0, k0); /* the thresholds before the slice */
   if (in->hull) {
-    s->units = calloc(np, sizeof *s->units);
     s->vertex = malloc((np + 1) * sizeof *s->vertex);
     s->weight = malloc(np * sizeof *s->weight);
     s->sum = malloc(np * sizeof *s->sum);
-    if (!s->nruns || !s->units || !s->vertex || !s->weight || !s->sum) return 0;
-    add_counts(s, in, 0, k0); /* the thresholds before the slice */
-    return 1;
+    return s->vertex && s->weight && s->sum;
   }
-  s->count = calloc(np, sizeof *s->count);
-  if (!s->nruns || !s->count) return 0;
-  add_counts(s, in, 0, k0);
   s->cur = malloc(np * sizeof *s->cur);
   s->nxt = malloc(np * sizeof *s->nxt);
   s->hit = calloc(np, 1);
@@ -218,7 +216,7 @@ static int64_t sweep_fit(idr_slice *s, const idr_input *in, int64_t k) {
   for (int64_t i = in->first[k]; i < in->first[k + 1]; i++) {
     int64_t o = in->order[i];
     int32_t p = in->pos[o];
-    s->count[p] += obs_weight(in, o);
+    s->count[p] += obs_weight(in->w, o);
     int64_t b = find_block(s->cur, s->ncur, p);
     s->hit[b] = 1;
     if (b < lo) lo = b;
@@ -450,21 +448,24 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
   }
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
-  double *total = calloc((size_t)npos, sizeof *total), sum = 0.0;
-  int ok = first && order && total && idr_order(n, thr, nthr, pos, npos, first, order);
-  for (int64_t i = 0; ok && i < n; i++) {
-    total[pos[i]] += w ? w[i] : 1.0;
-    sum += w ? w[i] : 1.0;
-  }
+  double sum = 0.0;
+  int ok = first && order && idr_order(n, thr, nthr, pos, npos, first, order);
+  for (int64_t i = 0; ok && i < n; i++) sum += obs_weight(w, i);
+  /* The positions' weights: in units for the hull, in doubles (and their segment tree) for the
+   * sweep. */
   int unit = ok ? unit_exponent(w, n, sum) : INT_MAX, hull = unit != INT_MAX;
   int32_t *at = hull ? malloc((size_t)(n > 0 ? n : 1) * sizeof *at) : NULL;
   idr_units *units = hull ? calloc((size_t)npos, sizeof *units) : NULL;
+  double *total = hull ? NULL : calloc((size_t)npos, sizeof *total);
   double *tree = hull ? NULL : malloc((size_t)(2 * npos) * sizeof *tree);
   if (ok && hull && (ok = at && units)) {
     for (int64_t i = 0; i < n; i++) at[i] = pos[order[i]];
     for (int64_t i = 0; i < n; i++) units[pos[i]] += obs_units(w, unit, i);
   }
-  if (ok && !hull && (ok = tree != NULL)) weight_tree(total, npos, tree);
+  if (ok && !hull && (ok = total && tree)) {
+    for (int64_t i = 0; i < n; i++) total[pos[i]] += obs_weight(w, i);
+    weight_tree(total, npos, tree);
+  }
   /* Slices: one per thread; a slice's first step costs O(n), so each needs many thresholds to
    * pay for it. */
   int nsl = resolve_threads(opt, nthr * 64);
