@@ -348,6 +348,7 @@ static int64_t hull_fit(idr_slice *s, const idr_input *in, int64_t k) {
 static int slice_step(void *slice, const void *input) {
   idr_slice *s = slice;
   const idr_input *in = input;
+  if (s->r.next == s->r.k1) return -1;
   int64_t k = s->r.next++, n = 1;
   if (k == in->nthr - 1) { /* every indicator is 1: the CDF is exactly 1 */
     if (!runs_push(&s->out, 0, 1.0)) return 0;

@@ -12,8 +12,11 @@
  * one fit without bounds, and the deepest levels (half the thresholds between neighbours) the
  * flows that certify each fitted block. The thresholds are cut into slices, one per thread:
  * each slice fits its last threshold without bounds (the slices in parallel), then bisects
- * between that one and the last of the slice below. Every fit is clamped to its bounds (this
- * only undoes rounding), so the CDFs rise with the threshold. */
+ * between that one and the last of the slice below. A thread whose slice has nothing left takes
+ * the widest interval still queued by another (a copy of its two ends), since some slices' fits
+ * cost more than others'. Every interval is split at the same threshold whoever fits it, so the
+ * fits are the same. Every fit is clamped to its bounds (this only undoes rounding), so the CDFs
+ * rise with the threshold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +49,7 @@ typedef struct {
   double *fit;     /* npos: the solver's fit */
   double *dense;   /* npos: the fit by slot */
   mincut_work work;
-  run_list out;
-  int64_t *first_run, *nruns; /* where the runs of each threshold of the slice lie in out */
+  run_list out;    /* the runs of the thresholds it fitted */
 } poset_slice;
 
 typedef struct {
@@ -58,6 +60,10 @@ typedef struct {
   const double *weight;  /* npos: the weight of each point */
   const int64_t *last;   /* npos: the threshold of each point's last observation */
   const int64_t *first, *order; /* observations by threshold (idr_order) */
+  poset_slice *slices;   /* nsl: whose queued intervals an idle slice takes */
+  int nsl;
+  int32_t *holder;       /* nthr: the slice whose runs hold threshold k's, */
+  int64_t *first_run, *nruns; /* where in its out they lie, and how many */
 } poset_input;
 
 static solved *solved_new(poset_slice *s) {
@@ -138,8 +144,9 @@ static int store_runs(poset_slice *s, const poset_input *in, const solved *f) {
   for (int64_t p = 0; p < s->npos; p++) s->dense[in->slot[p]] = f->fit[p];
   int64_t at = s->out.n, nr = push_column(&s->out, s->dense, s->npos);
   if (nr < 0) return 0;
-  s->first_run[f->k - s->r.k0] = at;
-  s->nruns[f->k - s->r.k0] = nr;
+  in->holder[f->k] = (int32_t)(s - in->slices);
+  in->first_run[f->k] = at;
+  in->nruns[f->k] = nr;
   return 1;
 }
 
@@ -175,16 +182,14 @@ static void push_interval(poset_slice *s, solved *lo, solved *hi) {
 
 static int slice_init(poset_slice *s, const poset_input *in, int64_t k0, int64_t k1) {
   memset(s, 0, sizeof *s);
-  size_t np = (size_t)in->g->npos, len = (size_t)(k1 - k0);
+  size_t np = (size_t)in->g->npos;
   s->r.k0 = k0;
   s->r.k1 = k1;
   s->r.next = k0;
   s->npos = in->g->npos;
   s->fit = malloc(np * sizeof *s->fit);
   s->dense = malloc(np * sizeof *s->dense);
-  s->first_run = malloc(len * sizeof *s->first_run);
-  s->nruns = malloc(len * sizeof *s->nruns);
-  return s->fit && s->dense && s->first_run && s->nruns && mincut_work_init(&s->work, in->g);
+  return s->fit && s->dense && mincut_work_init(&s->work, in->g);
 }
 
 static void slice_free(poset_slice *s) {
@@ -196,8 +201,6 @@ static void slice_free(poset_slice *s) {
   solved_free_list(s->spare);
   free(s->fit);
   free(s->dense);
-  free(s->first_run);
-  free(s->nruns);
   free(s->out.start);
   free(s->out.value);
   mincut_work_free(&s->work);
@@ -244,51 +247,107 @@ static int slice_start(poset_slice *s, const poset_input *in, const solved *prev
   return 1;
 }
 
+/* A copy of f, made by slice s. */
+static solved *solved_copy(poset_slice *s, const solved *f) {
+  solved *c = solved_new(s);
+  if (!c) return NULL;
+  c->k = f->k;
+  memcpy(c->fit, f->fit, (size_t)s->npos * sizeof *c->fit);
+  memcpy(c->sum, f->sum, (size_t)s->npos * sizeof *c->sum);
+  return c;
+}
+
+/* Queues on s, which has none, the widest interval queued by another slice (the first it
+ * queued), its ends copied; returns 0 when out of memory, -1 when no slice has one. */
+static int take_interval(poset_slice *s, const poset_input *in) {
+  poset_slice *from = NULL;
+  for (int t = 0; t < in->nsl; t++) {
+    poset_slice *o = &in->slices[t];
+    if (o->nstack > 0 && (!from || o->stack[0].hi->k - o->stack[0].lo->k >
+                                       from->stack[0].hi->k - from->stack[0].lo->k))
+      from = o;
+  }
+  if (!from) return -1;
+  interval iv = from->stack[0];
+  solved *lo = solved_copy(s, iv.lo), *hi = lo ? solved_copy(s, iv.hi) : NULL;
+  if (!hi) {
+    if (lo) solved_drop(s, lo);
+    return 0;
+  }
+  memmove(from->stack, from->stack + 1, (size_t)--from->nstack * sizeof *from->stack);
+  solved_release(from, iv.lo);
+  solved_release(from, iv.hi);
+  push_interval(s, lo, hi);
+  solved_drop(s, lo);
+  solved_drop(s, hi);
+  return 1;
+}
+
+/* Pops s's last queued interval, taking one from another slice first where s has none, and a
+ * fit for its middle threshold; returns as take_interval. The slices' queues and their fits'
+ * counts of uses are changed under one lock. */
+static int pop_interval(poset_slice *s, const poset_input *in, interval *iv, solved **mid) {
+  int got = 1;
+#ifdef _OPENMP
+#pragma omp critical(idr_poset_queues)
+#endif
+  {
+    if (s->nstack == 0) got = take_interval(s, in);
+    if (got == 1 && !(*mid = solved_new(s))) got = 0;
+    if (got == 1) *iv = s->stack[--s->nstack];
+  }
+  return got;
+}
+
 /* Fits the middle threshold of the last queued interval between its ends, and queues the two
  * halves: every threshold is fitted between two near ones, whose fits decide the side of most
  * points in every cut (see mincut_solve). */
 static int slice_step(void *slice, const void *input) {
   poset_slice *s = slice;
   const poset_input *in = input;
-  interval iv = s->stack[--s->nstack];
-  solved *mid = solved_new(s);
-  if (!mid) {
-    s->nstack++;
-    return 0;
-  }
+  interval iv;
+  solved *mid;
+  int got = pop_interval(s, in, &iv, &mid);
+  if (got != 1) return got;
   count_to(in, iv.lo, iv.lo->k + (iv.hi->k - iv.lo->k) / 2, mid);
-  if (!fit_threshold(s, in, iv.lo, iv.hi, mid)) {
+  int ok = fit_threshold(s, in, iv.lo, iv.hi, mid);
+#ifdef _OPENMP
+#pragma omp critical(idr_poset_queues)
+#endif
+  {
+    if (ok) {
+      push_interval(s, mid, iv.hi);
+      push_interval(s, iv.lo, mid);
+      solved_release(s, iv.lo);
+      solved_release(s, iv.hi);
+    } else {
+      s->stack[s->nstack++] = iv; /* still queued, for slice_free */
+    }
     solved_drop(s, mid);
-    s->nstack++;
-    return 0;
   }
+  if (!ok) return 0;
   s->r.next++;
-  push_interval(s, mid, iv.hi);
-  push_interval(s, iv.lo, mid);
-  solved_drop(s, mid);
-  solved_release(s, iv.lo);
-  solved_release(s, iv.hi);
   return 1;
 }
 
 /* Joins the slices' runs in the order of the thresholds. */
-static gpuiso_status collect(poset_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_runs *out) {
-  int64_t total = 0;
-  for (int t = 0; t < nsl; t++) total += sl[t].out.n;
+static gpuiso_status collect(const poset_input *in, gpuiso_cdf_runs *out) {
+  const poset_slice *sl = in->slices;
+  int64_t total = 0, nthr = in->nthr;
+  for (int t = 0; t < in->nsl; t++) total += sl[t].out.n;
   out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
   out->start = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->start);
   out->value = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->value);
   if (!out->offset || !out->start || !out->value) return GPUISO_E_NOMEM;
   int64_t at = 0;
   out->offset[0] = 0;
-  for (int t = 0; t < nsl; t++) {
-    for (int64_t k = sl[t].r.k0; k < sl[t].r.k1; k++) {
-      int64_t j = sl[t].first_run[k - sl[t].r.k0], nr = sl[t].nruns[k - sl[t].r.k0];
-      memcpy(out->start + at, sl[t].out.start + j, (size_t)nr * sizeof *out->start);
-      memcpy(out->value + at, sl[t].out.value + j, (size_t)nr * sizeof *out->value);
-      at += nr;
-      out->offset[k + 1] = at;
-    }
+  for (int64_t k = 0; k < nthr; k++) {
+    const run_list *runs = &sl[in->holder[k]].out;
+    int64_t j = in->first_run[k], nr = in->nruns[k];
+    memcpy(out->start + at, runs->start + j, (size_t)nr * sizeof *out->start);
+    memcpy(out->value + at, runs->value + j, (size_t)nr * sizeof *out->value);
+    at += nr;
+    out->offset[k + 1] = at;
   }
   return GPUISO_OK;
 }
@@ -312,12 +371,15 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *weight = calloc((size_t)npos, sizeof *weight);
   int64_t *last = calloc((size_t)npos, sizeof *last);
+  int32_t *holder = malloc((size_t)nthr * sizeof *holder);
+  int64_t *first_run = malloc((size_t)nthr * sizeof *first_run);
+  int64_t *nruns = malloc((size_t)nthr * sizeof *nruns);
   /* Slices: one per thread. Each fits its last threshold first, all in parallel; then its
    * thresholds by bisection between that one and the last of the slice below. */
   int nth = resolve_threads(opt, nthr * npos);
   int nsl = (int)(nth < nthr ? nth : nthr);
   poset_slice *sl = calloc((size_t)nsl, sizeof *sl);
-  int ok = first && order && weight && last && sl &&
+  int ok = first && order && weight && last && holder && first_run && nruns && sl &&
            idr_order(n, thr, nthr, pos, npos, first, order);
   if (ok) {
     for (int64_t i = 0; i < n; i++) {
@@ -325,7 +387,7 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
       if (thr[i] > last[pos[i]]) last[pos[i]] = thr[i];
     }
   }
-  poset_input in = {g, nthr, pos, slot, w, weight, last, first, order};
+  poset_input in = {g, nthr, pos, slot, w, weight, last, first, order, sl, nsl, holder, first_run, nruns};
   for (int t = 0; ok && t < nsl; t++)
     ok = slice_init(&sl[t], &in, nthr * t / nsl, nthr * (t + 1) / nsl);
   int failed = !ok;
@@ -346,19 +408,26 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   else if (poll_interrupt(opt)) e.status = GPUISO_E_INTERRUPT;
 
   /* Thresholds per slice and round between interrupt polls and progress reports: a threshold
-   * costs some maximum flows over a part of the points and covers. */
+   * costs some maximum flows over a part of the points and covers. A round's end waits for the
+   * fits still running, some half a fit a thread (at n = 3e3, whose rounds of the other engines'
+   * work would hold 2 fits a slice, a sixth of the time): at least 8 fits a slice where that is
+   * at most 16 times the other engines' work. */
   if (e.status == GPUISO_OK) {
     double size = (double)npos + (double)g->first[npos];
-    int64_t per_round = (int64_t)((double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl)) + 1;
+    double fits = (double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl);
+    int64_t per_round = fits >= 8.0 ? (int64_t)fits : (int64_t)fmin(8.0, 16.0 * fits) + 1;
     e.status = idr_drive(sl, sizeof *sl, nsl, nth, per_round, slice_step, &in, opt, progress);
   }
-  if (e.status == GPUISO_OK) e.status = collect(sl, nsl, nthr, out);
+  if (e.status == GPUISO_OK) e.status = collect(&in, out);
   for (int t = 0; sl && t < nsl; t++) slice_free(&sl[t]);
   free(sl);
   free(first);
   free(order);
   free(weight);
   free(last);
+  free(holder);
+  free(first_run);
+  free(nruns);
   if (e.status != GPUISO_OK) gpuiso_cdf_runs_free(out);
   if (err) *err = e;
   return e.status;

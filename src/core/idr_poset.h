@@ -81,18 +81,21 @@ int64_t cdf_hull_vertices(const cdf_hull *h, int32_t *out);
 void cdf_hull_blocks(const cdf_hull *h, const int32_t *end, int64_t nb, idr_units *w,
                      idr_units *s);
 
-/* A slice of thresholds [k0, k1), of which [k0, next) are fitted: the first member of each
- * file's slice type. */
+/* A slice of thresholds [k0, k1), the first member of each file's slice type: next - k0 of
+ * them are fitted (by the slice or, where slices share their work, by others: next - k0 then
+ * counts the slice's own fits, and the slices' counts still add up to their thresholds). */
 typedef struct {
   int64_t k0, k1, next;
 } idr_range;
 
-/* Fits one more threshold of a slice (advancing next); returns 0 when out of memory. */
+/* Fits one more threshold for a slice (advancing its next); returns 1, 0 when out of memory, or
+ * -1 when the slice has nothing left to fit for now. */
 typedef int (*idr_step)(void *slice, const void *in);
 
 /* Steps the nsl slices (an array of elements of slice_size bytes, each starting with its
- * idr_range) on nth threads until all are fitted, per_round steps of each between interrupt
- * polls and progress reports (progress may be NULL). Slices must not share state. */
+ * idr_range) on nth threads until all their thresholds are fitted, per_round steps a slice on
+ * average between interrupt polls and progress reports (progress may be NULL). Slices that
+ * share state guard it themselves. */
 gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64_t per_round,
                         idr_step step, const void *in, const gpuiso_opts *opt,
                         const gpuiso_progress *progress);

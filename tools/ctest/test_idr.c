@@ -610,7 +610,8 @@ static void test_poset_antitonic(void) {
 
 /* IDR on a poset against one gpuiso_poset_antitonic per threshold (each threshold is fitted
  * between two others, their fits as bounds: this checks that path against fits without bounds),
- * on 1, 2 and 3 threads (the same runs: other slices, so other bounds), stored at a shuffled slot
+ * on 1, 2, 3 and 8 threads (the same runs: other slices, so other bounds; 8 slices on fewer cores
+ * take intervals from one another, whose fits must be the same too), stored at a shuffled slot
  * order; and with a constant second coordinate against the one-covariate fit. weighted: 0 none,
  * 1 multiples of 1/4, 2 continuous. */
 static void test_poset_fit(int d, int n, int want, int nthr) {
@@ -628,19 +629,22 @@ static void test_poset_fit(int d, int n, int want, int nthr) {
     for (int p = 0; p < npos; p++) slot[p] = p;
     for (int p = npos - 1; p > 0; p--) { int j = rand() % (p + 1), t = slot[p]; slot[p] = slot[j]; slot[j] = t; }
     gpuiso_poset g;
-    gpuiso_opts o1 = options(0, 1), o2 = options(0, 2), o3 = options(0, 3);
+    gpuiso_opts o1 = options(0, 1), o2 = options(0, 2), o3 = options(0, 3), o8 = options(0, 8);
     gpuiso_poset_reduce(npos, d, x, &o1, &g, NULL);
-    gpuiso_cdf_runs r1, r2, r3;
+    gpuiso_cdf_runs r1, r2, r3, r8;
     CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o1, NULL, &r1, NULL) == GPUISO_OK, "fit failed");
     CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o2, NULL, &r2, NULL) == GPUISO_OK, "fit failed");
     CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o3, NULL, &r3, NULL) == GPUISO_OK, "fit failed");
+    CHECK(gpuiso_idr_poset_fit(&g, n, pos, thr, weighted ? w : NULL, nthr, slot, &o8, NULL, &r8, NULL) == GPUISO_OK, "fit failed");
     double *W = calloc(npos, sizeof *W), *sum = malloc(npos * sizeof *sum), *f = malloc(npos * sizeof *f);
     for (int i = 0; i < n; i++) W[pos[i]] += w[i];
     double diff = 0, prev_bad = 0;
-    int same = r1.offset[nthr] == r2.offset[nthr] && r1.offset[nthr] == r3.offset[nthr];
+    int same = r1.offset[nthr] == r2.offset[nthr] && r1.offset[nthr] == r3.offset[nthr] &&
+               r1.offset[nthr] == r8.offset[nthr];
     for (int64_t j = 0; same && j < r1.offset[nthr]; j++)
       same = r1.start[j] == r2.start[j] && r1.value[j] == r2.value[j] &&
-             r1.start[j] == r3.start[j] && r1.value[j] == r3.value[j];
+             r1.start[j] == r3.start[j] && r1.value[j] == r3.value[j] &&
+             r1.start[j] == r8.start[j] && r1.value[j] == r8.value[j];
     for (int k = 0; k < nthr; k++) {
       memset(sum, 0, npos * sizeof *sum);
       for (int i = 0; i < n; i++) if (thr[i] <= k) sum[pos[i]] += w[i];
@@ -653,10 +657,11 @@ static void test_poset_fit(int d, int n, int want, int nthr) {
     }
     CHECK(diff < 1e-12, "poset IDR differs from per-threshold fits by %g (d %d, weighted %d)", diff, d, weighted);
     CHECK(prev_bad == 0, "poset IDR falls with the threshold at %g places", prev_bad);
-    CHECK(same, "poset IDR differs between 1, 2 and 3 threads (d %d, weighted %d)", d, weighted);
+    CHECK(same, "poset IDR differs between 1, 2, 3 and 8 threads (d %d, weighted %d)", d, weighted);
     gpuiso_cdf_runs_free(&r1);
     gpuiso_cdf_runs_free(&r2);
     gpuiso_cdf_runs_free(&r3);
+    gpuiso_cdf_runs_free(&r8);
     gpuiso_poset_free(&g);
     if (d != 2) {
       free(x); free(pos); free(thr); free(slot); free(w); free(W); free(sum); free(f);
@@ -748,7 +753,7 @@ static int stop_progress(void *ctx, double done) {
   return 1;
 }
 static void test_poset_interrupt(void) {
-  int npos = 20000, nthr = 12;
+  int npos = 20000, nthr = 40;
   double *x = malloc(npos * sizeof *x);
   int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
   for (int p = 0; p < npos; p++) {
