@@ -46,10 +46,10 @@ int mincut_work_init(mincut_work *w, const gpuiso_poset *g) {
   w->gain = malloc(np * sizeof *w->gain);
   w->node = malloc(np * sizeof *w->node);
   w->free_pt = malloc(np * sizeof *w->free_pt);
-  w->span = malloc(np * sizeof *w->span);
+  w->by_hi = malloc(2 * np * sizeof *w->by_hi);
   if (!w->local || !w->perm || !w->seg || !w->to || !w->rev || !w->cap ||
       !w->efrom || !w->eto || !w->ecap || !w->head || !w->level ||
-      !w->iter || !w->queue || !w->path || !w->gain || !w->node || !w->free_pt || !w->span)
+      !w->iter || !w->queue || !w->path || !w->gain || !w->node || !w->free_pt || !w->by_hi)
     return 0;
   for (size_t p = 0; p < np; p++) w->local[p] = -1;
   return 1;
@@ -73,7 +73,7 @@ void mincut_work_free(mincut_work *w) {
   free(w->gain);
   free(w->node);
   free(w->free_pt);
-  free(w->span);
+  free(w->by_hi);
 }
 
 /* Lists an edge of the network; build_network() lays them out. */
@@ -235,29 +235,26 @@ static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64
   return nh < nb ? nh : 0;
 }
 
-static int by_hi_down(const void *a, const void *b) {
-  const fit_span *u = a, *v = b;
-  return u->hi < v->hi ? 1 : (u->hi > v->hi ? -1 : (u->p > v->p) - (u->p < v->p));
-}
-
 /* Splits perm[0 .. nb) at every value c that no point's bounds [lo, hi] come near: the points
  * above c are those with lo > c, the fit above c, and the rest below, so the parts (the
  * components of the overlapping bounds) are fitted apart with no flow. Each part keeps its
  * points in increasing order. Returns the parts' number, as segments on w->seg. */
 static int64_t split_at_gaps(mincut_work *w, int64_t nb, const double *lo, const double *hi) {
+  /* by decreasing hi (the complement of its order-preserving key), ties in perm's order: the
+   * radix sort is stable */
+  key_tag *by_hi = w->by_hi;
   for (int64_t i = 0; i < nb; i++) {
-    int32_t p = w->perm[i];
-    w->span[i].lo = lo[p];
-    w->span[i].hi = hi[p];
-    w->span[i].p = p;
+    by_hi[i].key = ~double_key(hi[w->perm[i]]);
+    by_hi[i].tag = w->perm[i];
   }
-  qsort(w->span, (size_t)nb, sizeof *w->span, by_hi_down);
+  sort_keys_serial(by_hi, by_hi + nb, nb);
   int32_t part = 0;
-  double low = w->span[0].lo;
+  double low = lo[by_hi[0].tag];
   for (int64_t i = 0; i < nb; i++) {
-    if (w->span[i].hi + 2 * SIDE_MARGIN < low) part++;
-    if (w->span[i].lo < low || w->span[i].hi + 2 * SIDE_MARGIN < low) low = w->span[i].lo;
-    w->local[w->span[i].p] = part; /* the part, for the count below (reset after) */
+    int32_t p = (int32_t)by_hi[i].tag;
+    if (hi[p] + 2 * SIDE_MARGIN < low) part++;
+    if (lo[p] < low || hi[p] + 2 * SIDE_MARGIN < low) low = lo[p];
+    w->local[p] = part; /* the part, for the count below (reset after) */
   }
   int64_t nparts = part + 1;
   int64_t *at = w->seg; /* the parts' ends, then their segments */
@@ -265,7 +262,7 @@ static int64_t split_at_gaps(mincut_work *w, int64_t nb, const double *lo, const
   for (int64_t i = 0; i < nb; i++) at[w->local[w->perm[i]] + 1]++;
   for (int64_t c = 0; c < nparts; c++) at[c + 1] += at[c];
   int32_t *tmp = w->path;
-  int64_t *fill = (int64_t *)w->span; /* free now */
+  int64_t *fill = (int64_t *)w->by_hi; /* free now */
   memcpy(fill, at, (size_t)nparts * sizeof *fill);
   for (int64_t i = 0; i < nb; i++) {
     int32_t p = w->perm[i];

@@ -100,12 +100,6 @@ gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64
                         idr_step step, const void *in, const gpuiso_opts *opt,
                         const gpuiso_progress *progress);
 
-/* A point's bounds (see mincut_solve). */
-typedef struct {
-  double lo, hi;
-  int64_t p;
-} fit_span;
-
 /* Workspace of the exact antitonic solver on a poset (one per thread). */
 typedef struct {
   int32_t *local;            /* npos: a point's index in the block being cut, or -1 */
@@ -120,7 +114,7 @@ typedef struct {
   double *gain;              /* npos: the gain of each point of the block */
   int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */
   int32_t *free_pt;          /* npos: the points of the block in the network, by node */
-  fit_span *span;            /* npos: the points' bounds, sorted */
+  key_tag *by_hi;            /* 2 npos: the points by their upper bounds, and scratch */
 } mincut_work;
 
 int mincut_work_init(mincut_work *w, const gpuiso_poset *g);

@@ -143,6 +143,10 @@ void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len) {
   sort_bucket_records((char *)r, (char *)tmp, len, 64, 0);
 }
 
+void sort_keys_serial(key_tag *r, key_tag *tmp, int64_t len) {
+  sort_bucket_keys((char *)r, (char *)tmp, len, 64, 0);
+}
+
 /* The first pass splits the records into buckets of balanced sizes: a histogram of the 16
  * highest bits in which the keys differ, cut into runs of neighbouring prefixes that hold about
  * TOP_BUCKET_RECORDS records each, so that data whose keys crowd into a few exponents (as uniform
