@@ -110,7 +110,8 @@ typedef struct {
   int32_t *to, *rev;         /* its arcs by node: head, reverse arc of each */
   double *cap;               /* residual capacities */
   int32_t *head;             /* npos + 3: the arcs out of node v are head[v] .. head[v + 1] */
-  int32_t *level, *iter, *queue, *path; /* npos + 2 nodes: the block, source, sink */
+  int32_t *level, *iter, *queue, *path; /* npos + 2 nodes: the block, source, sink (queue 3) */
+  int32_t *admissible, *adm_end; /* the level graph's arcs of node v: admissible[iter[v] .. adm_end[v]) */
   double *gain;              /* npos: the gain of each point of the block */
   int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */
   int32_t *free_pt;          /* npos: the points of the block in the network, by node */
