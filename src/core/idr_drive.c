@@ -8,28 +8,37 @@ gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64
                         const gpuiso_progress *progress) {
   char *base = slices;
   for (;;) {
-    int failed = 0;
-    int64_t stepped = 0, taken = 0, budget = per_round * nsl;
-    /* A round's steps are shared out as they are taken, not per_round to each slice: a slice
-     * whose steps cost less takes more of them, rather than wait for the others at the round's
-     * end (and, where slices share their work, takes theirs once its own is done). */
+    int failed = 0, short_of = nsl; /* slices still short of their round's per_round steps */
+    int64_t stepped = 0;
+    /* Each slice takes its per_round steps, then goes on while any other is still short of
+     * its own, rather than wait at the round's end (where slices share their work, taking
+     * theirs once its own is done): the round lasts as long as before, and no thread idles
+     * but for the step that ends it. */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : failed) reduction(+ : stepped)
 #endif
     for (int t = 0; t < nsl; t++) {
       idr_range *r = (idr_range *)(base + (size_t)t * slice_size);
-      for (;;) {
-        int64_t ticket;
-#ifdef _OPENMP
-#pragma omp atomic capture
-#endif
-        ticket = taken++;
-        if (ticket >= budget) break;
-        int done = step(r, in);
-        if (done < 0) break;
-        if (done == 0) { failed = 1; break; }
-        stepped++;
+      int done = 1;
+      for (int64_t j = 0; j < per_round && done > 0; j++) {
+        done = step(r, in);
+        stepped += done > 0;
       }
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+      short_of--;
+#ifdef _OPENMP
+      for (;;) {
+        int left;
+#pragma omp atomic read
+        left = short_of;
+        if (left == 0 || done <= 0) break;
+        done = step(r, in);
+        stepped += done > 0;
+      }
+#endif
+      if (done == 0) failed = 1;
     }
     if (failed) return GPUISO_E_NOMEM;
     int64_t fitted = 0, total = 0;

@@ -93,9 +93,9 @@ typedef struct {
 typedef int (*idr_step)(void *slice, const void *in);
 
 /* Steps the nsl slices (an array of elements of slice_size bytes, each starting with its
- * idr_range) on nth threads until all their thresholds are fitted, per_round steps a slice on
- * average between interrupt polls and progress reports (progress may be NULL). Slices that
- * share state guard it themselves. */
+ * idr_range) on nth >= nsl threads until all their thresholds are fitted, rounds of at least
+ * per_round steps of each slice between interrupt polls and progress reports (progress may be
+ * NULL). Slices that share state guard it themselves. */
 gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64_t per_round,
                         idr_step step, const void *in, const gpuiso_opts *opt,
                         const gpuiso_progress *progress);
