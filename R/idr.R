@@ -50,8 +50,9 @@
 #' the threshold, so the thresholds are fitted by bisection, each between the two nearest already
 #' fitted, whose CDFs bound it; the bounds decide on which side of each cut most covariate vectors
 #' lie, so that the flows see only the vectors whose CDF may cross the cut's value (the result is
-#' the same exact fit). Slices of thresholds run on the threads of [gpuiso_threads()]; several
-#' covariates always run on the CPU.
+#' the same exact fit). Slices of thresholds run on the threads of [gpuiso_threads()], a thread
+#' whose slice is done taking thresholds still queued by another (the fit is the same bit for bit
+#' on any number of threads); several covariates always run on the CPU.
 #'
 #' The CDFs are stored compactly: per threshold only the runs of equal values over the distinct
 #' covariate values (the blocks of its antitonic fit for one covariate; with several, the
