@@ -8,18 +8,23 @@ gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64
                         const gpuiso_progress *progress) {
   char *base = slices;
   for (;;) {
-    int failed = 0, short_of = nsl; /* slices still short of their round's per_round steps */
+    int failed = 0, started = 0, short_of = nsl; /* short of their round's per_round steps */
     int64_t stepped = 0;
-    /* Each slice takes its per_round steps, then goes on while any other is still short of
-     * its own, rather than wait at the round's end (where slices share their work, taking
-     * theirs once its own is done): the round lasts as long as before, and no thread idles
-     * but for the step that ends it. */
+    /* Each slice takes its per_round steps, then goes on while another is still short of its
+     * own, rather than wait at the round's end (where slices share their work, taking theirs
+     * once its own is done): the round lasts about as long as before. Not while a slice is
+     * still to start: with fewer threads than slices (a team cut short by OpenMP), its thread
+     * is the one to start it, or the round would never end. */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : failed) reduction(+ : stepped)
 #endif
     for (int t = 0; t < nsl; t++) {
       idr_range *r = (idr_range *)(base + (size_t)t * slice_size);
       int done = 1;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+      started++;
       for (int64_t j = 0; j < per_round && done > 0; j++) {
         done = step(r, in);
         stepped += done > 0;
@@ -30,10 +35,12 @@ gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64
       short_of--;
 #ifdef _OPENMP
       for (;;) {
-        int left;
+        int left, begun;
 #pragma omp atomic read
         left = short_of;
-        if (left == 0 || done <= 0) break;
+#pragma omp atomic read
+        begun = started;
+        if (left == 0 || begun < nsl || done <= 0) break;
         done = step(r, in);
         stepped += done > 0;
       }

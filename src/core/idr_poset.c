@@ -415,7 +415,7 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
   if (e.status == GPUISO_OK) {
     double size = (double)npos + (double)g->first[npos];
     double fits = (double)GPUISO_POLL_EVERY * nth / (64.0 * size * nsl);
-    int64_t per_round = fits >= 8.0 ? (int64_t)fits : (int64_t)fmin(8.0, 16.0 * fits) + 1;
+    int64_t per_round = fits >= 8.0 ? (int64_t)fits : (int64_t)fmax(1.0, fmin(8.0, 16.0 * fits));
     e.status = idr_drive(sl, sizeof *sl, nsl, nth, per_round, slice_step, &in, opt, progress);
   }
   if (e.status == GPUISO_OK) e.status = collect(&in, out);

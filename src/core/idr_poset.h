@@ -93,9 +93,10 @@ typedef struct {
 typedef int (*idr_step)(void *slice, const void *in);
 
 /* Steps the nsl slices (an array of elements of slice_size bytes, each starting with its
- * idr_range) on nth >= nsl threads until all their thresholds are fitted, rounds of at least
- * per_round steps of each slice between interrupt polls and progress reports (progress may be
- * NULL). Slices that share state guard it themselves. */
+ * idr_range) on up to nth threads until all their thresholds are fitted, in rounds of per_round
+ * steps of each slice (fewer where it has nothing left; more while others are still short of
+ * theirs) between interrupt polls and progress reports (progress may be NULL). Slices that share
+ * state guard it themselves. */
 gpuiso_status idr_drive(void *slices, size_t slice_size, int nsl, int nth, int64_t per_round,
                         idr_step step, const void *in, const gpuiso_opts *opt,
                         const gpuiso_progress *progress);
@@ -110,7 +111,7 @@ typedef struct {
   int32_t *to, *rev;         /* its arcs by node: head, reverse arc of each */
   double *cap;               /* residual capacities */
   int32_t *head;             /* npos + 3: the arcs out of node v are head[v] .. head[v + 1] */
-  int32_t *level, *iter, *queue, *path; /* npos + 2 nodes: the block, source, sink (queue 3) */
+  int32_t *level, *iter, *queue, *path; /* npos + 2 each (the block, source, sink); queue npos + 3 */
   int32_t *admissible, *adm_end; /* the level graph's arcs of node v: admissible[iter[v] .. adm_end[v]) */
   double *gain;              /* npos: the gain of each point of the block */
   int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */

@@ -112,8 +112,9 @@ typedef struct {
 gpuiso_status sort_keys(int64_t n, const double *x, const int *g, int gbits, int nth, key_tag **keys,
                         int64_t *bad);
 
-/* Sort len records by key on the calling thread, stably (tmp: scratch for len records). */
+/* Sorts len records by key on the calling thread, stably (tmp: scratch for len records). */
 void sort_records_serial(sort_record *r, sort_record *tmp, int64_t len);
+/* sort_records_serial for key_tag records. */
 void sort_keys_serial(key_tag *r, key_tag *tmp, int64_t len);
 
 static inline int64_t tag_index(int64_t tag, int gbits) { return tag >> gbits; }

@@ -11,6 +11,9 @@
 
 #include "gpuiso.h"
 #include "idr_poset.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "check.h"
 
@@ -794,6 +797,69 @@ static void test_poset_interrupt(void) {
   free(x); free(pos); free(thr); free(slot);
 }
 
+/* The poset fit on 8 threads, whose slices take one another's thresholds: a stop at a poll
+ * returns GPUISO_E_INTERRUPT with the output freed (how many rounds the fit takes depends on
+ * the threads' timing, so a later stop may find it done). And from inside a parallel region,
+ * where its team has one thread for its 8 slices, rounds still end in polls (the thread goes on
+ * to start the slices left rather than finish the fit in one round): 4 rounds of 16 steps. */
+static void test_poset_interrupt_threads(void) {
+  int npos = 2000, nthr = 400;
+  double *x = malloc(npos * sizeof *x);
+  int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
+  for (int p = 0; p < npos; p++) {
+    x[p] = p;
+    pos[p] = p;
+    slot[p] = p;
+    thr[p] = (int32_t)((int64_t)p * nthr / npos);
+  }
+  gpuiso_poset g;
+  gpuiso_opts o = options(0, 8);
+  gpuiso_poset_reduce(npos, 1, x, &o, &g, NULL);
+  int never = -1;
+  gpuiso_interrupt counter = {poll_count, &never};
+  o.interrupt = &counter;
+  gpuiso_cdf_runs r, full;
+  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &full, NULL) == GPUISO_OK, "fit failed");
+  int polls = -1 - never;
+  for (int stop = 0; stop < 4; stop++) {
+    int left = stop;
+    gpuiso_interrupt at = {poll_count, &left};
+    o.interrupt = &at;
+    gpuiso_error e;
+    gpuiso_status st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, &e);
+    if (st == GPUISO_OK && stop > 0) { /* done before that poll: the same fit */
+      int same = r.offset[nthr] == full.offset[nthr];
+      for (int64_t j = 0; same && j < r.offset[nthr]; j++)
+        same = r.start[j] == full.start[j] && r.value[j] == full.value[j];
+      CHECK(same, "8 threads, a fit not stopped at poll %d differs", stop);
+      gpuiso_cdf_runs_free(&r);
+    } else {
+      CHECK(st == GPUISO_E_INTERRUPT && e.status == st && r.offset == NULL && r.start == NULL,
+            "8 threads, interrupt at poll %d: status %d", stop, (int)st);
+    }
+  }
+  gpuiso_cdf_runs_free(&full);
+#ifdef _OPENMP
+  omp_set_max_active_levels(1); /* the default: a parallel region within one has one thread */
+  int inner = 0;
+  gpuiso_status st = GPUISO_OK;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  {
+    int left = -1;
+    gpuiso_interrupt count = {poll_count, &left};
+    o.interrupt = &count;
+    st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, NULL);
+    inner = -1 - left;
+  }
+  CHECK(st == GPUISO_OK, "fit failed inside a parallel region");
+  if (st == GPUISO_OK) gpuiso_cdf_runs_free(&r);
+  CHECK(inner == 4, "%d polls in a fit inside a parallel region (%d on a full team), not 4", inner, polls);
+#endif
+  gpuiso_poset_free(&g);
+  free(x); free(pos); free(thr); free(slot);
+}
+
 int main(void) {
   srand(20261129);
   test_crps_wide();
@@ -815,6 +881,7 @@ int main(void) {
   test_poset_fit(3, 1500, 300, 200);
   test_poset_predict();
   test_poset_interrupt();
+  test_poset_interrupt_threads();
   printf("ctest: %d passed, %d failed (idr)\n", passed, failed);
   return failed != 0;
 }
