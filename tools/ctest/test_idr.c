@@ -491,6 +491,14 @@ static double cdf_value(const gpuiso_cdf_runs *r, int k, int p) {
 
 /* npos distinct points of the grid {0..L-1}^d, in lexicographic order (a random subset of the
  * grid enumerated in that order), column-major npos x d. Returns npos. */
+/* Whether two fits of nthr thresholds hold the same runs. */
+static int same_runs(const gpuiso_cdf_runs *a, const gpuiso_cdf_runs *b, int64_t nthr) {
+  int same = a->offset[nthr] == b->offset[nthr];
+  for (int64_t j = 0; same && j < a->offset[nthr]; j++)
+    same = a->start[j] == b->start[j] && a->value[j] == b->value[j];
+  return same;
+}
+
 static int grid_points(int d, int L, int want, double *x) {
   int total = 1;
   for (int j = 0; j < d; j++) total *= L;
@@ -642,12 +650,7 @@ static void test_poset_fit(int d, int n, int want, int nthr) {
     double *W = calloc(npos, sizeof *W), *sum = malloc(npos * sizeof *sum), *f = malloc(npos * sizeof *f);
     for (int i = 0; i < n; i++) W[pos[i]] += w[i];
     double diff = 0, prev_bad = 0;
-    int same = r1.offset[nthr] == r2.offset[nthr] && r1.offset[nthr] == r3.offset[nthr] &&
-               r1.offset[nthr] == r8.offset[nthr];
-    for (int64_t j = 0; same && j < r1.offset[nthr]; j++)
-      same = r1.start[j] == r2.start[j] && r1.value[j] == r2.value[j] &&
-             r1.start[j] == r3.start[j] && r1.value[j] == r3.value[j] &&
-             r1.start[j] == r8.start[j] && r1.value[j] == r8.value[j];
+    int same = same_runs(&r1, &r2, nthr) && same_runs(&r1, &r3, nthr) && same_runs(&r1, &r8, nthr);
     for (int k = 0; k < nthr; k++) {
       memset(sum, 0, npos * sizeof *sum);
       for (int i = 0; i < n; i++) if (thr[i] <= k) sum[pos[i]] += w[i];
@@ -755,46 +758,74 @@ static int stop_progress(void *ctx, double done) {
   ++*(int *)ctx;
   return 1;
 }
-static void test_poset_interrupt(void) {
-  int npos = 20000, nthr = 40;
+/* npos points on a line, one observation each, point p's at threshold p nthr / npos (y rises
+ * with x: two cuts a threshold), for the interrupt tests. */
+typedef struct {
+  int npos, nthr;
+  int32_t *pos, *thr, *slot;
+  gpuiso_poset g;
+} chain_data;
+
+static chain_data chain_make(int npos, int nthr, const gpuiso_opts *o) {
+  chain_data c = {npos, nthr, malloc(npos * sizeof(int32_t)), malloc(npos * sizeof(int32_t)),
+                  malloc(npos * sizeof(int32_t)), {0}};
   double *x = malloc(npos * sizeof *x);
-  int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
   for (int p = 0; p < npos; p++) {
     x[p] = p;
-    pos[p] = p;
-    slot[p] = p;
-    thr[p] = (int32_t)((int64_t)p * nthr / npos); /* y rises with x: two cuts a threshold */
+    c.pos[p] = p;
+    c.slot[p] = p;
+    c.thr[p] = (int32_t)((int64_t)p * nthr / npos);
   }
-  gpuiso_poset g;
+  gpuiso_poset_reduce(npos, 1, x, o, &c.g, NULL);
+  free(x);
+  return c;
+}
+
+static void chain_free(chain_data *c) {
+  gpuiso_poset_free(&c->g);
+  free(c->pos); free(c->thr); free(c->slot);
+}
+
+static gpuiso_status chain_fit(const chain_data *c, const gpuiso_opts *o, const gpuiso_progress *pr,
+                               gpuiso_cdf_runs *r, gpuiso_error *e) {
+  return gpuiso_idr_poset_fit(&c->g, c->npos, c->pos, c->thr, NULL, c->nthr, c->slot, o, pr, r, e);
+}
+
+/* The chain's fit with an interrupt at poll `stop` (0 the first). */
+static gpuiso_status chain_fit_stopped(const chain_data *c, gpuiso_opts o, int stop, gpuiso_cdf_runs *r,
+                                       gpuiso_error *e) {
+  int left = stop;
+  gpuiso_interrupt at = {poll_count, &left};
+  o.interrupt = &at;
+  return chain_fit(c, &o, NULL, r, e);
+}
+
+static void test_poset_interrupt(void) {
   gpuiso_opts o = options(0, 1);
-  gpuiso_poset_reduce(npos, 1, x, &o, &g, NULL);
+  chain_data c = chain_make(20000, 40, &o);
+  int nthr = c.nthr;
   int never = -1;
   gpuiso_interrupt counter = {poll_count, &never};
   o.interrupt = &counter;
   double last[2] = {0, 0};
   gpuiso_progress pr = {record_progress, last};
   gpuiso_cdf_runs r;
-  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, &pr, &r, NULL) == GPUISO_OK, "fit failed");
+  CHECK(chain_fit(&c, &o, &pr, &r, NULL) == GPUISO_OK, "fit failed");
   int polls = -1 - never;
   CHECK(polls >= 2, "only %d polls in a fit of %d thresholds", polls, nthr);
   CHECK(last[1] == 0 && last[0] > 0, "progress out of order or never reported");
   gpuiso_cdf_runs_free(&r);
   int stops = 0;
   gpuiso_progress stop = {stop_progress, &stops};
-  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, &stop, &r, NULL) ==
-            GPUISO_E_INTERRUPT && stops == 1 && r.offset == NULL,
+  CHECK(chain_fit(&c, &o, &stop, &r, NULL) == GPUISO_E_INTERRUPT && stops == 1 && r.offset == NULL,
         "a report asking to stop: %d reports", stops);
   for (int stop = 0; stop < polls; stop++) {
-    int left = stop;
-    gpuiso_interrupt at = {poll_count, &left};
-    o.interrupt = &at;
     gpuiso_error e;
-    gpuiso_status st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, &e);
+    gpuiso_status st = chain_fit_stopped(&c, o, stop, &r, &e);
     CHECK(st == GPUISO_E_INTERRUPT && e.status == st && r.offset == NULL && r.start == NULL,
           "interrupt at poll %d of %d: status %d", stop, polls, (int)st);
   }
-  gpuiso_poset_free(&g);
-  free(x); free(pos); free(thr); free(slot);
+  chain_free(&c);
 }
 
 /* The poset fit on 8 threads, whose slices take one another's thresholds: a stop at a poll
@@ -803,35 +834,18 @@ static void test_poset_interrupt(void) {
  * where its team has one thread for its 8 slices, rounds still end in polls (the thread goes on
  * to start the slices left rather than finish the fit in one round): 4 rounds of 16 steps. */
 static void test_poset_interrupt_threads(void) {
-  int npos = 2000, nthr = 400;
-  double *x = malloc(npos * sizeof *x);
-  int32_t *pos = malloc(npos * sizeof *pos), *thr = malloc(npos * sizeof *thr), *slot = malloc(npos * sizeof *slot);
-  for (int p = 0; p < npos; p++) {
-    x[p] = p;
-    pos[p] = p;
-    slot[p] = p;
-    thr[p] = (int32_t)((int64_t)p * nthr / npos);
-  }
-  gpuiso_poset g;
   gpuiso_opts o = options(0, 8);
-  gpuiso_poset_reduce(npos, 1, x, &o, &g, NULL);
+  chain_data c = chain_make(2000, 400, &o);
   int never = -1;
   gpuiso_interrupt counter = {poll_count, &never};
   o.interrupt = &counter;
   gpuiso_cdf_runs r, full;
-  CHECK(gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &full, NULL) == GPUISO_OK, "fit failed");
-  int polls = -1 - never;
+  CHECK(chain_fit(&c, &o, NULL, &full, NULL) == GPUISO_OK, "fit failed");
   for (int stop = 0; stop < 4; stop++) {
-    int left = stop;
-    gpuiso_interrupt at = {poll_count, &left};
-    o.interrupt = &at;
     gpuiso_error e;
-    gpuiso_status st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, &e);
+    gpuiso_status st = chain_fit_stopped(&c, o, stop, &r, &e);
     if (st == GPUISO_OK && stop > 0) { /* done before that poll: the same fit */
-      int same = r.offset[nthr] == full.offset[nthr];
-      for (int64_t j = 0; same && j < r.offset[nthr]; j++)
-        same = r.start[j] == full.start[j] && r.value[j] == full.value[j];
-      CHECK(same, "8 threads, a fit not stopped at poll %d differs", stop);
+      CHECK(same_runs(&r, &full, c.nthr), "8 threads, a fit not stopped at poll %d differs", stop);
       gpuiso_cdf_runs_free(&r);
     } else {
       CHECK(st == GPUISO_E_INTERRUPT && e.status == st && r.offset == NULL && r.start == NULL,
@@ -840,6 +854,7 @@ static void test_poset_interrupt_threads(void) {
   }
   gpuiso_cdf_runs_free(&full);
 #ifdef _OPENMP
+  int polls = -1 - never;
   omp_set_max_active_levels(1); /* the default: a parallel region within one has one thread */
   int inner = 0;
   gpuiso_status st = GPUISO_OK;
@@ -849,15 +864,14 @@ static void test_poset_interrupt_threads(void) {
     int left = -1;
     gpuiso_interrupt count = {poll_count, &left};
     o.interrupt = &count;
-    st = gpuiso_idr_poset_fit(&g, npos, pos, thr, NULL, nthr, slot, &o, NULL, &r, NULL);
+    st = chain_fit(&c, &o, NULL, &r, NULL);
     inner = -1 - left;
   }
   CHECK(st == GPUISO_OK, "fit failed inside a parallel region");
   if (st == GPUISO_OK) gpuiso_cdf_runs_free(&r);
   CHECK(inner == 4, "%d polls in a fit inside a parallel region (%d on a full team), not 4", inner, polls);
 #endif
-  gpuiso_poset_free(&g);
-  free(x); free(pos); free(thr); free(slot);
+  chain_free(&c);
 }
 
 int main(void) {
