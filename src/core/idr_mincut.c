@@ -12,9 +12,8 @@
  * The gains are scaled by the block's weight, gain_p = sum_p W - S w_p (S, W the block's sums),
  * so that for unweighted indicators they are whole numbers and the cuts are exact; a block is
  * split only when its best gain exceeds the rounding of its terms (4 eps sum |sum_p W| + |S w_p|),
- * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum flows by Dinic's
- * algorithm, iteratively (no recursion), its searches stopping at the sink's level, on the
- * network laid out by node. The cost is a maximum flow on each block at each level of the
+ * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum preflows by
+ * push-relabel on the network laid out by node, the cut read from them. The cost is a maximum flow on each block at each level of the
  * recursion: at most (number of distinct fitted values) levels, each over at most all points and
  * covers. Bounds on the fit known in advance (IDR's neighbouring thresholds) take the points
  * whose side they decide out of each flow, and split a block without a flow where no bounds
@@ -39,19 +38,21 @@ int mincut_work_init(mincut_work *w, const gpuiso_poset *g) {
   w->eto = malloc(ne / 2 * sizeof *w->eto);
   w->ecap = malloc(ne / 2 * sizeof *w->ecap);
   w->head = malloc((np + 3) * sizeof *w->head);
-  w->level = malloc((np + 2) * sizeof *w->level);
-  w->iter = malloc((np + 2) * sizeof *w->iter);
-  w->queue = malloc((np + 3) * sizeof *w->queue); /* one more: bfs writes past its last node */
-  w->path = malloc((np + 2) * sizeof *w->path);
-  w->admissible = malloc(ne * sizeof *w->admissible);
-  w->adm_end = malloc((np + 2) * sizeof *w->adm_end);
+  w->label = malloc((np + 2) * sizeof *w->label);
+  w->current = malloc((np + 2) * sizeof *w->current);
+  w->excess = malloc((np + 2) * sizeof *w->excess);
+  w->count = malloc((np + 3) * sizeof *w->count);
+  w->queue = malloc((np + 2) * sizeof *w->queue);
+  w->fifo = malloc((np + 2) * sizeof *w->fifo);
+  w->queued = malloc(np + 2);
+  w->in_source = malloc(np + 2);
   w->gain = malloc(np * sizeof *w->gain);
   w->node = malloc(np * sizeof *w->node);
   w->free_pt = malloc(np * sizeof *w->free_pt);
   w->by_hi = malloc(2 * np * sizeof *w->by_hi);
-  if (!w->local || !w->perm || !w->seg || !w->to || !w->rev || !w->cap ||
-      !w->efrom || !w->eto || !w->ecap || !w->head || !w->level ||
-      !w->iter || !w->queue || !w->path || !w->admissible || !w->adm_end || !w->gain || !w->node || !w->free_pt || !w->by_hi)
+  if (!w->local || !w->perm || !w->seg || !w->to || !w->rev || !w->cap || !w->efrom || !w->eto ||
+      !w->ecap || !w->head || !w->label || !w->current || !w->excess || !w->count || !w->queue ||
+      !w->fifo || !w->queued || !w->in_source || !w->gain || !w->node || !w->free_pt || !w->by_hi)
     return 0;
   for (size_t p = 0; p < np; p++) w->local[p] = -1;
   return 1;
@@ -68,12 +69,14 @@ void mincut_work_free(mincut_work *w) {
   free(w->eto);
   free(w->ecap);
   free(w->head);
-  free(w->level);
-  free(w->iter);
+  free(w->label);
+  free(w->current);
+  free(w->excess);
+  free(w->count);
   free(w->queue);
-  free(w->path);
-  free(w->admissible);
-  free(w->adm_end);
+  free(w->fifo);
+  free(w->queued);
+  free(w->in_source);
   free(w->gain);
   free(w->node);
   free(w->free_pt);
@@ -92,7 +95,7 @@ static void add_edge(mincut_work *w, int32_t *ne, int32_t from, int32_t to, doub
  * head[v] .. head[v + 1]): each edge gives an arc and its reverse arc rev[e], of capacity 0.
  * The searches then read each node's arcs in one run of memory. */
 static void build_network(mincut_work *w, int32_t nn, int32_t ne) {
-  int32_t *at = w->iter; /* free until the flow */
+  int32_t *at = w->current; /* free until the flow */
   memset(w->head, 0, (size_t)(nn + 1) * sizeof *w->head);
   for (int32_t e = 0; e < ne; e++) {
     w->head[w->efrom[e] + 1]++;
@@ -111,72 +114,125 @@ static void build_network(mincut_work *w, int32_t nn, int32_t ne) {
   }
 }
 
-/* Levels of the residual network from the source, up to the sink's (the phase uses no deeper
- * node); returns whether the sink is reached. When it is not, the levels mark every node the
- * source reaches. */
-static int bfs(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
-  int32_t *level = w->level, *queue = w->queue, *adm = w->admissible, *first = w->iter, *end = w->adm_end;
-  const int32_t *head = w->head, *to = w->to;
-  const double *cap = w->cap;
-  for (int32_t v = 0; v < nn; v++) level[v] = -1, first[v] = end[v] = 0;
-  int32_t qh = 0, qt = 0, na = 0;
-  level[src] = 0;
-  queue[qt++] = src;
-  while (qh < qt) {
-    int32_t v = queue[qh++], next = level[v] + 1;
-    if (level[sink] >= 0 && next > level[sink]) break;
-    /* Without branches: whether an arc has capacity left and reaches a new node follows no
-     * pattern a predictor learns (a branch cost some 40% of the search). The level graph's
-     * arcs out of v are known here too: the nodes of level next are found from level
-     * next - 1 alone, so an arc of v reaches one exactly when its node is new or already
-     * at level next. */
-    first[v] = na;
-    for (int32_t e = head[v]; e < head[v + 1]; e++) {
-      int32_t u = to[e];
-      int open = cap[e] > 0, fresh = level[u] < 0;
-      adm[na] = e;
-      na += open & (fresh | (level[u] == next));
-      queue[qt] = u;
-      qt += open & fresh;
-      level[u] = open & fresh ? next : level[u];
-    }
-    end[v] = na;
+/* Exact distances to the sink in the residual network, by a search back from it; nn (the number
+ * of nodes) for the nodes that cannot reach it and for the source. Resets the current arcs and
+ * the counts of labels. */
+static void global_relabel(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
+  int32_t *label = w->label, *queue = w->queue, *count = w->count;
+  const int32_t *head = w->head, *to = w->to, *rev = w->rev;
+  for (int32_t v = 0; v < nn; v++) {
+    label[v] = nn;
+    count[v] = 0;
+    w->current[v] = head[v];
   }
-  return level[sink] >= 0;
+  int32_t qh = 0, qt = 0;
+  label[sink] = 0;
+  queue[qt++] = sink;
+  while (qh < qt) {
+    int32_t v = queue[qh++];
+    count[label[v]]++;
+    for (int32_t a = head[v]; a < head[v + 1]; a++) {
+      int32_t u = to[a];
+      if (label[u] == nn && u != src && w->cap[rev[a]] > 0) {
+        label[u] = label[v] + 1;
+        queue[qt++] = u;
+      }
+    }
+  }
 }
 
-/* A blocking flow along shortest paths (Dinic's phase), by an explicit path stack, over the
- * level graph's arcs that bfs listed (saturated ones and dead ends skipped as met). */
-static void blocking_flow(mincut_work *w, int32_t src, int32_t sink) {
-  const int32_t *adm = w->admissible;
-  int32_t top = 0, v = src;
-  for (;;) {
-    if (v == sink) {
-      double f = INFINITY;
-      int32_t cut = 0;
-      for (int32_t i = 0; i < top; i++)
-        if (w->cap[w->path[i]] < f) { f = w->cap[w->path[i]]; cut = i; }
-      for (int32_t i = 0; i < top; i++) {
-        w->cap[w->path[i]] -= f;
-        w->cap[w->rev[w->path[i]]] += f;
+/* Node v raised to one more than its lowest residual neighbour (nn where it has none, the
+ * source's label: v can no longer reach the sink). The gap rule: where v was the last node of
+ * its label, no node above that label reaches the sink either, and all go to nn. */
+static void relabel(mincut_work *w, int32_t nn, int32_t src, int32_t v) {
+  int32_t *label = w->label, *count = w->count, old = label[v], low = nn;
+  for (int32_t a = w->head[v]; a < w->head[v + 1]; a++)
+    if (w->cap[a] > 0 && label[w->to[a]] < low) low = label[w->to[a]];
+  w->current[v] = w->head[v];
+  if (--count[old] == 0) {
+    for (int32_t u = 0; u < nn; u++)
+      if (u != src && label[u] > old && label[u] < nn) {
+        count[label[u]]--;
+        label[u] = nn;
       }
-      top = cut; /* back to the tail of the first saturated edge */
-      v = top ? w->to[w->path[top - 1]] : src;
-      continue;
+    low = nn;
+  }
+  label[v] = low < nn ? low + 1 : nn;
+  if (label[v] < nn) count[label[v]]++;
+}
+
+/* A maximum preflow by push-relabel (Goldberg and Tarjan 1988): the source's arcs saturated,
+ * active nodes (with excess, below label nn) discharged first in, first out, along arcs to a
+ * node one label lower, exact labels from global_relabel at the start and after every nn
+ * relabels. Dinic's algorithm took some 8 searches of the whole network a cut here; this visits
+ * the network about half as often. Pushes move min(excess, capacity), so that an emptied node or
+ * a saturated arc is exactly 0. */
+static void max_preflow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
+  int32_t *label = w->label, *current = w->current, *fifo = w->fifo;
+  double *excess = w->excess, *cap = w->cap;
+  unsigned char *queued = w->queued;
+  const int32_t *head = w->head, *to = w->to, *rev = w->rev;
+  int32_t qh = 0, qn = 0, relabels = 0;
+  for (int32_t v = 0; v < nn; v++) excess[v] = 0, queued[v] = 0;
+  global_relabel(w, nn, src, sink);
+  for (int32_t a = head[src]; a < head[src + 1]; a++) {
+    int32_t u = to[a];
+    excess[u] += cap[a];
+    cap[rev[a]] += cap[a];
+    cap[a] = 0;
+    if (!queued[u] && u != sink) queued[u] = 1, fifo[qn++] = u;
+  }
+  while (qn > 0) {
+    int32_t v = fifo[qh];
+    qh = qh + 1 == nn ? 0 : qh + 1;
+    qn--;
+    queued[v] = 0;
+    while (excess[v] > 0 && label[v] < nn) {
+      int32_t a = current[v], end = head[v + 1], down = label[v] - 1;
+      for (; a < end; a++) {
+        int32_t u = to[a];
+        if (!(cap[a] > 0 && label[u] == down)) continue;
+        double f = excess[v] < cap[a] ? excess[v] : cap[a];
+        cap[a] -= f;
+        cap[rev[a]] += f;
+        excess[v] -= f;
+        excess[u] += f;
+        if (!queued[u] && u != sink) {
+          queued[u] = 1;
+          int32_t at = qh + qn++;
+          fifo[at < nn ? at : at - nn] = u;
+        }
+        if (excess[v] == 0) break;
+      }
+      current[v] = a;
+      if (excess[v] == 0) break;
+      relabel(w, nn, src, v);
+      if (++relabels == nn) {
+        relabels = 0;
+        global_relabel(w, nn, src, sink);
+      }
     }
-    int32_t i = w->iter[v], end = w->adm_end[v];
-    while (i < end && !((w->cap[adm[i]] > 0) & (w->level[w->to[adm[i]]] >= 0))) i++;
-    w->iter[v] = i;
-    if (i < end) {
-      w->path[top++] = adm[i];
-      v = w->to[adm[i]];
-      continue;
+  }
+}
+
+/* The source side of the minimum cut nearest the source, in in_source: the nodes that the
+ * source or a node with excess reaches in the residual network of a maximum preflow. (Every
+ * minimum cut has all excess on its source side and no residual arc out of it, so it holds
+ * these nodes; and they form a minimum cut, their capacity out being the flow into the sink.)
+ * Excess within tol, rounding of the pushes' sums, is taken for none. */
+static void source_side(mincut_work *w, int32_t nn, int32_t src, int32_t sink, double tol) {
+  unsigned char *in = w->in_source;
+  int32_t *queue = w->queue, qh = 0, qt = 0;
+  for (int32_t v = 0; v < nn; v++) {
+    in[v] = v == src || (v != sink && w->excess[v] > tol);
+    if (in[v]) queue[qt++] = v;
+  }
+  while (qh < qt) {
+    int32_t v = queue[qh++];
+    for (int32_t a = w->head[v]; a < w->head[v + 1]; a++) {
+      int32_t u = w->to[a];
+      if (!in[u] && w->cap[a] > 0) in[u] = 1, queue[qt++] = u;
     }
-    w->level[v] = -1; /* a dead end for this phase */
-    if (top == 0) return;
-    top--;
-    v = top ? w->to[w->path[top - 1]] : src;
-    w->iter[v]++;
   }
 }
 
@@ -226,23 +282,24 @@ static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64
       if (q >= 0 && w->node[q] >= 0) add_edge(w, &ne, w->node[q], f, INFINITY);
     }
   }
+  /* rounding of the gains' terms: a gain within it is no split (nor is the whole block, whose
+   * exact gain is 0) */
+  double tol = 4 * DBL_EPSILON * scale;
   if (nf > 0) {
     build_network(w, nn, ne);
-    while (bfs(w, nn, src, sink)) blocking_flow(w, src, sink);
+    max_preflow(w, nn, src, sink);
+    source_side(w, nn, src, sink, tol);
   }
-  /* the last search's levels mark the source side */
   double best = forced;
   for (int32_t f = 0; f < nf; f++)
-    if (w->level[f] >= 0) best += w->gain[w->free_pt[f]];
-  /* a gain within the rounding of the gains' terms is no split (nor is the whole block, whose
-   * exact gain is 0) */
-  if (!(best > 4 * DBL_EPSILON * scale)) return 0;
+    if (w->in_source[f]) best += w->gain[w->free_pt[f]];
+  if (!(best > tol)) return 0;
   /* partition by the side of each point (read first: the marks are by local index), stably, so
    * that every block lists its points in increasing order and sums them in that order */
   int64_t nh = 0;
   for (int32_t j = 0; j < nb; j++)
-    w->queue[j] = w->node[j] == SIDE_ABOVE || (w->node[j] >= 0 && w->level[w->node[j]] >= 0);
-  int32_t *tmp = w->path; /* free now: the points of the rest, in order */
+    w->queue[j] = w->node[j] == SIDE_ABOVE || (w->node[j] >= 0 && w->in_source[w->node[j]]);
+  int32_t *tmp = w->fifo; /* free now: the points of the rest, in order */
   int64_t nr = 0;
   for (int32_t j = 0; j < nb; j++) {
     int32_t p = w->perm[a + j];
@@ -279,7 +336,7 @@ static int64_t split_at_gaps(mincut_work *w, int64_t nb, const double *lo, const
   memset(at, 0, (size_t)(nparts + 1) * sizeof *at);
   for (int64_t i = 0; i < nb; i++) at[w->local[w->perm[i]] + 1]++;
   for (int64_t c = 0; c < nparts; c++) at[c + 1] += at[c];
-  int32_t *tmp = w->path;
+  int32_t *tmp = w->fifo;
   int64_t *fill = (int64_t *)w->by_hi; /* free now */
   memcpy(fill, at, (size_t)nparts * sizeof *fill);
   for (int64_t i = 0; i < nb; i++) {

@@ -111,8 +111,15 @@ typedef struct {
   int32_t *to, *rev;         /* its arcs by node: head, reverse arc of each */
   double *cap;               /* residual capacities */
   int32_t *head;             /* npos + 3: the arcs out of node v are head[v] .. head[v + 1] */
-  int32_t *level, *iter, *queue, *path; /* npos + 2 each (the block, source, sink); queue npos + 3 */
-  int32_t *admissible, *adm_end; /* the level graph's arcs of node v: admissible[iter[v] .. adm_end[v]) */
+  /* npos + 2 each (the block's points, source, sink); count npos + 3 */
+  int32_t *label;            /* distance labels (at least each node's distance to the sink) */
+  int32_t *current;          /* each node's current arc */
+  double *excess;            /* flow in less flow out */
+  int32_t *count;            /* the nodes of each label below the number of nodes */
+  int32_t *queue;            /* breadth-first searches */
+  int32_t *fifo;             /* the active nodes, a ring */
+  unsigned char *queued;     /* whether a node is in the ring */
+  unsigned char *in_source;  /* after the flow: whether a node is on the cut's source side */
   double *gain;              /* npos: the gain of each point of the block */
   int32_t *node;             /* npos: a point's node in the network, or the side its bounds fix */
   int32_t *free_pt;          /* npos: the points of the block in the network, by node */
