@@ -47,7 +47,10 @@
 #' convex hull of the cumulative sum diagram, merging the hulls of chunks of 1024 points along
 #' bridges, level by level and in parallel, with each node of the merge tree held as a list of
 #' segments of the chunks' hulls (the GPU's algorithm); its coordinates are double-double numbers,
-#' so its fit is at least as accurate as PAV's. `method = "auto"` chooses PAV, which is faster on
+#' so its fit is at least as accurate as PAV's while the largest positive weight is at most about
+#' 10^300 times the smallest (the weights are scaled so that the largest is near 1, and the
+#' smallest, with its products with `y`, must stay above the doubles' underflow, about 10^-308);
+#' beyond that, use PAV. `method = "auto"` chooses PAV, which is faster on
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
 #' source repository). An unsorted `x` is sorted by a parallel radix sort.
 #'

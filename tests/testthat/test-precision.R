@@ -7,15 +7,15 @@ skip_if_not_installed("Rmpfr")
 
 steps_back <- function(z, increasing) any(if (increasing) diff(z) < 0 else diff(z) > 0)
 
-# Rows of each family in families (the wide ones at spans 1e15 and 1e30) and both directions
-# through each of fits, function(y, w, increasing); each fit checked against the exact fit of
-# exact_input(y), exact_input(w) within tol. Rows of n elements (default 20, 128 for the
-# cancellation family). Returns the largest deviation of each fit.
+# Rows of each family in families (the wide ones at each of spans, 1e15 and 1e30 by default) and
+# both directions through each of fits, function(y, w, increasing); each fit checked against the
+# exact fit of exact_input(y), exact_input(w) within tol. Rows of n elements (default 20, 128 for
+# the cancellation family). Returns the largest deviation of each fit.
 check_families <- function(fits, tol, rows = 8, families = precision_families,
-                           exact_input = identity, n = NULL) {
+                           exact_input = identity, n = NULL, spans = c(15, 30)) {
   worst <- stats::setNames(numeric(length(fits)), names(fits))
   for (f in families) {
-    for (span in if (grepl("^wide", f)) c(15, 30) else 30) {
+    for (span in if (grepl("^wide", f)) spans else 30) {
       for (r in seq_len(rows)) {
         d <- gen_precision(f, if (!is.null(n)) n else if (f == "cancellation") 128L else 20L, span)
         increasing <- r %% 2 == 1
@@ -64,6 +64,26 @@ test_that("the hull engine is within 1e-10 of the exact fit on every family", {
   set.seed(71)
   worst <- check_families(list(hull = cpu("hull")), 1e-10)
   expect_lt(worst[["hull"]], 1e-10)
+})
+
+test_that("the hull engine keeps 1e-10 with weights, and values and weights, over 1e+-150", {
+  # scaled with the row (its largest weight near 1), the smallest weights come near 1e-300, and
+  # a turn's products of two of their steps under the doubles' range: the exact predicates lift
+  # each vector by a power of two first (a reliability audit found 7 of 20 rows wrong at 1e+-150)
+  y <- c(2.88316448385135, 3.17137820409607, 3.1717837119402)
+  for (w in list(c(1, 1e-300, 1e-20), c(2.58e100, 4.26e-120, 0.0635))) {
+    z <- isoreg_gpu(y, w = w, method = "hull")$fitted
+    expect_lt(deviation(z, ref_pav_exact(y, w)), 1e-15)
+  }
+  set.seed(76)
+  wide <- c("wide_values", "wide_weights", "wide_both")
+  for (chunk in list(NULL, 4)) {
+    old <- options(gpuiso.hull_chunk = chunk)
+    worst <- check_families(list(hull = cpu("hull")), 1e-10, rows = 6, families = wide,
+                            n = 30L, spans = c(100, 150))
+    options(old)
+    expect_lt(worst[["hull"]], 1e-10)
+  }
 })
 
 test_that("the PAV engine is within 1e-10 of the exact fit outside the cancellation family", {

@@ -33,7 +33,8 @@ static int row_is_wide(int64_t n, const double *y, const double *w) {
 
 /* Wide ranges of values and weights, where the chunks' points cannot hold the steps between them
  * (hull_is_wide): the kernels build such a row's hull as one chain on the steps, as the CPU
- * engine does. Double and single (the data rounded to float, the references on it in double).
+ * engine does. Double and single (the data rounded to float, the references on it in double;
+ * spans of 1e+-15 and 1e+-30, as floats hold; double also 1e+-150).
  * Against the CPU engine, its wide rows to the bit (single: its fit rounded once), the others
  * within 1e-12 of 1 + |z| (rows of the lane kernels against it in one chunk, long rows with the
  * same chunks), and within 1e-10 against the PAV engine, whose block sums hold these ranges
@@ -53,8 +54,8 @@ static void test_wide(void) {
   float *yf = (float *)malloc(n * sizeof *yf), *wf = (float *)malloc(n * sizeof *wf), *zf = (float *)malloc(n * sizeof *zf);
   const char *const kinds[] = {"values", "weights", "values and weights"};
   for (int kind = 0; kind < 3; kind++) {
-    for (int span = 15; span <= 30; span += 15) {
-      for (int layout = 0; layout < 3; layout++) for (int single = 0; single <= 1; single++) {
+    for (int span : {15, 30, 150}) { /* 1e+-150: products of steps below the doubles' range */
+      for (int layout = 0; layout < 3; layout++) for (int single = 0; single <= (span <= 30); single++) {
         int increasing = (kind + layout + span / 15 + single) % 2;
         int64_t rows = layout ? 3 : R, *o = layout ? longs : off, chunk = layout == 2 ? 16384 : 1024;
         srand((unsigned)(100 * kind + span + 7 * layout));

@@ -120,10 +120,24 @@ static inline GPUISO_HD dd hull_pair_diff(dd b, dd a) {
   return hull_exp_pair(e, n);
 }
 
-/* The exact sign of x1 y2 - y1 x2 for four expansions. */
-static inline GPUISO_HD int hull_exp_cross_sign(const double *x1, int n1, const double *y1, int m1,
-                                                const double *x2, int n2, const double *y2,
-                                                int m2) {
+/* Scales the vector of expansions (x, y) by the power of two that brings its larger last term
+ * to [1/2, 1) where it is below: a cross product keeps its sign, and its two-products stay exact,
+ * where products of tiny terms (a weight of 1e-150 scaled with the row's, times a step of 1e-150)
+ * would fall below the doubles' range. Never down, so that no term underflows. */
+static inline GPUISO_HD void hull_exp_lift(double *x, int nx, double *y, int ny) {
+  double m = fmax(fabs(x[nx - 1]), fabs(y[ny - 1]));
+  if (!(m > 0 && m < 0.5)) return;
+  int e;
+  frexp(m, &e);
+  for (int i = 0; i < nx; i++) x[i] = ldexp(x[i], -e);
+  for (int i = 0; i < ny; i++) y[i] = ldexp(y[i], -e);
+}
+
+/* The exact sign of x1 y2 - y1 x2 for four expansions (each vector lifted in place first). */
+static inline GPUISO_HD int hull_exp_cross_sign(double *x1, int n1, double *y1, int m1, double *x2,
+                                                int n2, double *y2, int m2) {
+  hull_exp_lift(x1, n1, y1, m1);
+  hull_exp_lift(x2, n2, y2, m2);
   double e[HULL_EXP_MAX];
   int n = 0;
   hull_exp_add_product(e, &n, x1, n1, y2, m2, 1.0);
