@@ -170,6 +170,15 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* The most bytes of up-set bit rows that gpuiso_poset_reduce takes (poset.c): 256 MB, up to some
+ * 64,000 points (whose covers can take as much: 21 million at 5e4 sorted ensembles of 10); more
+ * are reduced by comparisons with the covers found instead, about ten times slower. */
+#define POSET_BITS_MAX ((double)((int64_t)1 << 28))
+
+/* gpuiso_poset_reduce with the bit rows' limit max_bits in bytes (0: by comparisons alone). */
+gpuiso_status poset_reduce_within(int64_t npos, int64_t d, const double *x, const gpuiso_opts *opt,
+                                  double max_bits, gpuiso_poset *out, gpuiso_error *err);
+
 /* memcpy on up to nth threads, in pieces of whole cache lines: one thread copies at about a
  * third of what a device's host link moves (src/cuda/staging.cuh). */
 void copy_parallel(void *dst, const void *src, size_t bytes, int nth);
