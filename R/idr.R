@@ -40,12 +40,13 @@
 #' sorted; `"icx"` (increasing convex order) componentwise on the cumulative sums of the members
 #' sorted decreasingly, as isodistrreg. A covariate vector is below another when it is below in
 #' every group. The distinct covariate vectors form a partial order, whose transitive reduction is
-#' computed once (all pairs compared, \eqn{O(m^2 d)}{O(m^2 d)} for \eqn{m}{m} distinct vectors of \eqn{d}{d}
-#' numbers, the covers then read from bit sets of the vectors above each, \eqn{m^2/16}{m^2/16}
-#' bytes, up to some 64,000 vectors). Each threshold's CDF is then the exact antitonic least-squares fit on that order,
-#' found by recursive partitioning with minimum cuts (Hochbaum and Queyranne, 2003; Luss, Rosset
-#' and Shahar, 2012): a block is split at its weighted mean by a maximum-weight closure (a
-#' maximum flow on the reduction, by push-relabel), and each part is fitted the same way. For unweighted data the
+#' computed once (all pairs compared, \eqn{O(m^2 d)}{O(m^2 d)} for \eqn{m}{m} distinct
+#' vectors of \eqn{d}{d} numbers, the covers then read from bit sets of the vectors above each,
+#' \eqn{m^2/16}{m^2/16} bytes, up to some 64,000 vectors). Each threshold's CDF is then the
+#' exact antitonic least-squares fit on that order, found by recursive partitioning with minimum
+#' cuts (Hochbaum and Queyranne, 2003; Luss, Rosset and Shahar, 2012): a block is split at its
+#' weighted mean by a maximum-weight closure (a maximum flow on the reduction, by push-relabel),
+#' and each part is fitted the same way. For unweighted data the
 #' cuts are computed in whole numbers, so the fit is exact, not a solver's tolerance as with
 #' isodistrreg's quadratic programs. Neighbouring thresholds share work: the exact CDF rises with
 #' the threshold, so the thresholds are fitted by bisection, each between the two nearest already

@@ -13,11 +13,11 @@
  * so that for unweighted indicators they are whole numbers and the cuts are exact; a block is
  * split only when its best gain exceeds the rounding of its terms (4 eps sum |sum_p W| + |S w_p|),
  * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum preflows by
- * push-relabel on the network laid out by node, the cut read from them. The cost is a maximum flow on each block at each level of the
- * recursion: at most (number of distinct fitted values) levels, each over at most all points and
- * covers. Bounds on the fit known in advance (IDR's neighbouring thresholds) take the points
- * whose side they decide out of each flow, and split a block without a flow where no bounds
- * overlap (see mincut_solve). */
+ * push-relabel on the network laid out by node, the cut read from them. The cost is a maximum
+ * flow on each block at each level of the recursion: at most (number of distinct fitted values)
+ * levels, each over at most all points and covers. Bounds on the fit known in advance (IDR's
+ * neighbouring thresholds) take the points whose side they decide out of each flow, and split a
+ * block without a flow where no bounds overlap (see mincut_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ int mincut_work_init(mincut_work *w, const gpuiso_poset *g) {
   w->label = malloc((np + 2) * sizeof *w->label);
   w->current = malloc((np + 2) * sizeof *w->current);
   w->excess = malloc((np + 2) * sizeof *w->excess);
-  w->count = malloc((np + 3) * sizeof *w->count);
+  w->count = malloc((np + 2) * sizeof *w->count);
   w->queue = malloc((np + 2) * sizeof *w->queue);
   w->fifo = malloc((np + 2) * sizeof *w->fifo);
   w->queued = malloc(np + 2);
@@ -219,12 +219,13 @@ static void max_preflow(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
  * source or a node with excess reaches in the residual network of a maximum preflow. (Every
  * minimum cut has all excess on its source side and no residual arc out of it, so it holds
  * these nodes; and they form a minimum cut, their capacity out being the flow into the sink.)
- * Excess within tol, rounding of the pushes' sums, is taken for none. */
-static void source_side(mincut_work *w, int32_t nn, int32_t src, int32_t sink, double tol) {
+ * Any positive excess counts, as any positive capacity did in Dinic's last search: a threshold
+ * for the block's rounding would drop the genuine excess of a light point. */
+static void source_side(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
   unsigned char *in = w->in_source;
   int32_t *queue = w->queue, qh = 0, qt = 0;
   for (int32_t v = 0; v < nn; v++) {
-    in[v] = v == src || (v != sink && w->excess[v] > tol);
+    in[v] = v == src || (v != sink && w->excess[v] > 0);
     if (in[v]) queue[qt++] = v;
   }
   while (qh < qt) {
@@ -288,7 +289,7 @@ static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64
   if (nf > 0) {
     build_network(w, nn, ne);
     max_preflow(w, nn, src, sink);
-    source_side(w, nn, src, sink, tol);
+    source_side(w, nn, src, sink);
   }
   double best = forced;
   for (int32_t f = 0; f < nf; f++)

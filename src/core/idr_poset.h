@@ -111,7 +111,7 @@ typedef struct {
   int32_t *to, *rev;         /* its arcs by node: head, reverse arc of each */
   double *cap;               /* residual capacities */
   int32_t *head;             /* npos + 3: the arcs out of node v are head[v] .. head[v + 1] */
-  /* npos + 2 each (the block's points, source, sink); count npos + 3 */
+  /* npos + 2 each (the block's points, source, sink) */
   int32_t *label;            /* distance labels (at least each node's distance to the sink) */
   int32_t *current;          /* each node's current arc */
   double *excess;            /* flow in less flow out */

@@ -80,10 +80,12 @@ typedef struct {
 
 static uint64_t *up_row(const up_rows *u, int64_t p) { return u->bits + u->at[p] - p / 64; }
 
-/* Bytes of the rows of npos points. */
+/* Bytes of the rows of npos points, and of their starts: npos whole rows less each row's words
+ * before its point's (p / 64 of them, summed over the full blocks of 64 points and the last). */
 static double up_rows_bytes(int64_t npos) {
-  double words = (double)((npos + 63) / 64);
-  return 8.0 * ((double)npos * words - 32.0 * words * (words - 1)) + 8.0 * (double)npos;
+  double words = (double)((npos + 63) / 64), full = (double)(npos / 64);
+  double skipped = 32.0 * full * (full - 1) + (double)(npos % 64) * full;
+  return 8.0 * ((double)npos * words - skipped) + 8.0 * (double)npos;
 }
 
 static int up_rows_init(up_rows *u, int64_t npos) {
@@ -157,7 +159,8 @@ gpuiso_status poset_reduce_within(int64_t npos, int64_t d, const double *x, cons
   up_rows u = {0, NULL, NULL};
   int by_rows = up_rows_bytes(npos) <= max_bits && up_rows_init(&u, npos);
   if (!by_rows) up_rows_free(&u); /* too many points, or no memory for the rows: comparisons */
-  size_t scratch_bytes = by_rows ? (size_t)((npos + 63) / 64) * sizeof(uint64_t) : (size_t)npos * sizeof(int32_t);
+  size_t scratch_bytes = by_rows ? (size_t)((npos + 63) / 64) * sizeof(uint64_t)
+                                 : (size_t)npos * sizeof(int32_t);
   double *xr = malloc((size_t)(npos * d) * sizeof *xr);
   pair_list *lists = calloc((size_t)nth, sizeof *lists);
   char *scratch = malloc((size_t)nth * scratch_bytes);

@@ -602,6 +602,23 @@ static void test_poset_antitonic(void) {
     CHECK(v < 1e-12, "KKT violated by %g (rep %d, %d points)", v, rep, npos);
     gpuiso_poset_free(&g);
   }
+  /* weights from 1e-5 to 4e5 (a review's case): points 1 and 7, light, with y = 1, fit 1
+   * exactly; their genuine excess in the flow is below the block's rounding of its gains, and a
+   * cut that took such excess for none left them at 0.9999971 */
+  {
+    double x[27] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 1, 0, 1, 0, 0, 3, 4, 0, 2, 0, 1, 2, 0, 2, 4, 0, 0, 4};
+    double W[9] = {0x1.bcad50008392cp-2, 0x1.199d619d840adp-15, 0x1.367f4a37d7823p+0,
+                   0x1.2d1da8a406e21p+1, 0x1.d9aaaa0884aa7p-10, 0x1.d16bc924822cap+14,
+                   0x1.5e839641bc057p+2, 0x1.da78ddf5537ebp-17, 0x1.7e31a79704c4dp+18};
+    double sum[9], f[9];
+    for (int p = 0; p < 9; p++) sum[p] = p == 2 || p == 4 || p == 6 ? 0 : W[p];
+    gpuiso_poset g;
+    gpuiso_opts o = options(0, 1);
+    CHECK(gpuiso_poset_reduce(9, 3, x, &o, &g, NULL) == GPUISO_OK, "reduce failed");
+    CHECK(gpuiso_poset_antitonic(&g, sum, W, &o, f, NULL) == GPUISO_OK, "solve failed");
+    CHECK(f[1] == 1 && f[7] == 1, "light points fit %.17g and %.17g, not 1", f[1], f[7]);
+    gpuiso_poset_free(&g);
+  }
   /* a chain: the points (i, i) are totally ordered, so the fit is antitonic PAV */
   int n = 500;
   double *x = malloc(2 * n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
