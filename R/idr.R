@@ -48,7 +48,11 @@
 #' weighted mean by a maximum-weight closure (a maximum flow on the reduction, by push-relabel),
 #' and each part is fitted the same way. For unweighted data the
 #' cuts are computed in whole numbers, so the fit is exact, not a solver's tolerance as with
-#' isodistrreg's quadratic programs. Neighbouring thresholds share work: the exact CDF rises with
+#' isodistrreg's quadratic programs. With weights, the gains are formed from exact products and
+#' the blocks' sums as pairs of doubles, and the flows are in doubles: against an exact rational
+#' solver, 200 random posets each with weights over 1e+-3, 1e+-5 and 1e+-7 fitted within 3e-11
+#' (within 3e-15 but for one); over 1e+-12, a few were off by up to 1.
+#' Neighbouring thresholds share work: the exact CDF rises with
 #' the threshold, so the thresholds are fitted by bisection, each between the two nearest already
 #' fitted, whose CDFs bound it; the bounds decide on which side of each cut most covariate vectors
 #' lie, so that the flows see only the vectors whose CDF may cross the cut's value (the result is

@@ -10,19 +10,23 @@
  * inside a block carry its whole order.
  *
  * The gains are scaled by the block's weight, gain_p = sum_p W - S w_p (S, W the block's sums),
- * so that for unweighted indicators they are whole numbers and the cuts are exact; a block is
- * split only when its best gain exceeds the rounding of its terms (4 eps sum |sum_p W| + |S w_p|),
- * which a whole-number gain of 1 does for up to some 10^7 observations. Maximum preflows by
- * push-relabel on the network laid out by node, the cut read from them. The cost is a maximum
- * flow on each block at each level of the recursion: at most (number of distinct fitted values)
- * levels, each over at most all points and covers. Bounds on the fit known in advance (IDR's
- * neighbouring thresholds) take the points whose side they decide out of each flow, and split a
- * block without a flow where no bounds overlap (see mincut_solve). */
+ * so that for unweighted indicators they are whole numbers and the cuts are exact. S and W are
+ * summed as pairs of doubles and the gains formed from exact products, so that each is within a
+ * rounding of itself and eps^2 of its terms, not eps of them: a heavy point's gain, a difference
+ * of terms some 1e14 times a light point's where the weights span 1e+-7, then no longer hides the
+ * light point's. A block is split only when the gain of its best lower set exceeds 8 eps^2 of
+ * that set's terms, sum |sum_p W| + |S w_p| (a whole-number gain of 1 always does). Maximum
+ * preflows by push-relabel on the network laid out by node, the cut read from them. The cost is a
+ * maximum flow on each block at each level of the recursion: at most (number of distinct fitted
+ * values) levels, each over at most all points and covers. Bounds on the fit known in advance
+ * (IDR's neighbouring thresholds) take the points whose side they decide out of each flow, and
+ * split a block without a flow where no bounds overlap (see mincut_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hull/geometry.h"
 #include "idr_poset.h"
 
 int mincut_work_init(mincut_work *w, const gpuiso_poset *g) {
@@ -243,6 +247,13 @@ static void source_side(mincut_work *w, int32_t nn, int32_t src, int32_t sink) {
 #define SIDE_MARGIN 1e-9
 enum { SIDE_FREE = 0, SIDE_ABOVE = -1, SIDE_BELOW = -2 };
 
+/* The gain of a point in a block of sums S and W (pairs): sum W - S weight, from exact products,
+ * within a rounding of itself and eps^2 of its terms. */
+static double block_gain(double sum, double weight, dd S, dd W) {
+  dd u = dd_two_prod(sum, W.hi), v = dd_two_prod(S.hi, weight);
+  return (u.hi - v.hi) + ((u.lo + sum * W.lo) - (v.lo + S.lo * weight));
+}
+
 /* Splits the block perm[a .. b) (its points' local indices set): returns the size of the lower
  * set of greatest gain, moved to the front of the segment, or 0 when the block is constant.
  * With bounds, the points whose side they decide leave the network: the lower set holds those
@@ -251,23 +262,21 @@ enum { SIDE_FREE = 0, SIDE_ABOVE = -1, SIDE_BELOW = -2 };
  * too) and those at most m an upper set, so no point left in the network lies above one fixed
  * above m or below one fixed at most m, and the covers among the rest carry all constraints. */
 static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64_t b,
-                         const double *sum, const double *weight, double S, double W,
+                         const double *sum, const double *weight, dd S, dd W,
                          const double *lo, const double *hi) {
   int32_t nb = (int32_t)(b - a), nf = 0;
-  double m = S / W, total = 0.0, scale = 0.0, forced = 0.0;
+  double m = S.hi / W.hi, total = 0.0;
   /* the bounds fix every point at one value, m's: the block is constant (no flow needed) */
   int fixed = lo != NULL;
   for (int32_t j = 0; j < nb; j++) {
     int32_t p = w->perm[a + j];
-    double c = sum[p] * W - S * weight[p];
+    double c = block_gain(sum[p], weight[p], S, W);
     w->gain[j] = c;
     total += fabs(c);
-    scale += fabs(sum[p]) * W + fabs(S) * weight[p];
     int32_t node = nf;
     if (lo && lo[p] > m + SIDE_MARGIN) node = SIDE_ABOVE;
     else if (lo && hi[p] < m - SIDE_MARGIN) node = SIDE_BELOW;
     w->node[j] = node;
-    if (node == SIDE_ABOVE) forced += c;
     if (node >= 0) w->free_pt[nf++] = j;
     fixed = fixed && node >= 0 && lo[p] == hi[p] && lo[p] == lo[w->perm[a]];
   }
@@ -283,23 +292,27 @@ static int64_t cut_block(mincut_work *w, const gpuiso_poset *g, int64_t a, int64
       if (q >= 0 && w->node[q] >= 0) add_edge(w, &ne, w->node[q], f, INFINITY);
     }
   }
-  /* rounding of the gains' terms: a gain within it is no split (nor is the whole block, whose
-   * exact gain is 0) */
-  double tol = 4 * DBL_EPSILON * scale;
   if (nf > 0) {
     build_network(w, nn, ne);
     max_preflow(w, nn, src, sink);
     source_side(w, nn, src, sink);
   }
-  double best = forced;
-  for (int32_t f = 0; f < nf; f++)
-    if (w->in_source[f]) best += w->gain[w->free_pt[f]];
-  if (!(best > tol)) return 0;
-  /* partition by the side of each point (read first: the marks are by local index), stably, so
+  /* The lower set found: its gain, summed compensated, against the rounding of its own terms
+   * (block_gain): a gain within it is no split, nor is the whole block's, exactly 0. A set's
+   * own terms, not the block's, so that light points split off as heavy ones do. */
+  dd best = {0, 0};
+  double terms = 0;
+  for (int32_t j = 0; j < nb; j++) {
+    int32_t p = w->perm[a + j];
+    w->queue[j] = w->node[j] == SIDE_ABOVE || (w->node[j] >= 0 && w->in_source[w->node[j]]);
+    if (!w->queue[j]) continue;
+    best = dd_add_d(best, w->gain[j]);
+    terms += fabs(sum[p]) * W.hi + fabs(S.hi) * weight[p];
+  }
+  if (!(best.hi > 8 * DBL_EPSILON * DBL_EPSILON * terms)) return 0;
+  /* partition by the side of each point (read above: the marks are by local index), stably, so
    * that every block lists its points in increasing order and sums them in that order */
   int64_t nh = 0;
-  for (int32_t j = 0; j < nb; j++)
-    w->queue[j] = w->node[j] == SIDE_ABOVE || (w->node[j] >= 0 && w->in_source[w->node[j]]);
   int32_t *tmp = w->fifo; /* free now: the points of the rest, in order */
   int64_t nr = 0;
   for (int32_t j = 0; j < nb; j++) {
@@ -366,14 +379,15 @@ void mincut_solve(mincut_work *w, const gpuiso_poset *g, int64_t nb, const doubl
   while (nseg > 0) {
     nseg--;
     int64_t a = w->seg[2 * nseg], b = w->seg[2 * nseg + 1];
-    double S = 0.0, W = 0.0;
+    dd Sc = {0, 0}, Wc = {0, 0}; /* pairs: the gains' rounding is then their own */
     for (int64_t i = a; i < b; i++) {
       int32_t p = w->perm[i];
-      S += sum[p];
-      W += weight[p];
+      Sc = dd_add_d(Sc, sum[p]);
+      Wc = dd_add_d(Wc, weight[p]);
       w->local[p] = (int32_t)(i - a);
     }
-    int64_t nh = b - a > 1 ? cut_block(w, g, a, b, sum, weight, S, W, lo, hi) : 0;
+    double S = Sc.hi, W = Wc.hi;
+    int64_t nh = b - a > 1 ? cut_block(w, g, a, b, sum, weight, Sc, Wc, lo, hi) : 0;
     for (int64_t i = a; i < b; i++) w->local[w->perm[i]] = -1;
     if (nh == 0) {
       double m = S / W;

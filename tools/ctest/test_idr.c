@@ -619,28 +619,51 @@ static void test_poset_antitonic(void) {
     CHECK(f[1] == 1 && f[7] == 1, "light points fit %.17g and %.17g, not 1", f[1], f[7]);
     gpuiso_poset_free(&g);
   }
-  /* a chain: the points (i, i) are totally ordered, so the fit is antitonic PAV */
-  int n = 500;
-  double *x = malloc(2 * n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
-  double *sum = malloc(n * sizeof *sum), *f = malloc(n * sizeof *f), *ref = malloc(n * sizeof *ref);
-  for (int i = 0; i < n; i++) {
-    x[i] = x[i + n] = i;
-    y[i] = unif() - 0.001 * i;
-    w[i] = 0.5 + unif();
-    sum[i] = y[i] * w[i];
+  /* an antichain, the points (i, -i): each point's fit is its own mean, light ones (1e-7 beside
+   * 1e7) too; a split's rounding judged by the whole block's terms, not the set's, kept light
+   * points in blocks of heavy ones (0.014 off) */
+  for (int rep = 0; rep < 20; rep++) {
+    int n = 9 + rep;
+    double x[2 * 28], W[28], sum[28], f[28], worst = 0;
+    for (int p = 0; p < n; p++) {
+      x[p] = p, x[p + n] = -p;
+      W[p] = rand() % 2 ? 1e7 : 1e-7;
+      sum[p] = W[p] * unif();
+    }
+    gpuiso_poset g;
+    gpuiso_opts o = options(0, 1);
+    CHECK(gpuiso_poset_reduce(n, 2, x, &o, &g, NULL) == GPUISO_OK && g.first[n] == 0,
+          "an antichain has covers");
+    gpuiso_poset_antitonic(&g, sum, W, &o, f, NULL);
+    for (int p = 0; p < n; p++) worst = fmax(worst, fabs(f[p] - sum[p] / W[p]));
+    CHECK(worst < 1e-12, "antichain fit differs from the points' means by %g (%d points)", worst, n);
+    gpuiso_poset_free(&g);
   }
-  gpuiso_poset g;
-  gpuiso_opts o = options(0, 1);
-  int64_t nb;
-  gpuiso_poset_reduce(n, 2, x, &o, &g, NULL);
-  CHECK(g.first[n] == n - 1, "a chain of %d points has %lld covers", n, (long long)g.first[n]);
-  gpuiso_poset_antitonic(&g, sum, w, &o, f, NULL);
-  gpuiso_pav(n, y, w, &o, ref, NULL, &nb, NULL);
-  double diff = 0;
-  for (int i = 0; i < n; i++) diff = fmax(diff, fabs(f[i] - ref[i]));
-  CHECK(diff < 1e-12, "chain fit differs from PAV by %g", diff);
-  gpuiso_poset_free(&g);
-  free(x); free(y); free(w); free(sum); free(f); free(ref);
+  /* chains: the points (i, i) are totally ordered, so the fit is antitonic PAV; weights near 1,
+   * and weights of 1e5 and 1e-5 with y of 0.1 and 0.3 */
+  for (int wide = 0; wide <= 1; wide++) {
+    int n = wide ? 63 : 500;
+    double *x = malloc(2 * n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+    double *sum = malloc(n * sizeof *sum), *f = malloc(n * sizeof *f), *ref = malloc(n * sizeof *ref);
+    for (int i = 0; i < n; i++) {
+      x[i] = x[i + n] = i;
+      y[i] = wide ? (rand() % 2 ? 0.1 : 0.3) : unif() - 0.001 * i;
+      w[i] = wide ? (rand() % 2 ? 1e5 : 1e-5) : 0.5 + unif();
+      sum[i] = y[i] * w[i];
+    }
+    gpuiso_poset g;
+    gpuiso_opts o = options(0, 1);
+    int64_t nb;
+    gpuiso_poset_reduce(n, 2, x, &o, &g, NULL);
+    CHECK(g.first[n] == n - 1, "a chain of %d points has %lld covers", n, (long long)g.first[n]);
+    gpuiso_poset_antitonic(&g, sum, w, &o, f, NULL);
+    gpuiso_pav(n, y, w, &o, ref, NULL, &nb, NULL);
+    double diff = 0;
+    for (int i = 0; i < n; i++) diff = fmax(diff, fabs(f[i] - ref[i]) / (1 + fabs(ref[i])));
+    CHECK(diff < 1e-12, "chain fit differs from PAV by %g (weights %s)", diff, wide ? "1e+-5" : "near 1");
+    gpuiso_poset_free(&g);
+    free(x); free(y); free(w); free(sum); free(f); free(ref);
+  }
 }
 
 /* IDR on a poset against one gpuiso_poset_antitonic per threshold (each threshold is fitted
