@@ -80,15 +80,9 @@ typedef struct {
 
 static uint64_t *up_row(const up_rows *u, int64_t p) { return u->bits + u->at[p] - p / 64; }
 
-/* Bytes of the rows of npos points, and of their starts: npos whole rows less each row's words
- * before its point's (p / 64 of them, summed over the full blocks of 64 points and the last). */
-static double up_rows_bytes(int64_t npos) {
-  double words = (double)((npos + 63) / 64), full = (double)(npos / 64);
-  double skipped = 32.0 * full * (full - 1) + (double)(npos % 64) * full;
-  return 8.0 * ((double)npos * words - skipped) + 8.0 * (double)npos;
-}
-
-static int up_rows_init(up_rows *u, int64_t npos) {
+/* The rows of npos points where they and their starts take at most max_bytes; returns 0 (rows
+ * freed by up_rows_free) where they would take more or memory is short. */
+static int up_rows_init(up_rows *u, int64_t npos, double max_bytes) {
   u->words = (npos + 63) / 64;
   u->at = malloc((size_t)npos * sizeof *u->at);
   int64_t total = 0;
@@ -96,8 +90,9 @@ static int up_rows_init(up_rows *u, int64_t npos) {
     u->at[p] = total;
     total += u->words - p / 64;
   }
+  if (!u->at || 8.0 * (double)(total + npos) > max_bytes) return 0;
   u->bits = calloc((size_t)(total > 0 ? total : 1), sizeof *u->bits);
-  return u->at && u->bits;
+  return u->bits != NULL;
 }
 
 static void up_rows_free(up_rows *u) {
@@ -157,10 +152,9 @@ gpuiso_status poset_reduce_within(int64_t npos, int64_t d, const double *x, cons
   }
   int nth = resolve_threads(opt, npos * npos);
   up_rows u = {0, NULL, NULL};
-  int by_rows = up_rows_bytes(npos) <= max_bits && up_rows_init(&u, npos);
+  int by_rows = up_rows_init(&u, npos, max_bits);
   if (!by_rows) up_rows_free(&u); /* too many points, or no memory for the rows: comparisons */
-  size_t scratch_bytes = by_rows ? (size_t)((npos + 63) / 64) * sizeof(uint64_t)
-                                 : (size_t)npos * sizeof(int32_t);
+  size_t scratch_bytes = by_rows ? (size_t)u.words * sizeof(uint64_t) : (size_t)npos * sizeof(int32_t);
   double *xr = malloc((size_t)(npos * d) * sizeof *xr);
   pair_list *lists = calloc((size_t)nth, sizeof *lists);
   char *scratch = malloc((size_t)nth * scratch_bytes);
