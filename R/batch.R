@@ -235,7 +235,8 @@ batch_groups <- function(y, w, group, increasing, bounds, engine, single, block_
   n <- length(y)
   if (!is.null(w)) w <- check_vector(w, "w", n)
   if (is.null(group)) { # one row: the single-row engine, with its chunks and interrupt checks
-    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], engine, single, gradient)
+    res <- .Call(C_isoreg_fit, NULL, y, w, increasing, bounds[1], bounds[2], engine, single, gradient,
+                 NULL)
     if (gradient) return(list(res[[1]], res[[7]]))
     if (!block_starts) return(res[[1]])
     starts <- logical(n)

@@ -202,8 +202,9 @@ engine_code <- function(backend, method) {
 }
 
 # Runs fit(engine code) on the backend; returns list(value, backend that ran). A GPU that "auto"
-# chose and that fails with a CUDA error, or whose memory cannot hold the fit (as its plan
-# foresees it, or as the CUDA runtime reports it), hands the fit to the CPU, with a message (the
+# chose and that fails with a CUDA error, whose memory cannot hold the fit (as its plan foresees
+# it, or as the CUDA runtime reports it), or whose hull solver cannot hold the weights' range,
+# hands the fit to the CPU, with a message (the
 # error of a GPU lost in the fit, which was usable when "auto" chose it, says so itself); a GPU
 # asked for by name reports the error.
 run_on <- function(backend, device, method, fit) {
@@ -212,8 +213,11 @@ run_on <- function(backend, device, method, fit) {
       why <- conditionMessage(e)
       lost <- !is.null(gpu_lost())
       full <- startsWith(why, "gpuiso: out of memory")
-      if (!lost && !full && !startsWith(why, "CUDA error")) stop(e)
+      # weights beyond the hull solver's range: PAV fits them (method "auto" is PAV)
+      span <- grepl("spans too wide a range for the hull solver", why, fixed = TRUE)
+      if (!lost && !full && !span && !startsWith(why, "CUDA error")) stop(e)
       message("gpuiso: ", if (lost) why else if (full) "the GPU's memory cannot hold the fit"
+              else if (span) "the weights span too wide a range for the GPU's hull solver"
               else sprintf("the GPU failed (%s)", why), "; fitting on the CPU")
       list(value = fit(engine_code("cpu", method)), backend = "cpu")
     }))

@@ -47,10 +47,11 @@
 #' convex hull of the cumulative sum diagram, merging the hulls of chunks of 1024 points along
 #' bridges, level by level and in parallel, with each node of the merge tree held as a list of
 #' segments of the chunks' hulls (the GPU's algorithm); its coordinates are double-double numbers,
-#' so its fit is at least as accurate as PAV's while the largest positive weight is at most about
-#' 10^300 times the smallest (the weights are scaled so that the largest is near 1, and the
-#' smallest, with its products with `y`, must stay above the doubles' underflow, about 10^-308);
-#' beyond that, use PAV. `method = "auto"` chooses PAV, which is faster on
+#' so its fit is at least as accurate as PAV's. Its weights are scaled so that the largest is
+#' near 1, and the smallest positive one must then stay in the doubles' normal range: a row whose
+#' largest weight is more than 2^1022 (about 4e307) times its smallest positive one is an error
+#' that says so (on the GPU too, where `device = "auto"` then fits on the CPU); PAV fits it.
+#' `method = "auto"` chooses PAV, which is faster on
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
 #' source repository). An unsorted `x` is sorted by a parallel radix sort.
 #'
@@ -234,7 +235,8 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   run <- run_on(backend, device, method, function(engine) {
     # single: 2 for float32 without the pairs (exact = FALSE)
     .Call(C_isoreg_fit, x, y, w, increasing, bounds[1], bounds[2], engine,
-          if (single && !exact) 2L else single, gradient)
+          if (single && !exact) 2L else single, gradient,
+          if (!is.null(frame)) c(frame$vars[["x"]], frame$vars[["y"]], "weights"))
   })
   res <- run$value
   backend <- run$backend

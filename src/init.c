@@ -4,7 +4,7 @@
 #include "r_glue.h"
 
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
-                  SEXP single, SEXP grad);
+                  SEXP single, SEXP grad, SEXP names);
 SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
                     SEXP single, SEXP want_start, SEXP grad);
 SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP increasing,
@@ -41,7 +41,7 @@ SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k);
 SEXP C_first_bad(SEXP v, SEXP nonnegative);
 
 static const R_CallMethodDef call_methods[] = {
-  {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 9},
+  {"C_isoreg_fit", (DL_FUNC)&C_isoreg_fit, 10},
   {"C_batch_matrix", (DL_FUNC)&C_batch_matrix, 10},
   {"C_batch_groups", (DL_FUNC)&C_batch_groups, 12},
   {"C_batch_xy", (DL_FUNC)&C_batch_xy, 12},

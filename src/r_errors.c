@@ -156,6 +156,10 @@ void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx) {
                  "(device = \"auto\" runs on the CPU); restart R to use the GPU again", err->message);
   case GPUISO_E_NO_CUDA:
     Rf_errorcall(R_NilValue, "gpuiso was built without CUDA");
+  case GPUISO_E_W_SPAN:
+    Rf_errorcall(R_NilValue, "`%s` spans too wide a range for the hull solver: its largest weight is more "
+                 "than 2^1022 (about 4e307) times its smallest positive one%s; fit it by PAV on the CPU "
+                 "(method = \"pav\", device = \"cpu\")", w, where);
   case GPUISO_E_W_UNPLANNED:
     Rf_errorcall(R_NilValue, "`%s` was given, but the GPU plan was made for unweighted rows", w);
   default:

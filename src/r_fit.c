@@ -142,12 +142,15 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
  * increasing). With grad TRUE the solver's blocks are recorded for the gradient: grad_start flags
  * them on the elements in x order, the elements of grad_order (NULL: in input order). */
 SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEXP engine,
-                  SEXP single, SEXP grad) {
+                  SEXP single, SEXP grad, SEXP names) {
   int64_t n = (int64_t)XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   gpuiso_error err;
   r_error_context ctx = {"vector", 0, x, y, w};
+  /* a formula's variables and `weights` for x, y and w, where given (NA: the plain name) */
+  for (int k = 0; k < 3 && TYPEOF(names) == STRSXP && XLENGTH(names) == 3; k++)
+    if (STRING_ELT(names, k) != NA_STRING) ctx.names[k] = CHAR(STRING_ELT(names, k));
   int strict = 1;
   if (!Rf_isNull(x) && gpuiso_scan_x(n, REAL(x), &strict, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);

@@ -203,7 +203,7 @@ static const int64_t *threshold_indices(SEXP at, const idr_view *v, int left_ope
 }
 
 static void stop_on_error(const gpuiso_error *err) {
-  r_error_context ctx = {"vector", 0, R_NilValue, R_NilValue, R_NilValue};
+  r_error_context ctx = {"vector", 0, R_NilValue, R_NilValue, R_NilValue, {"X", "y", "weights"}, R_NilValue};
   r_stop_on_error(err, &ctx);
 }
 

@@ -29,7 +29,7 @@ typedef struct {
  * many, a block each; a tile's aggregates: */
 #define ROW_TILE_CHUNKS 256
 typedef struct {
-  double max_w;            /* the checks: the largest weight, */
+  double max_w, min_w;     /* the checks: the largest and smallest positive weights, */
   int64_t bad;             /* the first invalid element (INT64_MAX: none) */
   hull_point total, before; /* the chunk starts: the tile's totals, the row's before the tile */
   double sum_abs;          /* the tile's sum of w |y| */

@@ -29,7 +29,9 @@ typedef enum {
   GPUISO_E_INTERNAL,     /* a debug build found a broken invariant */
   GPUISO_E_CUDA_LOST,    /* a CUDA error after which the device is unusable in this process
                             (gpuiso_cuda_lost); error.message has the runtime's text */
-  GPUISO_E_W_UNPLANNED   /* w given to a device plan made for unweighted rows */
+  GPUISO_E_W_UNPLANNED,  /* w given to a device plan made for unweighted rows */
+  GPUISO_E_W_SPAN        /* the hull solver (CPU or GPU): a row's largest weight is more than
+                            about 2^1022 times its smallest positive one (hull_span_beyond) */
 } gpuiso_status;
 
 typedef struct {

@@ -146,6 +146,11 @@ gpuiso_status gpuiso_hull(int64_t n, const double *y, const double *w, const gpu
     sum_abs += tot[j].sum_abs;
     min_w = tot[j].min_w < min_w ? tot[j].min_w : min_w;
   }
+  if (hull_span_beyond(min_w * scale)) { /* before the sums' checks, as the kernels' row states */
+    s = GPUISO_E_W_SPAN;
+    set_error(err, s, -1, -1);
+    goto done;
+  }
   if (!isfinite(sum_abs) || !isfinite(run.w.hi)) {
     s = GPUISO_E_OVERFLOW;
     set_error(err, s, -1, -1);

@@ -45,16 +45,17 @@ static inline GPUISO_HD int element_status(const solver_view<T> &v, int64_t i) {
   return !isfinite(y) ? GPUISO_E_Y_NONFINITE : (w < 0 ? GPUISO_E_W_NEGATIVE : GPUISO_E_W_NONFINITE);
 }
 
-/* Row r's state (v.rows[r]) from its first invalid element (or -1) and its largest weight: the
- * error, else the power of two that brings the largest weight near 1 (hull.c explains why). Built
- * in a local, then stored: the executor sees the store (tools/simt/executor.cpp). */
+/* Row r's state (v.rows[r]) from its first invalid element (or -1) and its largest and smallest
+ * positive weights: the error, else the power of two that brings the largest weight near 1
+ * (hull.c explains why), and the error of weights that span too far for it (hull_span_beyond).
+ * Built in a local, then stored: the executor sees the store (tools/simt/executor.cpp). */
 template <typename T>
-static SIMT_DEVICE void put_row_state(const solver_view<T> &v, int64_t r, double max_w, int64_t bad) {
+static SIMT_DEVICE void put_row_state(const solver_view<T> &v, int64_t r, double max_w, double min_w,
+                                      int64_t bad) {
   row_state s = {1.0, 0, GPUISO_OK, -1, 0};
   if (bad >= 0) {
     s.status = element_status(v, bad);
     s.index = bad;
-    lower_failed_row(v.failed_row, r);
   } else if (v.w && max_w > 0) {
     int e = 0;
     frexp(max_w, &e);
@@ -63,7 +64,9 @@ static SIMT_DEVICE void put_row_state(const solver_view<T> &v, int64_t r, double
       s.scale = ldexp(1.0, -e);
       s.rescale = e > 0 ? 1 : -1;
     }
+    if (hull_span_beyond(min_w * s.scale)) s.status = GPUISO_E_W_SPAN;
   }
+  if (s.status != GPUISO_OK) lower_failed_row(v.failed_row, r);
   v.rows[r] = s;
 }
 
@@ -72,13 +75,14 @@ template <typename T>
 struct row_scale_step {
   solver_view<T> v;
   SIMT_DEVICE void operator()(int64_t r) const {
-    double max_w = 0;
+    double max_w = 0, min_w = INFINITY;
     int64_t bad = -1;
     for (int64_t c = v.chunk_base[r]; c < v.chunk_base[r + 1]; c++) {
       max_w = v.tot[c].max_w > max_w ? v.tot[c].max_w : max_w;
+      min_w = v.tot[c].min_w < min_w ? v.tot[c].min_w : min_w;
       if (bad < 0) bad = v.tot[c].bad;
     }
-    put_row_state(v, r, max_w, bad);
+    put_row_state(v, r, max_w, min_w, bad);
   }
 };
 

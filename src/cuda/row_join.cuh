@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hull/geometry.h"
+#include "hull/chunk.h"
 #include "internal.h"
 
 /* Elements [b, e) of the row, their step, and whether the join pooled them (their level is new). */
@@ -40,17 +40,23 @@ struct row_join {
 };
 
 /* The power of two that brings the row's largest weight near 1, as the hull engine scales its
- * rows (hull.c), so that the steps neither overflow nor lose digits to underflow. Read from w: the
- * segments' row states hold their scales (the row's is the smallest), but the row PAV kernel keeps
- * no row states. */
+ * rows (hull.c), so that the steps neither overflow nor lose digits to underflow; 0 where the
+ * row's weights span too far for that (hull_span_beyond), though no segment's may. Read from w:
+ * the segments' row states hold their scales (the row's is the smallest), but the row PAV kernel
+ * keeps no row states. */
 template <typename T>
 static double join_scale(int64_t n, const T *w) {
-  double max_w = 0;
-  for (int64_t i = 0; w && i < n; i++)
-    if ((double)w[i] > max_w && isfinite((double)w[i])) max_w = (double)w[i];
+  double max_w = 0, min_w = INFINITY;
+  for (int64_t i = 0; w && i < n; i++) {
+    double wi = (double)w[i];
+    if (!(wi > 0 && wi < INFINITY)) continue;
+    max_w = wi > max_w ? wi : max_w;
+    min_w = wi < min_w ? wi : min_w;
+  }
   int e = 0;
   if (max_w > 0) frexp(max_w, &e);
-  return ldexp(1.0, e < -1023 ? 1023 : -e);
+  double scale = ldexp(1.0, e < -1023 ? 1023 : -e);
+  return hull_span_beyond(min_w * scale) ? 0 : scale;
 }
 
 template <typename T>
@@ -149,11 +155,16 @@ static void join_write(const row_join<T> &j) {
 /* Joins a row of n elements fitted in segments starting at cut[0] = 0 < cut[1] < ... <
  * cut[ncuts - 1], the last ending at n: fit and flags (the segments' levels, not clipped, and
  * their solver blocks) become the row's. Returns GPUISO_OK, GPUISO_E_OVERFLOW where the sums of
- * blocks pooled across cuts are not finite, or GPUISO_E_NOMEM (err filled). */
+ * blocks pooled across cuts are not finite, GPUISO_E_W_SPAN (join_scale) or GPUISO_E_NOMEM (err
+ * filled). */
 template <typename T>
 static gpuiso_status join_row(int64_t n, const T *y, const T *w, int increasing, const int64_t *cut,
                               int64_t ncuts, T *fit, uint8_t *flags, gpuiso_error *err) {
   row_join<T> j = {n, y, w, join_scale(n, w), increasing ? 1.0 : -1.0, fit, flags, NULL, 0, 0};
+  if (j.scale == 0) {
+    set_error(err, GPUISO_E_W_SPAN, -1, 0);
+    return GPUISO_E_W_SPAN;
+  }
   int ok = 1;
   for (int64_t k = 1; ok && k < ncuts; k++) ok = join_cut(&j, cut[k], k + 1 < ncuts ? cut[k + 1] : n);
   /* sums of blocks pooled across cuts that overflow, where no segment's did */

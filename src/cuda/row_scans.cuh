@@ -55,7 +55,8 @@ struct larger_of {
 };
 
 struct smaller_of {
-  SIMT_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
+  template <typename X>
+  SIMT_DEVICE X operator()(X a, X b) const { return a < b ? a : b; }
 };
 
 /* The step of the running maximum (minimum where sign < 0): b, unless it is below (above) a. */
@@ -74,8 +75,9 @@ SIMT_KERNEL void tile_checks_kernel(solver_view<T> v) {
   larger_of larger;
   smaller_of smaller;
   double max_w = team.reduce(c < end ? v.tot[c].max_w : 0.0, larger);
+  double min_w = team.reduce(c < end ? v.tot[c].min_w : INFINITY, smaller);
   int64_t bad = team.reduce(c < end && v.tot[c].bad >= 0 ? v.tot[c].bad : INT64_MAX, smaller);
-  if (simt::thread_rank() == 0) v.tiles[t].max_w = max_w, v.tiles[t].bad = bad;
+  if (simt::thread_rank() == 0) v.tiles[t].max_w = max_w, v.tiles[t].min_w = min_w, v.tiles[t].bad = bad;
 }
 
 /* The per-row kernels' rows: block b takes rows b, b + gridDim.x, ... (a batch of many short rows
@@ -92,13 +94,16 @@ static SIMT_DEVICE void row_checks(const solver_view<T> &v, block_team team, int
   if (row_on_lanes(v, r)) return; /* the whole block */
   larger_of larger;
   smaller_of smaller;
-  double max_w = 0;
+  double max_w = 0, min_w = INFINITY;
   int64_t bad = INT64_MAX;
-  for (int64_t t = v.tile_base[r] + rank; t < v.tile_base[r + 1]; t += ROW_SCAN_THREADS)
-    max_w = larger(max_w, v.tiles[t].max_w), bad = smaller(bad, v.tiles[t].bad);
+  for (int64_t t = v.tile_base[r] + rank; t < v.tile_base[r + 1]; t += ROW_SCAN_THREADS) {
+    max_w = larger(max_w, v.tiles[t].max_w), min_w = smaller(min_w, v.tiles[t].min_w);
+    bad = smaller(bad, v.tiles[t].bad);
+  }
   max_w = team.reduce(max_w, larger);
+  min_w = team.reduce(min_w, smaller);
   bad = team.reduce(bad, smaller);
-  if (rank == 0) put_row_state(v, r, max_w, bad == INT64_MAX ? -1 : bad);
+  if (rank == 0) put_row_state(v, r, max_w, min_w, bad == INT64_MAX ? -1 : bad);
 }
 
 template <typename T>

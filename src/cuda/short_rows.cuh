@@ -941,14 +941,15 @@ static SIMT_DEVICE int fit_lane_row(const solver_view<T> &v, const short_shared 
     total_w = team.reduce(c.w.hi, [](double x, double y) { return x + y; }); /* for hull_is_wide */
   }
   row_state st = {1.0, 0, GPUISO_OK, -1, 0};
-  if (bad != INT64_MAX) st.status = element_status(v, bad), st.index = bad;
-  else if (!isfinite(sum_abs)) st.status = GPUISO_E_OVERFLOW;
-  else if (max_w == 0) st.status = GPUISO_E_W_ALLZERO;
   if (Weighted && max_w > 0) {
     int e = 0;
     frexp(max_w, &e);
     st.scale = ldexp(1.0, -(e < -1023 ? -1023 : e)); /* a double, as hull.c's */
   }
+  if (bad != INT64_MAX) st.status = element_status(v, bad), st.index = bad;
+  else if (hull_span_beyond(min_w * st.scale)) st.status = GPUISO_E_W_SPAN;
+  else if (!isfinite(sum_abs)) st.status = GPUISO_E_OVERFLOW;
+  else if (max_w == 0) st.status = GPUISO_E_W_ALLZERO;
   int ok = me.row >= 0 && st.status == GPUISO_OK;
   if (me.row >= 0 && me.q == 0 && me.n > 0) {
     v.rows[me.row] = st;

@@ -106,6 +106,13 @@ test_that("the other arguments pass to the default method; wrong formulas are er
   expect_error(isoreg_gpu(dist ~ speed, cars$dist, data = cars), "`y` must be NULL when `x` is a formula")
   expect_error(isoreg_gpu(dist ~ speed, data = cars, weights = rep(-1, 50)), "`weights` must be finite and non-negative")
   expect_error(isoreg_gpu(dist ~ speed, data = cars, weighs = 1), "unused argument")
+  # errors of the fit itself name the formula's variables and `weights`
+  inf <- transform(cars, dist = replace(dist, 3, Inf))
+  expect_error(isoreg_gpu(dist ~ speed, data = inf), "^`dist` must be finite, but has Inf at element 3$")
+  expect_error(isoreg_gpu(dist ~ speed, data = transform(cars, speed = replace(speed, 4, -Inf))),
+               "^`speed` must be finite, but has -Inf at element 4$")
+  expect_error(isoreg_gpu(dist ~ speed, data = cars, weights = rep(1e307, 50)),
+               "^`dist` and `weights` are too large: the weighted sums overflow")
   # the formula's arguments with vectors are errors, not ignored
   expect_error(isoreg_gpu(cars$speed, cars$dist, data = cars), "`data` only applies when `x` is a formula")
   expect_error(isoreg_gpu(cars$speed, cars$dist, weights = rep(1, 50)), "`weights` only applies when `x` is a formula")

@@ -131,26 +131,29 @@ test_that("a GPU lost in a fit that 'auto' sent to it hands the fit to the CPU",
                  "^gpuiso: the GPU failed \\(CUDA error: a test \\(code 2\\)\\); fitting on the CPU")
   expect_identical(res, cpu)
   expect_false(gpuiso_backend()$unusable)
-  # out of memory as a plan foresees it (no CUDA call failed): the CPU redoes the fit too
-  full <- function(engine) {
-    if (engine == gpuiso:::engine_code("gpu", "pav")) stop(simpleError("gpuiso: out of memory"))
-    engine
+  # errors of the GPU's fit that the CPU can do without: out of memory as a plan foresees it (no
+  # CUDA call failed), the same where the error says why (the device's free memory holds none of
+  # the work), and weights beyond the hull solver's range (the CPU fits them by PAV); the CPU
+  # redoes the fit, and a GPU asked for by name reports the error
+  failing <- function(why) {
+    function(engine) {
+      if (engine == gpuiso:::engine_code("gpu", "pav")) stop(simpleError(why))
+      engine
+    }
   }
-  expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", full),
-                 "^gpuiso: the GPU's memory cannot hold the fit; fitting on the CPU")
-  expect_identical(res, cpu)
-  expect_false(gpuiso_backend()$unusable)
-  expect_error(gpuiso:::run_on("gpu", "gpu", "pav", full), "^gpuiso: out of memory$")
-  # the same where the error says why: the device's free memory holds none of the work
-  small <- function(engine) {
-    if (engine == gpuiso:::engine_code("gpu", "pav"))
-      stop(simpleError("gpuiso: out of memory: the device's free memory (1000 bytes) holds none of it"))
-    engine
+  cases <- list(
+    list("gpuiso: out of memory", "the GPU's memory cannot hold the fit", "^gpuiso: out of memory$"),
+    list("gpuiso: out of memory: the device's free memory (1000 bytes) holds none of it",
+         "the GPU's memory cannot hold the fit", "device's free memory \\(1000 bytes\\)"),
+    list("`w` spans too wide a range for the hull solver: its largest weight ...",
+         "the weights span too wide a range for the GPU's hull solver", "^`w` spans too wide a range"))
+  for (case in cases) {
+    expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", failing(case[[1]])),
+                   paste0("^gpuiso: ", case[[2]], "; fitting on the CPU"))
+    expect_identical(res, cpu)
+    expect_false(gpuiso_backend()$unusable)
+    expect_error(gpuiso:::run_on("gpu", "gpu", "pav", failing(case[[1]])), case[[3]])
   }
-  expect_message(res <- gpuiso:::run_on("gpu", "auto", "pav", small),
-                 "^gpuiso: the GPU's memory cannot hold the fit; fitting on the CPU")
-  expect_identical(res, cpu)
-  expect_error(gpuiso:::run_on("gpu", "gpu", "pav", small), "device's free memory \\(1000 bytes\\)")
   # other errors of the GPU's fit (bad input) are not handed on
   bad <- function(engine) stop(simpleError("`y` must be finite, but has NaN at element 2"))
   expect_error(gpuiso:::run_on("gpu", "auto", "pav", bad), "must be finite")

@@ -23,7 +23,11 @@ load_copy <- function(lib) {
 }
 dll <- list(A = load_copy(args[3]), B = load_copy(args[4]))
 sym <- function(d, name) getNativeSymbolInfo(name, d)
-fit <- function(d, x, y, w, engine) .Call(sym(d, "C_isoreg_fit"), x, y, w, TRUE, -Inf, Inf, engine, FALSE, FALSE)[[1]]
+fit <- function(d, x, y, w, engine) { # builds before 2026-12-07 take no argument names
+  s <- sym(d, "C_isoreg_fit")
+  if (s$numParameters < 10L) return(.Call(s, x, y, w, TRUE, -Inf, Inf, engine, FALSE, FALSE)[[1]])
+  .Call(s, x, y, w, TRUE, -Inf, Inf, engine, FALSE, FALSE, NULL)[[1]]
+}
 set.seed(1)
 n <- 1e7
 if (cases == "rank") {

@@ -585,6 +585,21 @@ static void test_precision(void) {
       CHECK(ok, "%s, precision case %d: %.17g %.17g %.17g", hull ? "hull" : "pav", c, z[0], z[1], z[2]);
     }
   }
+  /* weights of ratio 2^1023: the hull solver's error, its smallest weight scaled below the normal
+   * range (hull_span_beyond), which PAV fits; and at 2^1021, the hull's fit, exact */
+  for (int span = 1021; span <= 1023; span += 2) {
+    double ys[3] = {0.5, 2, 1}, ws[3] = {1, ldexp(1, -span), ldexp(1, -span)}, z[3];
+    for (int hull = 0; hull <= 1; hull++) {
+      gpuiso_opts o = options(1, 1, 0);
+      gpuiso_error e;
+      int64_t nb;
+      gpuiso_status st = hull ? gpuiso_hull(3, ys, ws, &o, z, NULL, &nb, &e) : gpuiso_pav(3, ys, ws, &o, z, NULL, &nb, &e);
+      int beyond = hull && span > 1022;
+      CHECK(beyond ? st == GPUISO_E_W_SPAN && e.index == -1
+                   : st == GPUISO_OK && z[0] == 0.5 && z[1] == 1.5 && z[2] == 1.5 && nb == 2,
+            "%s, weights of ratio 2^%d: status %d, %.17g %.17g", hull ? "hull" : "pav", span, (int)st, z[0], z[1]);
+    }
+  }
   /* (1, 1) against the chord from (0, 0) to (2, 2 + 2^-60): below it, though the differences in
    * doubles are collinear; and exactly on the chord to (2, 2) */
   hull_point a = {{0, 0}, {0, 0}}, b = {{1, 0}, {1, 0}}, c1 = {{2, 0}, {2, 0x1p-60}}, c0 = {{2, 0}, {2, 0}};

@@ -208,14 +208,16 @@ static void test_row_scans(void) {
   double *y = (double *)malloc(n * sizeof *y), *w = (double *)malloc(n * sizeof *w), *z = (double *)malloc(n * sizeof *z);
   for (int64_t i = 0; i < n; i++) y[i] = sin(0.3 * i), w[i] = 1;
   gpuiso_opts opt = options(1, 0, 0);
-  for (int c = 0; c < 4; c++) {
+  for (int c = 0; c < 5; c++) {
     int64_t at = c == 0 ? 9000 : c == 1 ? 12345 : -1;
     if (c == 0) y[at] = NAN;
     if (c == 1) w[at] = -2;
     if (c == 2) for (int64_t i = lo[1]; i < lo[2]; i++) w[i] = 0;
     if (c == 3) for (int64_t i = lo[2]; i < lo[3]; i++) y[i] = 1e306, w[i] = 1e10;
-    gpuiso_status want[4] = {GPUISO_E_Y_NONFINITE, GPUISO_E_W_NEGATIVE, GPUISO_E_W_ALLZERO, GPUISO_E_OVERFLOW};
-    int64_t want_row[4] = {1, 2, 1, 2};
+    if (c == 4) w[lo[1] + 3000] = 0x1p-1030, w[lo[0] + 7] = 0x1p-1000; /* row 0 within the range */
+    gpuiso_status want[5] = {GPUISO_E_Y_NONFINITE, GPUISO_E_W_NEGATIVE, GPUISO_E_W_ALLZERO, GPUISO_E_OVERFLOW,
+                             GPUISO_E_W_SPAN};
+    int64_t want_row[5] = {1, 2, 1, 2, 1};
     gpuiso_error e[2];
     gpuiso_status s[2];
     fit_both_paths(3, lo, y, w, opt, z, s, e);
@@ -226,6 +228,7 @@ static void test_row_scans(void) {
     if (c == 0) y[at] = 0;
     if (c == 1) w[at] = 1;
     if (c == 2) for (int64_t i = lo[1]; i < lo[2]; i++) w[i] = 1;
+    if (c == 3) for (int64_t i = lo[2]; i < lo[3]; i++) y[i] = sin(0.3 * i), w[i] = 1;
   }
   free(y); free(w); free(z);
 }
@@ -400,6 +403,12 @@ static void test_errors(void) {
   s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
   CHECK(s == GPUISO_E_OVERFLOW && e.row == 3, "overflow");
   for (int i = 40; i < 100; i++) y[i] = i;
+  /* weights spanning past 2^1022 (hull_span_beyond) in a lane row, and to 2^1020 in the one before */
+  w[45] = 0x1p-1030, w[20] = 0x1p-1020;
+  s = fit_rows_host(ex, 4, off, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
+  CHECK(s == GPUISO_E_W_SPAN && e.row == 3 && e.index == -1, "weights spanning 2^1030: status %d row %lld",
+        (int)s, (long long)e.row);
+  w[45] = w[20] = 1;
 
   /* an interrupt at the poll (once the data are in: the kernels are queued without a wait), and
    * a failure at each allocation: nothing stays held */

@@ -164,13 +164,16 @@ static void test_errors(void) {
      * these segments, overflowing: the element error first, as in one plan), in a row of no
      * positive weight, and sums that overflow only when pooled across the cuts (k 7: a falling
      * row, one block); then an element error after a segment whose sums overflow (k 8) and in a row
-     * of no positive weight (k 9), reported first, as in one plan */
-    for (int k = 0; k < 10; k++) {
+     * of no positive weight (k 9), reported first, as in one plan; then weights that span past
+     * 2^1022 over the row, though no segment's do (k 10: the join's error, hull_span_beyond) */
+    for (int k = 0; k < 11; k++) {
       gen_rows(FAM_NOISE, W_UNIFORM, 3, batch, 51, 0, y, w);
-      gpuiso_status want = k == 0 || k == 3 || k == 6 || k >= 8 ? GPUISO_E_Y_NONFINITE
-                           : k == 2                             ? GPUISO_E_W_ALLZERO
-                           : k == 7                             ? GPUISO_E_OVERFLOW
-                                                                : GPUISO_E_W_NEGATIVE;
+      int nan = k == 0 || k == 3 || k == 6 || k == 8 || k == 9;
+      gpuiso_status want = nan      ? GPUISO_E_Y_NONFINITE
+                           : k == 2 ? GPUISO_E_W_ALLZERO
+                           : k == 7 ? GPUISO_E_OVERFLOW
+                           : k == 10 ? GPUISO_E_W_SPAN
+                                     : GPUISO_E_W_NEGATIVE;
       if (k == 2 || k == 4 || k == 9)
         for (int64_t i = batch[1]; i < batch[2]; i++) w[i] = 0;
       if (k == 3 || k == 5 || k == 6)
@@ -179,13 +182,14 @@ static void test_errors(void) {
       if (k == 7)
         for (int64_t i = batch[1]; i < batch[2]; i++) y[i] = 2.4e304 * (2 - (double)(i - batch[1]) / LONG_ROW), w[i] = 1;
       if (k == 8) y[300 + 10] = 1e300, w[300 + 10] = 1e10;
-      if (k == 0 || k == 3 || k == 6 || k >= 8) y[bad] = NAN;
+      if (k == 10) w[300 + 10] = 0x1p500, w[300 + LONG_ROW - 10] = 0x1p-530;
+      if (nan) y[bad] = NAN;
       if (k == 1 || k == 4 || k == 5) w[bad] = -1;
       gpuiso_error e, e1;
       sim_exec ex = {&e, 0, 0, 0, memory, sim_seed}, whole = {&e1, 0, 0, 0, 0, sim_seed};
       gpuiso_status s = fit_rows_host(ex, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e);
       gpuiso_status s1 = fit_rows_host(whole, 3, batch, GPUISO_DOUBLE, y, w, &opt, z, NULL, &e1);
-      CHECK(s == want && e.row == 1 && e.index == (k != 2 && k != 7 ? bad : -1) && ex.held == 0 && s1 == s &&
+      CHECK(s == want && e.row == 1 && e.index == (k != 2 && k != 7 && k != 10 ? bad : -1) && ex.held == 0 && s1 == s &&
                 e1.row == e.row && e1.index == e.index,
             "segments, %s kernel, case %d: status %d, row %lld, index %lld, %lld held; in one plan status %d, "
             "index %lld", kernel_names[kernel], k, (int)s, (long long)e.row, (long long)e.index, (long long)ex.held,

@@ -93,7 +93,7 @@ static const char *error_text(gpuiso_status s, const gpuiso_error *e) {
   static const char *const names[] = {"OK",          "E_NOMEM",     "E_Y_NONFINITE", "E_X_NONFINITE",
                                       "E_W_NONFINITE", "E_W_NEGATIVE", "E_W_ALLZERO", "E_OVERFLOW",
                                       "E_INTERRUPT", "E_CUDA",      "E_NO_CUDA",     "E_INTERNAL",
-                                      "E_CUDA_LOST", "E_W_UNPLANNED"};
+                                      "E_CUDA_LOST", "E_W_UNPLANNED", "E_W_SPAN"};
   if (e->message[0]) return e->message;
   return (int)s >= 0 && (int)s < (int)(sizeof names / sizeof names[0]) ? names[s] : "unknown status";
 }

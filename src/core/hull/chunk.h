@@ -57,6 +57,12 @@ static inline GPUISO_HD int chunk_total_add_unit(chunk_total *c, double yi, doub
  * that the fit does not depend on the chunking. */
 static inline GPUISO_HD int hull_is_wide(double min_w, double reach) { return min_w < 0x1p-50 * reach; }
 
+/* Whether a row's weights span more than the hull solver holds: its smallest positive weight,
+ * scaled as the weights are (the largest in [1/2, 1)), below the doubles' normal range, where its
+ * steps and their products with y keep too few digits for the predicates to be exact (PAV's sums
+ * are not scaled so: it fits such rows). A ratio of about 2^1022 (4e307) or more. */
+static inline GPUISO_HD int hull_span_beyond(double min_w) { return min_w < 0x1p-1022; }
+
 /* The reach of hull_is_wide from a row's total weight and sum of w |y|, scaled. */
 static inline GPUISO_HD double hull_reach(double total_w, double sum_abs) {
   return total_w > sum_abs ? total_w : sum_abs;
