@@ -76,7 +76,8 @@
 #'   (they are scaled by a power of two, so weights near the largest double or subnormal ones fit
 #'   as the same weights at scale 1).
 #' @param groups With several covariates: a vector named by the columns of `X` that gives each
-#'   column's group (as isodistrreg); `NULL` (the default) puts all columns in group 1.
+#'   column's group, a number or a string (as isodistrreg); `NULL` (the default) puts all columns
+#'   in group 1.
 #' @param orders A vector named by orders (`"comp"`, `"sd"`, `"icx"`) whose values are the groups
 #'   they apply to; every group needs one. `"sd"` and `"icx"` need numeric columns. With one
 #'   covariate every order is the usual order of the numbers.
@@ -99,7 +100,8 @@
 #'   the stored order for several), `thresholds` (the distinct `y`, increasing), `weights` (the
 #'   summed weight of each distinct `X`), `runs` (the compact CDFs), `nobs`, `x` (the covariate of
 #'   each observation, for in-sample predictions; with several covariates the matrix of the
-#'   compared values), `covariate` (its name or names, `NULL` when `X` had none, and the levels),
+#'   compared values), `covariate` (its name or names, `NULL` when `X` had none, and the levels
+#'   of one ordered-factor covariate; those of several are in `order$spec$levels`),
 #'   `backend` (`"cpu"` or `"gpu"`: where the fit ran), with several covariates `order` (the
 #'   groups and orders, and what predictions need) and, with `dense = TRUE`, `cdf`.
 #' @references
@@ -191,7 +193,7 @@ check_idr_options <- function(orders, stoch, pars) {
     stop_arg("pars", paste0("sets isodistrreg's numerical solver; gpuiso's fits are exact and take ",
                             "no solver settings: leave it NULL"))
   }
-  if (!is.numeric(orders) || is.null(names(orders)) || anyNA(orders) ||
+  if (!(is.numeric(orders) || is.character(orders)) || is.null(names(orders)) || anyNA(orders) ||
       !all(names(orders) %in% c("comp", "sd", "icx"))) {
     stop_arg("orders", "must be a named vector with names in \"comp\", \"sd\", \"icx\"")
   }
@@ -223,8 +225,8 @@ check_groups <- function(groups, orders, columns) {
     }
     return(rep(1, length(columns)))
   }
-  if (!is.numeric(groups) || anyNA(groups) || is.null(names(groups))) {
-    stop_arg("groups", "must be a numeric vector named by the columns of `X`")
+  if (!(is.numeric(groups) || is.character(groups)) || anyNA(groups) || is.null(names(groups))) {
+    stop_arg("groups", "must be a vector of group labels (numbers or strings) named by the columns of `X`")
   }
   if (is.null(columns) || !setequal(names(groups), columns) || anyDuplicated(names(groups))) {
     stop_arg("groups", sprintf("must name each column of `X` once (%s), but names %s",

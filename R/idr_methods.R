@@ -133,7 +133,11 @@ c.gpuiso_idr <- function(...) {
   thresholds <- get("thresholds")
   pos <- get("pos")
   lambda <- unlist(get("lambda"))
-  bounds <- any(vapply(get("bounds"), isTRUE, TRUE))
+  # each prediction keeps its bounds; in-sample ones beside others show their CDF as both bounds
+  modes <- unlist(lapply(parts, bound_modes))
+  if (any(modes != "none")) modes[modes == "none"] <- "one"
+  bounds <- if (length(unique(modes)) > 1L) modes
+            else switch(c(modes, "none")[1L], none = FALSE, one = TRUE, pair = "pair")
   same <- vapply(seq_along(parts), function(i) {
     identical(runs[[i]], runs[[1L]]) && identical(thresholds[[i]], thresholds[[1L]])
   }, TRUE)

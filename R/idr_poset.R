@@ -142,11 +142,13 @@ poset_predictions <- function(object, v) {
 }
 
 # The in-sample predictions of a fit of several covariates: each observation's fitted CDF, or,
-# when some had weight zero (and may sit at no fitted point), the predictions at their values.
+# when some had weight zero (and may sit at no fitted point), the predictions at their values,
+# shown as in-sample ones (without bounds).
 poset_in_sample <- function(object) {
   slot <- object$order$obs_slot
   if (!anyNA(slot)) return(new_idr_predictions(object$runs, object$thresholds, slot, double(length(slot))))
-  poset_predictions(object, object$x)
+  p <- poset_predictions(object, object$x)
+  new_idr_predictions(pred_part(p, "runs"), object$thresholds, pred_part(p, "pos"), pred_part(p, "lambda"))
 }
 
 # A progress bar (utils::txtProgressBar) for long work: shown once it has run for `after`

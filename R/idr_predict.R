@@ -102,7 +102,8 @@ covariate_values <- function(covariate, data, arg = "data") {
 
 # Predictions: the query positions (0-based) and interpolation fractions into a set of runs.
 # bounds: FALSE (in-sample), TRUE (one covariate: the bounds are the CDFs at the positions on
-# either side) or "pair" (several covariates: the upper bound at pos, the lower one at pos + 1).
+# either side) or "pair" (several covariates: the upper bound at pos, the lower one at pos + 1);
+# for predictions of both kinds joined by c(), a code of bound_modes() each.
 new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
   structure(list(runs = runs, thresholds = thresholds, pos = as.integer(pos),
                  lambda = as.double(lambda), bounds = bounds),
@@ -110,6 +111,13 @@ new_idr_predictions <- function(runs, thresholds, pos, lambda, bounds = FALSE) {
 }
 
 pred_part <- function(x, name) .subset2(x, name)
+
+# The bounds of each prediction in x: "none" (in-sample), "one" (one covariate) or "pair"
+# (several covariates), as new_idr_predictions() describes them.
+bound_modes <- function(x) {
+  mode <- pred_part(x, "bounds")
+  rep_len(if (isTRUE(mode)) "one" else if (isFALSE(mode)) "none" else mode, length(x))
+}
 
 # Checks every part of predictions that C code reads (see predictions_from_r in src/r_idr.c): an
 # object edited, built by hand or saved by another version is an error that names `arg`. (The C
@@ -126,8 +134,9 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
 `[.gpuiso_idr` <- function(x, i) {
   idx <- seq_len(length(x))[i]
   if (anyNA(idx)) stop_arg("i", "selects predictions that do not exist")
+  bounds <- pred_part(x, "bounds")
   new_idr_predictions(pred_part(x, "runs"), pred_part(x, "thresholds"), pred_part(x, "pos")[idx],
-                      pred_part(x, "lambda")[idx], pred_part(x, "bounds"))
+                      pred_part(x, "lambda")[idx], if (length(bounds) > 1L) bounds[idx] else bounds)
 }
 
 #' @export
@@ -137,14 +146,14 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
   }
   one <- x[i]
   thr <- pred_part(one, "thresholds")
-  mode <- pred_part(one, "bounds")
-  bounds <- isTRUE(mode) || identical(mode, "pair")
+  mode <- bound_modes(one)
+  bounds <- mode != "none"
   if (bounds) { # with the lower and upper bound, in one evaluation
     p <- pred_part(one, "pos")
     lambda <- pred_part(one, "lambda")
     # one covariate: the CDFs at the fitted values on either side (the lower at the greater);
     # several ("pair"): the upper bound at p, the lower one at p + 1
-    lower <- p + as.integer(lambda > 0 || identical(mode, "pair"))
+    lower <- p + as.integer(lambda > 0 || mode == "pair")
     one <- new_idr_predictions(pred_part(one, "runs"), thr, c(p, lower, p), c(lambda, 0, 0))
   }
   value <- cdf_values(one, thr, arg = "x")
@@ -190,6 +199,7 @@ print.gpuiso_idr <- function(x, ...) {
 #' @param index Which prediction to draw.
 #' @param bounds Draw the bounds (out-of-sample predictions only)?
 #' @param col.cdf,col.bounds Colours of the CDF and of the bounds.
+#' @param lty.cdf,lty.bounds Line types of the CDF and of the bounds.
 #' @param xlab,ylab,main Axis labels and title.
 #' @param ... Passed to [graphics::plot()].
 #' @return `x`, invisibly.
@@ -199,15 +209,17 @@ print.gpuiso_idr <- function(x, ...) {
 #' plot(predict(fit, data.frame(Temp = 85)))
 #' @export
 plot.gpuiso_idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
-                            xlab = "Threshold", ylab = "CDF", main = "IDR predictive CDF", ...) {
+                            lty.cdf = 1, lty.bounds = 2, xlab = "Threshold", ylab = "CDF",
+                            main = "IDR predictive CDF", ...) {
   one <- x[[index]]
   bounds <- check_flag(bounds, "bounds") && !is.null(one$lower)
   step <- function(v) stats::stepfun(one$points, c(0, v))
-  graphics::plot(step(one$cdf), xlab = xlab, ylab = ylab, main = main, col = col.cdf,
+  graphics::plot(step(one$cdf), xlab = xlab, ylab = ylab, main = main, col = col.cdf, lty = lty.cdf,
                  do.points = FALSE, verticals = TRUE, ylim = c(0, 1), ...)
   if (bounds) {
-    graphics::lines(step(one$lower), col = col.bounds, lty = 2, do.points = FALSE, verticals = TRUE)
-    graphics::lines(step(one$upper), col = col.bounds, lty = 2, do.points = FALSE, verticals = TRUE)
+    for (b in list(one$lower, one$upper)) {
+      graphics::lines(step(b), col = col.bounds, lty = lty.bounds, do.points = FALSE, verticals = TRUE)
+    }
   }
   invisible(x)
 }

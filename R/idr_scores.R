@@ -12,7 +12,8 @@
 #' hand or saved by an incompatible version of gpuiso is an error that names the argument.
 #'
 #' * `cdf()`: the CDF at `thresholds`.
-#' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level.
+#' * `qpred()`: lower quantiles, the smallest threshold at which the CDF reaches each level (at
+#'   level 0, the smallest at which it exceeds 0: the lowest point of the distribution).
 #' * `crps()`: the continuous ranked probability score, \eqn{\int (F(t) - 1\{t \ge y\})^2 dt}{integral of (F(t) - 1{t >= y})^2 dt},
 #'   computed exactly for the step CDFs. Long work shows a progress bar after a few seconds in
 #'   interactive sessions; `options(gpuiso.progress = TRUE)` or `FALSE` chooses.

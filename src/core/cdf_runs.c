@@ -105,7 +105,9 @@ gpuiso_status gpuiso_cdf_quantile(const gpuiso_cdf_runs *r, const gpuiso_cdf_que
     int64_t lo = 0, hi = r->nthr - 1; /* F is non-decreasing in k: bisect */
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
-      if (cdf_query_value(r, q, i, mid) >= a) hi = mid; else lo = mid + 1;
+      double f = cdf_query_value(r, q, i, mid);
+      /* level 0: the lowest point of the distribution, where F first exceeds 0 (isodistrreg) */
+      if (a > 0 ? f >= a : f > 0) hi = mid; else lo = mid + 1;
     }
     kout[c] = lo;
   }

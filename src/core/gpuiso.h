@@ -347,8 +347,8 @@ gpuiso_status gpuiso_cdf_eval(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *
                               const int64_t *kidx, int paired, const gpuiso_opts *opt, double *out,
                               gpuiso_error *err);
 
-/* Lower quantiles: kout[i + j * q->n] = the smallest k with F_i(k) >= level[j] (the last
- * threshold when there is none). */
+/* Lower quantiles: kout[i + j * q->n] = the smallest k with F_i(k) >= level[j] (F_i(k) > 0 for
+ * a level of 0; the last threshold when there is none). */
 gpuiso_status gpuiso_cdf_quantile(const gpuiso_cdf_runs *r, const gpuiso_cdf_query *q,
                                   int64_t nlev, const double *level, const gpuiso_opts *opt,
                                   int64_t *kout, gpuiso_error *err);

@@ -79,6 +79,35 @@ test_that("c() of predictions of different fits keeps every CDF, on the union of
   expect_error(c(p1, list(1)), "c\\(\\): argument 2 is a list; only gpuiso IDR predictions")
 })
 
+test_that("c() keeps each prediction's bounds, of one covariate or several", {
+  f1 <- idr(c(1, 2, 3, 4), data.frame(x = 1:4))
+  f2 <- idr(c(1, 2, 3, 4), data.frame(a = 1:4, b = 1:4))
+  p1 <- predict(f1, data.frame(x = c(2.5, 9)))
+  p2 <- predict(f2, data.frame(a = c(9, 2.5, 0), b = c(9, 2.5, 0)))
+  inside <- predict(f2)[2]
+  for (parts in list(list(p2, p2), list(p2, p1), list(p1, p2), list(p1, inside, p2))) {
+    joined <- do.call(c, parts)
+    expected <- unlist(lapply(parts, as.list), recursive = FALSE)
+    for (i in seq_along(expected)) {
+      one <- expected[[i]]
+      if (is.null(one$lower)) one <- data.frame(points = one$points, lower = one$cdf, cdf = one$cdf, upper = one$cdf)
+      expect_equal(joined[[i]], one, ignore_attr = TRUE, label = sprintf("prediction %d", i))
+    }
+    expect_named(as.data.frame(joined), c("prediction", "points", "lower", "cdf", "upper"))
+  }
+  # a prediction above every fitted point of several covariates has the lower bound 0
+  expect_identical(c(p2, p1)[[1]]$lower, 0)
+  expect_identical(c(p2, p2)[4:6][[1]], p2[[1]])
+})
+
+test_that("plot() takes isodistrreg's line types of the CDF and the bounds", {
+  fit <- idr(c(1, 2, 3, 4), data.frame(a = 1:4, b = 1:4))
+  p <- predict(fit, data.frame(a = 2.5, b = 2.5))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(p, lty.cdf = 3, lty.bounds = 4))
+})
+
 test_that("as.data.frame lists each prediction's jumps, as [[ does", {
   fit <- idr(c(3, 5, 3, 8, 6), data.frame(x = c(7, 11, 13, 15, 9)))
   p <- predict(fit, data.frame(x = c(8, 14, 20)))

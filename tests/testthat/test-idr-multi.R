@@ -200,6 +200,11 @@ test_that("scores work on predictions of several covariates as on one", {
   expect_equal(q, t(apply(P, 1, function(p) fit$thresholds[vapply(c(0.1, 0.5, 0.9),
                                                                    function(a) which(p >= a)[1], 1L)])),
                ignore_attr = TRUE)
+  # level 0: the lowest point of each distribution, where its CDF first exceeds 0 (isodistrreg's
+  # stepfun of the CDF at 0), and the quantile score there
+  low <- apply(P, 1, function(p) fit$thresholds[which(p > 0)[1]])
+  expect_identical(unname(qpred(pred, c(0, 0.5))[, 1]), low)
+  expect_identical(unname(qscore(pred, 0, yn)[, 1]), 2 * (low > yn) * (low - yn))
   expect_equal(pit(pred, yn, randomize = FALSE), diag(cdf(pred, yn)))
   expect_equal(unname(bscore(pred, 1, yn)), (cdf(pred, 1)[, 1] - (yn <= 1))^2, ignore_attr = TRUE)
   # in-sample: one prediction per observation, with zero weights too
@@ -209,6 +214,27 @@ test_that("scores work on predictions of several covariates as on one", {
   expect_length(predict(fw), n)
   expect_equal(unname(cdf(predict(fw)[4:n], fw$thresholds)), unname(cdf(predict(fw, X[4:n, ]), fw$thresholds)),
                tolerance = tol)
+  # in-sample predictions have no bounds, zero weights or not (the ones of weight zero are
+  # predictions at their covariates, as out of sample)
+  expect_named(predict(fw)[[1]], c("points", "cdf"))
+  expect_equal(predict(fw)[[1]]$cdf, predict(fw, X[1, ])[[1]]$cdf)
+  expect_named(predict(fw)[[4]], c("points", "cdf"))
+})
+
+test_that("groups and orders may be labelled by strings, as in isodistrreg", {
+  set.seed(110)
+  n <- 60
+  X <- data.frame(a = runif(n), b = runif(n), c = runif(n))
+  y <- X$a + X$b + X$c + rnorm(n)
+  by_number <- idr(y, X, groups = c(a = 1, b = 2, c = 2), orders = c(comp = 1, sd = 2))
+  by_name <- idr(y, X, groups = c(a = "one", b = "ens", c = "ens"), orders = c(comp = "one", sd = "ens"))
+  expect_identical(as.matrix(by_name), as.matrix(by_number))
+  newX <- data.frame(a = runif(5), b = runif(5), c = runif(5))
+  expect_identical(cdf(predict(by_name, newX), by_name$thresholds),
+                   cdf(predict(by_number, newX), by_number$thresholds))
+  expect_error(idr(y, X, groups = c(a = "one", b = "ens", c = "ens"), orders = c(comp = "one", sd = "other")),
+               "`orders` must give one order to each group")
+  expect_error(idr(y, X, groups = c(a = TRUE, b = FALSE, c = TRUE)), "`groups` must be a vector of group labels")
 })
 
 test_that("new data must have the fit's covariate columns", {
