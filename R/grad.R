@@ -197,10 +197,16 @@ vjp_rows <- function(fit) {
 #' gradient is that of the solver's partition.
 #'
 #' On the CPU, the rows are sorted by a radix sort and fitted by pool adjacent violators, in
-#' parallel over rows (see [gpuiso_threads()]). With `device = "gpu"` the rows are sorted, fitted
-#' (the hull-merge solver, one batch for all rows) and differentiated on the GPU; `"auto"` follows
-#' the rule of [isoreg_gpu()]. The GPU sorts in both passes: it records no `"order"` and does not
-#' read one.
+#' parallel over rows (see [gpuiso_threads()]). Each row is cut where no block of the isotonic
+#' step can cross (soft ranks: between sorted keys more than \eqn{2n} apart), and each piece is
+#' fitted from its own first value, so that the results keep their digits however small `epsilon`
+#' is (against an exact multiple-precision projection: within 1e-13 for ranks, and a few roundings
+#' of `x` for sorts), and are `rank(x)` and `sort(x)` exactly once it is small enough. With
+#' `device = "gpu"` the rows are sorted, fitted (the hull-merge solver, one batch for all rows,
+#' each row one piece) and differentiated on the GPU; where that would keep fewer digits, with
+#' `max(abs(x)) / epsilon` (ranks) or `n / epsilon / max(abs(x))` (sorts) above \eqn{2^{23}}, the CPU
+#' computes them instead. `"auto"` follows the rule of [isoreg_gpu()]. The GPU sorts in both
+#' passes: it records no `"order"` and does not read one.
 #'
 #' @param x A numeric vector, or a matrix whose rows are the vectors; finite.
 #' @param epsilon The regularisation strength, a positive finite number.

@@ -58,6 +58,58 @@ static const double *row_of(const double *m, int64_t nrow, int64_t n, int64_t r,
   return buf;
 }
 
+/* The rank's key at sort position k less the one at position a: from the difference of their x
+ * (the records' w), exact where they are close (the keys x / epsilon are rounded), unless that
+ * overflows. */
+static double key_step(const sort_record *rec, int64_t a, int64_t k, double epsilon, int decreasing) {
+  double dx = rec[k].w - rec[a].w;
+  return isfinite(dx) ? soft_key(GPUISO_SOFT_RANK, dx, epsilon, decreasing) : rec[k].y - rec[a].y;
+}
+
+/* A row is fitted in segments that no block of the fit spans, each from its own first position
+ * a (soft_target), found from its keys s (decreasing). Rank: no block spans positions k - 1 and
+ * k where s_{k-1} - s_k >= 2n, since every target before k is then above every one from k on
+ * (the ranks n - k differ by less than n). Sort: the fit of the targets is, but for a constant,
+ * minus the non-decreasing fit of u_k = s_k + k / epsilon, which is apart at k where every u
+ * before k is below every u from k on by more than their rounding: sort_tails writes the minima
+ * of u from each k on into tail and returns that margin. u is formed with 1 / epsilon, within a
+ * few roundings of itself, which the margin covers. */
+static double sort_tails(const sort_record *rec, int64_t n, double epsilon, double *tail) {
+  double top = 0, step = 1 / epsilon, low = INFINITY;
+  for (int64_t k = n - 1; k >= 0; k--) {
+    double u = rec[k].y + (double)k * step;
+    top = fmax(top, fabs(u));
+    tail[k] = low = fmin(u, low);
+  }
+  return 0x1p-48 * top;
+}
+
+/* soft_target's d at position k of the segment from a: the rank's key less the segment's first,
+ * the sort's key. */
+static double segment_d(gpuiso_soft_kind kind, const sort_record *rec, int64_t a, int64_t k, double epsilon,
+                        int decreasing) {
+  return kind == GPUISO_SOFT_RANK ? key_step(rec, a, k, epsilon, decreasing) : rec[k].y;
+}
+
+/* Fits positions [a, b) of the row (its targets over z's, its fit and block flags into v and
+ * start) and, where res is not NULL, writes their values into res. */
+static gpuiso_status fit_segment(gpuiso_soft_kind kind, soft_work *wk, int64_t a, int64_t b, int64_t n,
+                                 double epsilon, int decreasing, const gpuiso_opts *o, double *res,
+                                 gpuiso_error *err) {
+  for (int64_t k = a; k < b; k++) wk->z[k] = soft_target(kind, segment_d(kind, wk->rec, a, k, epsilon, decreasing), k, a, n, epsilon);
+  if (b - a == 1 && isfinite(wk->z[a])) { /* apart from all others: its own block */
+    wk->v[a] = wk->z[a];
+    wk->start[a] = 1;
+  } else {
+    gpuiso_status s = fit_row(b - a, wk->z + a, NULL, o, &wk->pav, wk->v + a, wk->start + a, NULL, err);
+    if (s != GPUISO_OK) return s;
+  }
+  for (int64_t k = a; res && k < b; k++)
+    res[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)] =
+        soft_value(kind, segment_d(kind, wk->rec, a, k, epsilon, decreasing), wk->v[k], k, a, epsilon);
+  return GPUISO_OK;
+}
+
 /* Row r of the matrix. The fit's options o are non-increasing, on one thread, with the solver's
  * blocks. order (NULL: none), in x's layout, 1-based: the row's sort order, which is written, or
  * when order_given read instead of sorting; *order_wrong is set, and nothing written, when it is
@@ -82,32 +134,39 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
         return GPUISO_OK;
       }
       before = key;
-      sort_record rec = {key, j, t, 1.0};
+      sort_record rec = {key, j, t, xr[j]};
       wk->rec[k] = rec;
     }
   } else {
     for (int64_t j = 0; j < n; j++) {
       double t = soft_key(kind, xr[j], epsilon, decreasing);
-      sort_record rec = {~double_key(t), j, t, 1.0};
+      sort_record rec = {~double_key(t), j, t, xr[j]}; /* w: x, for key_step */
       wk->rec[j] = rec;
     }
     sort_records_serial(wk->rec, wk->tmp, n);
     if (order)
       for (int64_t k = 0; k < n; k++) order[r + k * nrow] = (int32_t)(wk->rec[k].tag + 1);
   }
-  for (int64_t k = 0; k < n; k++) wk->z[k] = soft_target(kind, wk->rec[k].y, k, n, epsilon);
-  gpuiso_status s = fit_row(n, wk->z, NULL, o, &wk->pav, wk->v, wk->start, NULL, err);
-  if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
-    s = s == GPUISO_E_Y_NONFINITE ? GPUISO_E_OVERFLOW : s;
-    set_error(err, s, -1, r);
-    return s;
+  /* the segments, each fitted once its end is found; the sort's tails in z, which each
+   * segment's targets overwrite as it is fitted (the cuts read them further on). Forward: the
+   * values as the segments are fitted, into gs for a row of a matrix */
+  double margin = kind == GPUISO_SOFT_SORT ? sort_tails(wk->rec, n, epsilon, wk->z) : 0;
+  double head = wk->rec[0].y, *res = nrow == 1 ? out : g ? wk->z : wk->gs;
+  for (int64_t a = 0, k = 1; k <= n; k++) {
+    int cut = k == n;
+    if (!cut && kind == GPUISO_SOFT_RANK) cut = -key_step(wk->rec, k - 1, k, epsilon, decreasing) >= 2.0 * (double)n;
+    if (!cut && kind == GPUISO_SOFT_SORT) cut = head + margin < wk->z[k];
+    if (k < n && kind == GPUISO_SOFT_SORT) head = fmax(head, wk->rec[k].y + (double)k * (1 / epsilon));
+    if (!cut) continue;
+    gpuiso_status s = fit_segment(kind, wk, a, k, n, epsilon, decreasing, o, g ? NULL : res, err);
+    if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
+      s = s == GPUISO_E_Y_NONFINITE ? GPUISO_E_OVERFLOW : s;
+      set_error(err, s, -1, r);
+      return s;
+    }
+    a = k;
   }
-  double *res = nrow == 1 ? out : wk->z; /* the targets are spent */
-  if (!g) {
-    for (int64_t k = 0; k < n; k++)
-      res[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)] =
-          soft_value(kind, wk->rec[k].y, wk->v[k], k, n, epsilon);
-  } else {
+  if (g) {
     const double *gr = row_of(g, nrow, n, r, wk->gr);
     for (int64_t k = 0; k < n; k++) wk->gs[k] = gr[soft_slot(kind, wk->rec[k].tag, k, n, decreasing)];
     vjp_row(n, NULL, NULL, wk->v, wk->start, wk->gs, -INFINITY, INFINITY, wk->a, NULL);
@@ -120,15 +179,20 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
 }
 
 /* The first element whose key is not finite (x itself, or x / epsilon overflowing), in the
- * matrix's order; the soft sort's (n, ..., 1) / epsilon must be finite too. */
+ * matrix's order; the soft sort's (n, ..., 1) / epsilon must be finite too. *top: the largest
+ * |x|. */
 static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol, const double *x,
-                                double epsilon, int nth, gpuiso_error *err) {
+                                double epsilon, int nth, double *top, gpuiso_error *err) {
   int64_t bad = len;
+  double largest = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) reduction(min : bad)
+#pragma omp parallel for num_threads(nth) reduction(min : bad) reduction(max : largest)
 #endif
-  for (int64_t i = 0; i < len; i++)
+  for (int64_t i = 0; i < len; i++) {
     if (!isfinite(soft_key(kind, x[i], epsilon, 0)) && i < bad) bad = i;
+    largest = fmax(largest, fabs(x[i]));
+  }
+  *top = largest;
   if (bad < len) {
     gpuiso_status s = isfinite(x[bad]) ? GPUISO_E_OVERFLOW : GPUISO_E_X_NONFINITE;
     set_error(err, s, bad, -1);
@@ -155,9 +219,15 @@ gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol,
   if (order_wrong) *order_wrong = -1;
   int64_t len = nrow * ncol;
   int nth = resolve_threads(opt, len);
-  gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, err);
+  double top;
+  gpuiso_status s = soft_check(kind, len, ncol, x, epsilon, nth, &top, err);
   if (s != GPUISO_OK || len == 0) return s;
-  if (opt->engine == GPUISO_GPU) /* the device sorts: it neither reads nor writes order */
+  /* The device fits each row as one segment, whose targets keep about 2^-29 of the outputs'
+   * scale while the keys (rank: |x| / epsilon) or n / epsilon (sort: against |x|) stay under
+   * 2^23 of it; beyond, the CPU's segments keep their digits. It sorts: it neither reads nor
+   * writes order. */
+  double reach = kind == GPUISO_SOFT_RANK ? top / epsilon : (double)ncol / epsilon / top;
+  if (opt->engine == GPUISO_GPU && reach <= 0x1p23)
     return gpuiso_cuda_soft(kind, nrow, ncol, x, g, epsilon, decreasing, opt, out, err);
   if (nth > nrow) nth = (int)nrow;
   gpuiso_opts o = *opt;

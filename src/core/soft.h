@@ -19,17 +19,21 @@ static inline GPUISO_HD double soft_key(gpuiso_soft_kind kind, double x, double 
   return (decreasing ? -x : x) / epsilon;
 }
 
-/* rank: s_k - (n - k); sort: (n - k) / epsilon - s_k. */
-static inline GPUISO_HD double soft_target(gpuiso_soft_kind kind, double s, int64_t k, int64_t n,
-                                           double epsilon) {
-  double r = (double)(n - k);
-  return kind == GPUISO_SOFT_RANK ? s - r : r / epsilon - s;
+/* The targets s_k - (n - k) (rank) and (n - k) / epsilon - s_k (sort), less a constant for the
+ * segment from position a on that k lies in, which moves the segment's fit by the same and
+ * leaves the values: rank d - (n - k), with d = s_k - s_a, sort (a - k) / epsilon - d, with d =
+ * s_k. So a segment keeps the digits of (n - k) where the keys are far larger (rank), and of s_k
+ * where n / epsilon is (sort); soft.c cuts a row into segments that no block of the fit spans
+ * (the device fits a row as one, a = 0 and s_a = 0). */
+static inline GPUISO_HD double soft_target(gpuiso_soft_kind kind, double d, int64_t k, int64_t a,
+                                           int64_t n, double epsilon) {
+  return kind == GPUISO_SOFT_RANK ? d - (double)(n - k) : (double)(a - k) / epsilon - d;
 }
 
-/* rank: s_k - v_k; sort: (n - k) / epsilon - v_k. */
-static inline GPUISO_HD double soft_value(gpuiso_soft_kind kind, double s, double v, int64_t k,
-                                          int64_t n, double epsilon) {
-  return kind == GPUISO_SOFT_RANK ? s - v : (double)(n - k) / epsilon - v;
+/* From the fit v_k of those targets: rank d - v_k; sort (a - k) / epsilon - v_k. */
+static inline GPUISO_HD double soft_value(gpuiso_soft_kind kind, double d, double v, int64_t k,
+                                          int64_t a, double epsilon) {
+  return kind == GPUISO_SOFT_RANK ? d - v : (double)(a - k) / epsilon - v;
 }
 
 /* rank: the element p_k; sort: position k from the end (increasing), or k (decreasing). */

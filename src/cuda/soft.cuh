@@ -60,7 +60,7 @@ struct soft_stream_step {
     double s = soft_key(v.kind, soft_x(v, e), v.epsilon, v.decreasing);
     v.perm[q] = e;
     v.s[q] = s;
-    v.z[q] = soft_target(v.kind, s, q % v.ncol, v.ncol, v.epsilon);
+    v.z[q] = soft_target(v.kind, s, q % v.ncol, 0, v.ncol, v.epsilon); /* a row one segment */
   }
 };
 
@@ -73,7 +73,7 @@ static SIMT_DEVICE int64_t soft_out_slot(const soft_view &v, int64_t q) {
 struct soft_value_step {
   soft_view v;
   SIMT_DEVICE void operator()(int64_t q) const {
-    v.out[soft_out_slot(v, q)] = soft_value(v.kind, v.s[q], v.v[q], q % v.ncol, v.ncol, v.epsilon);
+    v.out[soft_out_slot(v, q)] = soft_value(v.kind, v.s[q], v.v[q], q % v.ncol, 0, v.epsilon);
   }
 };
 

@@ -56,6 +56,74 @@ test_that("soft sorts follow the formula and reach sort(x) and mean(x)", {
   }
 })
 
+# The exact soft rank (kind "rank") or soft sort: the targets and their non-increasing fit by PAV
+# over Rmpfr numbers of `bits` bits, which hold every sum here exactly, rounded once at the end.
+ref_soft_exact <- function(x, epsilon, kind, bits = 4000) {
+  n <- length(x)
+  r <- Rmpfr::mpfr(n:1, bits)
+  if (kind == "rank") {
+    o <- order(x, decreasing = TRUE)
+    key <- Rmpfr::mpfr(x[o], bits) / Rmpfr::mpfr(epsilon, bits)
+    z <- key - r
+  } else {
+    key <- Rmpfr::mpfr(sort(x, decreasing = TRUE), bits)
+    z <- r / Rmpfr::mpfr(epsilon, bits) - key
+  }
+  S <- vector("list", n)
+  size <- integer(n)
+  k <- 0L
+  for (i in seq_len(n)) {
+    k <- k + 1L
+    S[[k]] <- z[i]
+    size[k] <- 1L
+    while (k > 1L && S[[k - 1L]] * size[k] <= S[[k]] * size[k - 1L]) {
+      S[[k - 1L]] <- S[[k - 1L]] + S[[k]]
+      size[k - 1L] <- size[k - 1L] + size[k]
+      k <- k - 1L
+    }
+  }
+  v <- do.call(c, lapply(seq_len(k), function(b) rep(S[[b]] / size[b], size[b])))
+  if (kind == "rank") {
+    out <- numeric(n)
+    out[o] <- Rmpfr::asNumeric(key - v)
+    out
+  } else {
+    rev(Rmpfr::asNumeric(r / Rmpfr::mpfr(epsilon, bits) - v))
+  }
+}
+
+test_that("soft ranks and sorts keep their digits where |x| / epsilon or n / epsilon is large", {
+  skip_if_not_installed("Rmpfr")
+  # an audit's cases: the keys or n / epsilon so much larger than the ranks or x that the
+  # targets held only them (ranks of 0, sorts of 0, sorted values not sorted)
+  expect_identical(soft_rank(c(1, 2, 3), epsilon = 1e-17), c(1, 2, 3))
+  expect_identical(soft_rank(c(3, 1, 2) * 1e-9, epsilon = 1e-25), c(3, 1, 2))
+  expect_identical(soft_rank(5, epsilon = 1e-300), 1)
+  expect_identical(soft_rank(c(1e16, 1e16 + 4, 1e16 + 8)), c(1, 2, 3))
+  expect_identical(soft_rank(c(1e300, -1e300)), c(2, 1))
+  expect_identical(soft_sort(0.3, epsilon = 1e-8), 0.3)
+  expect_identical(soft_sort(c(0.1, 0.2, 0.3), epsilon = 1e-17), c(0.1, 0.2, 0.3))
+  expect_identical(soft_sort(c(0, 1e-9, 2e-9), epsilon = 1e-8), c(0, 1e-9, 2e-9))
+  set.seed(12)
+  x <- stats::rnorm(1e4)
+  expect_identical(soft_sort(x, 1e-4), sort(x))
+  # random rows, some values close (blocks) and far apart, offsets and tiny epsilons, against the
+  # exact projection
+  set.seed(13)
+  worst <- c(rank = 0, sort = 0)
+  for (case in 1:60) {
+    n <- sample(c(1:6, 20, 50), 1)
+    x <- 10^stats::runif(1, -3, 3) * round(stats::rnorm(n), sample(0:3, 1)) + sample(c(0, 1e6, -1e9), 1)
+    epsilon <- 10^stats::runif(1, -20, 2)
+    if (!all(is.finite(n / epsilon))) next
+    scale <- max(abs(x)) + 1e-300 # the sort's values, near x: a rounding of x's size
+    worst["rank"] <- max(worst["rank"], abs(soft_rank(x, epsilon) - ref_soft_exact(x, epsilon, "rank")))
+    worst["sort"] <- max(worst["sort"], abs(soft_sort(x, epsilon) - ref_soft_exact(x, epsilon, "sort")) / scale)
+  }
+  expect_lt(worst[["rank"]], 1e-9)
+  expect_lt(worst[["sort"]], 1e-9)
+})
+
 test_that("decreasing = TRUE gives ranks from the largest and sorts from the largest", {
   set.seed(3)
   x <- stats::rnorm(25)

@@ -201,6 +201,26 @@ static void test_soft(void) {
   int sorted = 1;
   for (int i = 0; i + 1 < n; i++) sorted = sorted && out[i] <= out[i + 1];
   CHECK(sorted && fabs(out[0] + 1.2) < 1e-6 && fabs(out[6] - 2.5) < 1e-6, "soft sort tends to sort");
+  /* keys (x / epsilon) or n / epsilon far beyond the ranks or x: each element its own segment,
+   * so the ranks and the sorted values exactly (the targets once held only the keys: ranks of 0) */
+  double sorted_x[7] = {-1.2, -0.4, 0.0, 0.3, 0.31, 1.1, 2.5}, ranks[7] = {4, 1, 7, 5, 6, 2, 3};
+  for (int kind = 0; kind < 2; kind++) {
+    gpuiso_status st = gpuiso_soft((gpuiso_soft_kind)kind, 1, n, x, NULL, 1e-17, 0, &o, out, &err);
+    int exact = st == GPUISO_OK;
+    for (int i = 0; i < n; i++) exact = exact && out[i] == (kind ? sorted_x[i] : ranks[i]);
+    CHECK(exact, "soft %s at epsilon 1e-17: status %d, %.17g %.17g", kind ? "sort" : "rank", (int)st, out[0], out[1]);
+  }
+  /* the device fits a row as one segment: beyond 2^23 of the outputs' scale the CPU fits it
+   * (without CUDA the device's call fails, the CPU's succeeds) */
+  gpuiso_opts dev = options(1, GPUISO_GPU, 0);
+  for (int kind = 0; kind < 2; kind++) {
+    for (int far = 0; far < 2; far++) {
+      double eps = kind == GPUISO_SOFT_RANK ? (far ? 2.5 / 0x1p24 : 2.5 / 0x1p22) : (far ? 7 / 2.5 / 0x1p24 : 7 / 2.5 / 0x1p22);
+      gpuiso_status st = gpuiso_soft((gpuiso_soft_kind)kind, 1, n, x, NULL, eps, 0, &dev, out, &err);
+      CHECK(st == (far ? GPUISO_OK : GPUISO_E_NO_CUDA), "soft %s on the device, %s 2^23: status %d",
+            kind ? "sort" : "rank", far ? "beyond" : "within", (int)st);
+    }
+  }
 
   /* vector-Jacobian products against central differences, both kinds and directions */
   double g[7] = {0.5, -1, 0.25, 2, -0.75, 1, 0.1}, dx[7], xp[7], a[7], b[7];
