@@ -14,9 +14,11 @@
 #' it for groups it has not seen.
 #'
 #' **Weights.** `weights` must be finite and non-negative, with at least one positive weight in
-#' each group; a score of weight zero does not move the curve. As in [isoreg_gpu()], it takes the
-#' probability of the nearest lower score of positive weight (of the nearest higher one when there
-#' is none), whether the curve rises or falls.
+#' each group; a score of weight zero does not move the curve's probabilities. As in
+#' [isoreg_gpu()], it takes the probability of the nearest lower score of positive weight (of the
+#' nearest higher one when there is none), whether the curve rises or falls, and so joins that
+#' block: its score can become the block's first or last, which the linear interpolation of
+#' [predict()] (`type = "linear"`) runs between.
 #'
 #' **Device.** With `device = "gpu"` the whole pipeline runs on a CUDA device: the scores go up
 #' once, are sorted there by score and by group and score, pooled and fitted as one batch, and only
@@ -183,8 +185,8 @@ predict_backend <- function(object, device, n) {
 #'   factor by its labels); `NULL` (the default) uses the pooled curve for every score. Must be
 #'   `NULL` for a calibrator fitted without groups.
 #' @param type `"step"`: the probability of the block the score falls in (between two blocks,
-#'   the lower one's); `"linear"`: linear interpolation between the blocks' first and last scores,
-#'   a continuous curve that is constant within blocks.
+#'   the lower one's); `"linear"`: linear interpolation between the blocks' first and last scores
+#'   (scores of weight zero included), a continuous curve that is constant within blocks.
 #' @param strict What to do with a group not seen in training: `FALSE` gives it the pooled curve
 #'   with a warning that names it, `TRUE` is an error.
 #' @param device Where the probabilities are computed: `"auto"` (the default) on the GPU for a

@@ -69,7 +69,7 @@ scaled_bins <- function(prob, label, bins, weights, binning) {
   if (!is.numeric(bins) || length(bins) != 1L || !is.finite(bins) || bins < 1 || bins != round(bins)) {
     stop_arg("bins", "must be a single positive whole number")
   }
-  if (bins > 1e6) stop_arg("bins", sprintf("must be at most 1e6, not %g", bins))
+  if (bins > 1e6) stop_arg("bins", sprintf("must be at most 1e6, not %s", format(bins, digits = 15)))
   edges <- if (binning == "width") seq_len(bins - 1L) / bins else mass_edges(d$prob, d$weights, bins)
   bin <- findInterval(d$prob, edges, left.open = binning == "mass") + 1L
   weight <- tabulate_weight(d$weights, bin, bins)
@@ -101,7 +101,8 @@ log_loss <- function(prob, label, weights = NULL, eps = 1e-15) {
   }
   use <- d$weights > 0 # a prediction of weight zero adds nothing, not 0 * Inf
   p <- d$prob[use]
-  loss <- ifelse(d$label[use] == 1, log(pmax(p, eps)), log(pmax(1 - p, eps)))
+  # log1p: 1 - p would round a tiny p away
+  loss <- ifelse(d$label[use] == 1, log(pmax(p, eps)), pmax(log1p(-p), log(eps)))
   -sum(d$weights[use] * loss) / sum(d$weights)
 }
 

@@ -95,10 +95,12 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
     Rf_errorcall(R_NilValue, "`x / epsilon` overflows double precision at element %lld; use a larger "
                  "`epsilon` or rescale `x`", i + 1);
   }
+  if (s == GPUISO_E_OVERFLOW && err.row < 0) /* the soft sort's (n, ..., 1) / epsilon */
+    Rf_errorcall(R_NilValue, "`n / epsilon` overflows double precision (`epsilon` = %g is too small "
+                 "for rows of %lld); use a larger `epsilon`", eps, (long long)ncol);
   if (s == GPUISO_E_OVERFLOW)
-    Rf_errorcall(R_NilValue, "the sums of the soft %s overflow double precision (`epsilon` = %g is "
-                 "too small for `x`); use a larger `epsilon` or rescale `x`",
-                 k == GPUISO_SOFT_RANK ? "rank" : "sort", eps);
+    Rf_errorcall(R_NilValue, "the sums of the soft %s overflow double precision (`x` near the "
+                 "largest double); rescale `x`", k == GPUISO_SOFT_RANK ? "rank" : "sort");
   if (s != GPUISO_OK) {
     r_error_context ctx = {matrix ? "matrix" : "vector", nrow, x, R_NilValue, R_NilValue,
                            {NULL, NULL, NULL}, R_NilValue};

@@ -225,6 +225,7 @@ test_that("plots and metrics check their arguments", {
   expect_error(reliability_diagram(list(), c(0, 1)), "`prob` must hold at least one set")
   expect_error(calibration_error(c(0.2, 0.8), c(0, 1), bins = Inf), "`bins` must be a single positive")
   expect_error(calibration_error(c(0.2, 0.8), c(0, 1), bins = 2^31), "`bins` must be at most 1e6")
+  expect_error(calibration_error(c(0.2, 0.8), c(0, 1), bins = 1e6 + 1), "at most 1e6, not 1000001$")
   expect_error(calibration_error(c(0.5, 1 + 2^-52), c(0, 1)), "1.0000000000000002 at element 2")
   expect_equal(log_loss(c(0, 1, 0.5), c(1, 0, 1), weights = c(0, 0, 1), eps = 0), log(2))
   expect_equal(log_loss(c(0, 0.5), c(1, 1), eps = 1e-17), (-log(1e-17) + log(2)) / 2)

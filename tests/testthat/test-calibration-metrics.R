@@ -63,6 +63,9 @@ test_that("log loss and Brier score follow their formulas", {
   expect_equal(log_loss(p, y, weights = w), -sum(w * (y * log(pc) + (1 - y) * log(1 - pc))) / sum(w))
   expect_equal(log_loss(c(0, 1), c(1, 0), eps = 0.01), -log(0.01))
   expect_equal(log_loss(p, as.logical(y)), log_loss(p, y))
+  # tiny probabilities of a 0 label keep their digits (log1p, not log(1 - p))
+  expect_equal(log_loss(1e-17, 0), 1e-17, tolerance = 1e-12)
+  expect_equal(log_loss(1e-10, 0), -log1p(-1e-10), tolerance = 1e-14)
 })
 
 test_that("metrics reject bad input with clear errors", {

@@ -267,6 +267,7 @@ test_that("bad input to the soft operators gives errors naming the argument", {
   expect_error(soft_sort_vjp(matrix(1:4, 2), 1:4), "`g` must have the shape of `x` \\(a 2 x 2 matrix\\)")
   expect_error(soft_rank_vjp(1:3, c(1, Inf, 2)), "`g` must be finite, but has Inf at element 2")
   expect_error(soft_rank(c(1e300, 1), 1e-10), "`x / epsilon` overflows double precision at element 1")
-  expect_error(soft_sort(1:3, 1e-310), "the sums of the soft sort overflow")
+  expect_error(soft_sort(1:3, 1e-310), "^`n / epsilon` overflows double precision .* rows of 3\\); use a larger `epsilon`$")
+  expect_error(soft_sort(c(1e308, -1e308), 1e300), "^the sums of the soft sort overflow .*; rescale `x`$")
   expect_error(soft_rank(1:3, device = "tpu"), "`device` must be one of")
 })
