@@ -31,6 +31,14 @@ test_that("idr() rejects bad input with clear errors", {
   expect_error(idr(1:3, x, weights = c(1, NA, 1)), "`weights` must be finite")
   expect_error(idr(1:3, x, weights = 1:2), "`weights` must have the same length as `y`")
   expect_error(idr(1:3, x, weights = c(0, 0, 0)), "`weights` must have at least one positive weight")
+  # several covariates: the vectors' total weights within a ratio of 2^56 (the flows' doubles);
+  # the same weights are fine for one covariate, and observations at one vector add up
+  X2 <- data.frame(a = 1:4, b = c(1, 3, 2, 4))
+  expect_error(idr(1:4, X2, weights = c(1, 1e-17, 1, 1)),
+               "^`weights` must not span a ratio over 2\\^56 .* they span 1e\\+17 \\(one covariate")
+  expect_silent(idr(1:4, X2, weights = c(1, 1e-16, 1, 1)))
+  expect_silent(idr(1:4, data.frame(a = 1:4), weights = c(1, 1e-17, 1, 1)))
+  expect_silent(idr(1:5, rbind(X2, X2[2, ]), weights = c(1, 1e-17, 1, 1, 1)))
   expect_error(idr(1:3, x, stoch = "hazard"), "`stoch` must be \"sd\"")
   expect_error(idr(1:3, x, orders = c(lex = 1)), "`orders` must be a named vector")
   expect_error(idr(1:3, x, groups = c(x = 1)), "`groups` must name each column of `X` once")
