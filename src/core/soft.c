@@ -72,10 +72,10 @@ static double key_step(const sort_record *rec, int64_t a, int64_t k, double epsi
  * (the ranks n - k differ by less than n). Sort: the fit of the targets is, but for a constant,
  * minus the non-decreasing fit of u_k = s_k + k / epsilon, which is apart at k where every u
  * before k is below every u from k on by more than their rounding: sort_tails writes the minima
- * of u from each k on into tail and returns that margin. u is formed with 1 / epsilon, within a
- * few roundings of itself, which the margin covers. */
-static double sort_tails(const sort_record *rec, int64_t n, double epsilon, double *tail) {
-  double top = 0, step = 1 / epsilon, low = INFINITY;
+ * of u from each k on into tail and returns that margin. u is formed with step = 1 / epsilon,
+ * within a few roundings of itself, which the margin covers. */
+static double sort_tails(const sort_record *rec, int64_t n, double step, double *tail) {
+  double top = 0, low = INFINITY;
   for (int64_t k = n - 1; k >= 0; k--) {
     double u = rec[k].y + (double)k * step;
     top = fmax(top, fabs(u));
@@ -150,13 +150,13 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
   /* the segments, each fitted once its end is found; the sort's tails in z, which each
    * segment's targets overwrite as it is fitted (the cuts read them further on). Forward: the
    * values as the segments are fitted, into gs for a row of a matrix */
-  double margin = kind == GPUISO_SOFT_SORT ? sort_tails(wk->rec, n, epsilon, wk->z) : 0;
+  double step = 1 / epsilon, margin = kind == GPUISO_SOFT_SORT ? sort_tails(wk->rec, n, step, wk->z) : 0;
   double head = wk->rec[0].y, *res = nrow == 1 ? out : g ? wk->z : wk->gs;
   for (int64_t a = 0, k = 1; k <= n; k++) {
     int cut = k == n;
     if (!cut && kind == GPUISO_SOFT_RANK) cut = -key_step(wk->rec, k - 1, k, epsilon, decreasing) >= 2.0 * (double)n;
     if (!cut && kind == GPUISO_SOFT_SORT) cut = head + margin < wk->z[k];
-    if (k < n && kind == GPUISO_SOFT_SORT) head = fmax(head, wk->rec[k].y + (double)k * (1 / epsilon));
+    if (k < n && kind == GPUISO_SOFT_SORT) head = fmax(head, wk->rec[k].y + (double)k * step);
     if (!cut) continue;
     gpuiso_status s = fit_segment(kind, wk, a, k, n, epsilon, decreasing, o, g ? NULL : res, err);
     if (s != GPUISO_OK) { /* targets or their sums that overflow: no element to name */
