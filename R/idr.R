@@ -252,8 +252,10 @@ check_finite <- function(v, name) {
 
 # The covariate as numbers (ordered factors as their codes), with what is needed to map new data
 # and to show the distinct values: list(value, name, levels, restore). name is the column name of
-# a data frame or matrix, NULL for a vector (new data are then matched by position only).
-idr_covariate <- function(X, n, name = "X") {
+# a data frame or matrix, NULL for a vector (new data are then matched by position only). New data
+# may be infinite (finite = FALSE): such a value predicts as the nearest fitted one, as in
+# isodistrreg.
+idr_covariate <- function(X, n, name = "X", finite = TRUE) {
   col_name <- NULL
   if (is.data.frame(X)) {
     if (ncol(X) != 1L) {
@@ -281,7 +283,7 @@ idr_covariate <- function(X, n, name = "X") {
     stop_arg(name, sprintf("must have one row per element of `y` (%d), not %d", n, length(value)))
   }
   if (anyNA(value)) stop_arg(name, sprintf("must not have NA, but has one at row %d", which(is.na(value))[1L]))
-  check_finite(value, name)
+  if (finite) check_finite(value, name)
   restore <- if (is.null(levels)) identity else function(v) factor(levels[v], levels, ordered = TRUE)
   list(value = value, name = col_name, levels = levels, restore = restore)
 }

@@ -8,8 +8,10 @@ covariate_count <- function(X) if (is.data.frame(X) || is.matrix(X)) ncol(X) els
 # rows are compared componentwise. Groups with "sd" have their members sorted, with "icx" the
 # cumulative sums of their members sorted decreasingly (isodistrreg's prepareData); ordered
 # factors are their codes. spec (from a fit) gives the columns, groups, orders and levels that new
-# data must match; without it they are taken from X, groups and orders.
+# data must match; without it they are taken from X, groups and orders. New data (with spec) may
+# be infinite, as in isodistrreg: the order compares infinities as any other values.
 order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = "X") {
+  new_data <- !is.null(spec)
   if (is.matrix(X)) {
     if (!is.numeric(X)) stop_arg(arg, sprintf("must be numeric, not %s", describe(X)))
     # a matrix without column names has the columns x1, x2, ... (new data are then matched by
@@ -53,7 +55,7 @@ order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = 
     if (anyNA(v)) stop_arg(arg, sprintf("must not have NA, but column \"%s\" has one at row %d",
                                         col, which(is.na(v))[1L]))
     v <- as.double(v)
-    bad <- first_bad(v)
+    bad <- if (new_data) 0 else first_bad(v)
     if (bad > 0) stop_arg(arg, sprintf("must be finite, but column \"%s\" has %s at row %.0f", col, format(v[bad]), bad))
     value[, j] <- v
   }
@@ -67,7 +69,10 @@ order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = 
     sorted <- t(apply(value[, members, drop = FALSE], 1L, sort, decreasing = TRUE))
     value[, members] <- if (kind == "sd") sorted else t(apply(sorted, 1L, cumsum))
   }
-  if (!all(is.finite(value))) stop_arg(arg, "has members whose cumulative sums overflow")
+  if (anyNA(value)) {
+    stop_arg(arg, "has members Inf and -Inf in one \"icx\" group, whose cumulative sums are undefined")
+  }
+  if (!new_data && !all(is.finite(value))) stop_arg(arg, "has members whose cumulative sums overflow")
   list(value = value, X = X, spec = spec)
 }
 

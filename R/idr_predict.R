@@ -23,7 +23,9 @@
 #'   with column names) that has the fit's covariate columns, found by their names (other columns
 #'   are ignored), or for one covariate a numeric vector or ordered factor. When `X` had no name (a vector), a
 #'   one-column data frame or matrix of any name is taken. `NULL` (the default) gives the
-#'   in-sample predictions: one per observation of the fit, in its order.
+#'   in-sample predictions: one per observation of the fit, in its order. Values may be `Inf` or
+#'   `-Inf` (as in isodistrreg; with one covariate they take the CDF at the largest or smallest
+#'   fitted value), not `NA`.
 #' @param digits Accepted for compatibility with isodistrreg, which rounds its CDFs (computed by
 #'   a numerical solver) to `digits` decimal places. gpuiso's CDFs are exact and are not rounded:
 #'   `digits` must be left `NULL`; round the values of [cdf()] where a rounded table is wanted.
@@ -92,7 +94,7 @@ covariate_values <- function(covariate, data, arg = "data") {
     }
     data <- if (is.data.frame(data)) data[covariate$name] else data[, covariate$name, drop = FALSE]
   }
-  cov <- idr_covariate(data, NROW(data), arg)
+  cov <- idr_covariate(data, NROW(data), arg, finite = FALSE)
   if (!identical(cov$levels, covariate$levels)) {
     stop_arg(arg, if (is.null(covariate$levels)) "must be numeric, as the covariate of the fit" else
       "must be an ordered factor with the levels of the covariate of the fit")

@@ -125,6 +125,18 @@ test_that("\"sd\" compares sorted members and \"icx\" their cumulative sums from
   expect_equal(fitted_cdf(both), fitted_cdf(idr(y, data.frame(sorted, h = X2$h))), tolerance = tol)
 })
 
+test_that("new ensemble members may be infinite, unless an \"icx\" group's sums are undefined", {
+  X <- data.frame(e1 = c(1, 2, 3, 4), e2 = c(2, 1, 4, 3))
+  g <- c(e1 = 1, e2 = 1)
+  for (kind in c("sd", "icx")) {
+    fit <- idr(c(1, 3, 2, 4), X, groups = g, orders = stats::setNames(1, kind))
+    expect_identical(cdf(predict(fit, data.frame(e1 = c(Inf, 2), e2 = c(3, -Inf))), 1:4),
+                     cdf(predict(fit, data.frame(e1 = c(1e300, 2), e2 = c(3, -1e300))), 1:4))
+  }
+  expect_error(predict(fit, data.frame(e1 = Inf, e2 = -Inf)),
+               "`data` has members Inf and -Inf in one \"icx\" group")
+})
+
 test_that("small sd and icx fits equal brute force on the transformed members", {
   set.seed(106)
   n <- 14
@@ -241,8 +253,12 @@ test_that("new data must have the fit's covariate columns", {
   fit <- idr(c(1, 2, 3, 4), data.frame(a = 1:4, b = c(1, 3, 2, 4)))
   expect_error(predict(fit, data.frame(a = 1)), "`data` must have the columns of the fit's covariates .* lacks \"b\"")
   expect_error(predict(fit, data.frame(a = 1, b = "x")), "`data` must have numeric or ordered-factor columns")
-  # a value that is not finite is named by its column and row
-  expect_error(predict(fit, data.frame(a = c(2, 3), b = c(1, Inf))), "^`data` must be finite, but column \"b\" has Inf at row 2$")
+  # infinite new values are compared as any others (as in isodistrreg); NA is named
+  for (big in c(Inf, -Inf)) {
+    expect_identical(cdf(predict(fit, data.frame(a = c(2, big), b = c(big, 3))), 1:4),
+                     cdf(predict(fit, data.frame(a = c(2, big / 2^1000), b = c(big / 2^1000, 3))), 1:4))
+  }
+  expect_error(predict(fit, data.frame(a = c(2, 3), b = c(1, NA))), "^`data` must not have NA, but column \"b\" has one at row 2$")
   expect_error(idr(c(1, 2, 3, 4), data.frame(a = c(1:3, -Inf), b = 1:4)), "^`X` must be finite, but column \"a\" has -Inf at row 4$")
   expect_length(predict(fit, data.frame(b = 2, a = 1, z = 0)), 1L)
   # a matrix without column names: columns by position, for the fit and for new data

@@ -204,6 +204,18 @@ test_that("new data must have the fit's covariate column, found by its name", {
   expect_error(predict(unnamed, data.frame(a = 1, b = 2)), "`data` must have one covariate, not 2")
 })
 
+test_that("infinite new covariate values take the CDF at the nearest fitted value", {
+  aq <- na.omit(airquality[, c("Ozone", "Temp")])
+  fit <- idr(aq$Ozone, aq["Temp"])
+  ends <- cdf(predict(fit, data.frame(Temp = range(aq$Temp))), fit$thresholds)
+  expect_identical(cdf(predict(fit, data.frame(Temp = c(-Inf, Inf))), fit$thresholds), ends)
+  expect_identical(cdf(predict(fit, data.frame(Temp = c(-Inf, Inf)), interpolation = "none"),
+                       fit$thresholds), ends)
+  expect_error(predict(fit, data.frame(Temp = c(70, NaN))), "`data` must not have NA, but has one at row 2")
+  bag <- idrbag(aq$Ozone, aq["Temp"], newdata = data.frame(Temp = c(Inf, max(aq$Temp))), b = 3, p = 0.5)
+  expect_identical(cdf(bag[1], bag[[2]]$points), cdf(bag[2], bag[[2]]$points))
+})
+
 test_that("unknown arguments of predict() are errors that name them", {
   f <- fixture()
   expect_error(predict(f$fit, newdata = data.frame(x = 0.5)),
