@@ -14,7 +14,8 @@
 #' it for groups it has not seen.
 #'
 #' **Weights.** `weights` must be finite and non-negative, with at least one positive weight in
-#' each group; a score of weight zero does not move the curve's probabilities. As in
+#' each group, and sum to less than \eqn{2^{1023}}{2^1023} (only their ratios matter: divide
+#' larger ones by a constant); a score of weight zero does not move the curve's probabilities. As in
 #' [isoreg_gpu()], it takes the probability of the nearest lower score of positive weight (of the
 #' nearest higher one when there is none), whether the curve rises or falls, and so joins that
 #' block: its score can become the block's first or last, which the linear interpolation of
@@ -77,7 +78,14 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   score <- check_vector(score, "score")
   n <- length(score)
   label <- check_label(label, n)
-  if (!is.null(weights)) weights <- check_weights(weights, n, "score")
+  if (!is.null(weights)) {
+    weights <- check_weights(weights, n, "score")
+    # a margin below the largest double (about 2^1024) for the rounding of the engines' sums
+    if (!(sum(weights) < 2^1023)) {
+      stop_arg("weights", paste0("are too large: their sum overflows double precision; divide them ",
+                                 "by a constant (the calibrated probabilities do not change)"))
+    }
+  }
   groups <- if (!is.null(group)) check_group(group, n)
   direction <- check_direction(increasing)
   # the rank correlation (a sort of 1e7 scores takes 4x the fit) only where it is needed

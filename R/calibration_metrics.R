@@ -14,7 +14,9 @@
 #' \eqn{[0, 1/B), [1/B, 2/B), \dots, [(B-1)/B, 1]}{[0, 1/B), [1/B, 2/B), ..., [(B-1)/B, 1]}.
 #' `binning = "mass"` cuts at the weighted quantiles \eqn{q_j} of `prob`,
 #' \eqn{j = 1, \dots, B - 1}{j = 1, ..., B - 1} (the smallest probability whose cumulative weight
-#' reaches \eqn{j/B} of the total), into \eqn{[\min, q_1], (q_1, q_2], \dots,
+#' reaches \eqn{j/B} of the total, less a relative \eqn{10^{-12}}{1e-12}, so that the
+#' rounding of the cumulative sums cannot move a cut past a probability that reaches it exactly),
+#' into \eqn{[\min, q_1], (q_1, q_2], \dots,
 #' (q_{B-1}, \max]}{[min, q_1], (q_1, q_2], ..., (q_(B-1), max]}: bins of about equal weight, which suit probabilities crowded near 0 (click
 #' rates, say). Equal probabilities always share a bin, so there may be fewer bins than asked for.
 #' Bins without weight are left out.

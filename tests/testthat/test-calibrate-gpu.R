@@ -81,7 +81,8 @@ test_that("calibration on the GPU reports bad input as the CPU does", {
   y <- c(0, 1, 1, 0)
   expect_error(calibrate_isotonic(c(0.1, NA, 0.9, 0.3), y, device = "gpu"),
                "`score` must be finite, but has NA at element 2")
-  expect_error(calibrate_isotonic(s, y, weights = c(1, -1, 1, 1), device = "gpu"), "`weights` must be non-negative")
+  expect_error(calibrate_isotonic(s, y, weights = c(1, -1, 1, 1), device = "gpu"),
+               "`weights` must be finite and non-negative, but has -1 at element 2")
   expect_error(calibrate_isotonic(s, y, weights = c(1, NA, 1, 1), device = "gpu"), "`weights` must be finite")
   expect_error(calibrate_isotonic(s, y, weights = c(0, 0, 1, 1), group = c("a", "a", "b", "b"), device = "gpu"),
                "`weights` must have at least one positive weight in group \"a\"")

@@ -208,7 +208,12 @@ test_that("scores of weight zero join the block before them (the first block whe
 
 test_that("sums that overflow and group ids at the ends of the integer range", {
   expect_error(calibrate_isotonic(c(1, 2, 3), c(1, 1, 0), weights = c(1e308, 1e308, 1e308)),
-               "overflow")
+               "^`weights` are too large: their sum overflows double precision; divide them by a constant")
+  # just below the limit: the probabilities of the weights divided by a constant
+  big <- calibrate_isotonic(c(1, 2, 3, 4), c(1, 0, 0, 1), weights = c(3, 1, 2, 1) * 2^1020)
+  unit <- calibrate_isotonic(c(1, 2, 3, 4), c(1, 0, 0, 1), weights = c(3, 1, 2, 1))
+  expect_identical(big$pooled$prob, unit$pooled$prob)
+  expect_identical(big$pooled$weight, unit$pooled$weight * 2^1020)
   cal <- calibrate_isotonic(1:2 + 0, c(0, 1), group = c(-2000000000L, 2000000000L))
   expect_identical(cal$groups, c(-2000000000L, 2000000000L))
   cal <- calibrate_isotonic(1:3 + 0, c(0, 1, 1), group = c(-2147483647L, -2147483646L, -2147483647L))
