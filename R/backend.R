@@ -18,7 +18,8 @@
 #'
 #' @return An object of class `"gpuiso_backend"`, a list with `cuda_built` (logical),
 #'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`),
-#'   `error` (the runtime's error text, `NA` when it reported none), `unusable` (`TRUE` once a
+#'   `error` (the runtime's error text, `NA` when it reported none; without CUDA, "gpuiso was
+#'   built without CUDA"), `unusable` (`TRUE` once a
 #'   sticky CUDA error has made the GPU unusable for the rest of the session) and `reason` (the
 #'   text of that error, `NA` while the GPU is usable).
 #' @examples
@@ -68,8 +69,9 @@ test_cuda_lost_reset <- function() invisible(.Call(C_test_cuda_lost_reset))
 #'
 #' Gets or sets the number of threads the CPU engine uses: for the rows or groups of a batch, for
 #' the chunks of a long single row, and for sorting `x`. The default is the number of processors,
-#' capped by the environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS` when they are set;
-#' a request above the maximum is capped to it. Small problems run on one thread whatever the
+#' or `OMP_NUM_THREADS` or `OMP_THREAD_LIMIT` when they are set and smaller. A request may exceed
+#' `OMP_NUM_THREADS` (which sets only the default) but is capped to the maximum: the number of
+#' processors, or `OMP_THREAD_LIMIT` when it is set and smaller. Small problems run on one thread whatever the
 #' setting.
 #'
 #' A single row is cut into one chunk per thread when it has 2^18 elements or more. The option

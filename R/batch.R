@@ -40,7 +40,7 @@
 #' @param exact `TRUE` (the default) for the exact sums; `FALSE`, with `precision = "single"` on the
 #'   GPU, for the plain float32 lane sums of [isoreg_gpu()]'s `exact = FALSE` (the paper's fast
 #'   mode; in this engine it saves little work, its speed on a device has not been measured, and
-#'   its accuracy is given there). The CPU always gives the exact fit.
+#'   its accuracy is given there). The CPU has no float32 mode.
 #' @param gradient If `TRUE`, record the blocks the solver pooled each problem into, for
 #'   [isoreg_vjp()] (see [isoreg_gpu()]); it cannot be combined with `block_starts` or `x`.
 #' @param x Optional covariate values that order each problem: for a matrix `y` a matrix of the

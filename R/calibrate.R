@@ -69,6 +69,7 @@
 #' click <- rbinom(n, 1, score^2 * ifelse(country == "DE", 0.5, 0.3))
 #' cal <- calibrate_isotonic(score, click, group = country)
 #' cal
+#' # "ES" was not in the training data: its score gets the pooled curve, with a warning
 #' predict(cal, c(0.1, 0.5, 0.9), group = c("FR", "DE", "ES"))
 #' plot(cal)
 #' @export

@@ -23,13 +23,14 @@
 #'
 #' @param prob Numeric vector of predicted probabilities, in `[0, 1]`.
 #' @param label The outcomes: a logical vector, or numeric `0` and `1`, the length of `prob`.
-#' @param bins Number of bins, a positive whole number.
+#' @param bins Number of bins, a whole number from 1 to 1e6.
 #' @param weights Optional non-negative weights, the length of `prob`, at least one positive. Only
 #'   their ratios matter: weights near the largest double or subnormal ones give the scores of
 #'   the same weights at scale 1 (the `weight` column of `calibration_bins()` is in the input's
 #'   units, `Inf` where a bin's total exceeds the largest double).
 #' @param binning `"width"` (equal-width bins) or `"mass"` (equal-mass bins).
-#' @param eps `log_loss()` takes the probability given to the observed label as at least `eps`,
+#' @param eps A number in `[0, 0.5)`: `log_loss()` takes the probability given to the observed
+#'   label as at least `eps`,
 #'   so that a probability of exactly 0 or 1 (which isotonic calibration can give) costs a large
 #'   but finite loss, `-log(eps)`; `eps = 0` gives `Inf` for such a prediction. Predictions of
 #'   weight zero add nothing.

@@ -35,7 +35,7 @@
 #' y <- c(1, 3, 2, 4, 3.5, 5)
 #' fit <- isoreg_gpu(y, w = c(1, 2, 1, 1, 1, 1), gradient = TRUE)
 #' fitted(fit)
-#' # the gradient of sum(fitted) is the sum of w_i / W over each block
+#' # d sum(fitted) / d y_i = w_i * m / W, for a block of m elements and summed weight W
 #' isoreg_vjp(fit, rep(1, 6))
 #'
 #' # rows of a matrix

@@ -98,8 +98,9 @@
 #'   (2026-12-04; n = 1e5: 3.4 s on the GPU, 0.6 s on the CPU; `tools/bench/RESULTS.md`).
 #' @return An object of class `"gpuiso_idrfit"` (gpuiso's own class, so that isodistrreg's
 #'   `"idrfit"` objects and their methods are left alone when both packages are loaded): a list
-#'   with `X` (a data frame of the distinct covariate values: increasing for one covariate, in
-#'   the stored order for several), `thresholds` (the distinct `y`, increasing), `weights` (the
+#'   with `X` (a data frame of the distinct covariate values of the observations of positive
+#'   weight: increasing for one covariate, in the stored order for several), `thresholds` (the
+#'   distinct `y` of those observations, increasing), `weights` (the
 #'   summed weight of each distinct `X`), `runs` (the compact CDFs), `nobs`, `x` (the covariate of
 #'   each observation, for in-sample predictions; with several covariates the matrix of the
 #'   compared values), `covariate` (its name or names, `NULL` when `X` had none, and the levels
@@ -142,6 +143,8 @@
 #' ens <- data.frame(matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("m1", "m2", "m3"))))
 #' obs <- rowMeans(ens) + rnorm(100)
 #' fit3 <- idr(obs, ens, groups = c(m1 = 1, m2 = 1, m3 = 1), orders = c(sd = 1))
+#' # the predictive median where all members forecast 0, and where all forecast 1
+#' qpred(predict(fit3, data.frame(m1 = c(0, 1), m2 = c(0, 1), m3 = c(0, 1))), 0.5)
 #' @export
 idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), stoch = "sd",
                 pars = NULL, progress = interactive(), dense = FALSE,

@@ -4,8 +4,8 @@
 #' Summary of an IDR fit
 #'
 #' The sizes of the fit and its predictive quantiles (10%, 50% and 90%) at five of its distinct
-#' covariate values: the smallest, the quartiles (in the order of the distinct values) and the
-#' largest.
+#' covariate values: the smallest, the quartiles and the largest, in the order of the distinct
+#' values (with several covariates, their stored order, by fitted mean).
 #'
 #' @param object A `"gpuiso_idrfit"` from [idr()].
 #' @param ... Unused.

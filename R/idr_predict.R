@@ -30,8 +30,9 @@
 #'   a numerical solver) to `digits` decimal places. gpuiso's CDFs are exact and are not rounded:
 #'   `digits` must be left `NULL`; round the values of [cdf()] where a rounded table is wanted.
 #' @param interpolation Between two fitted covariate values: `"linear"` interpolation of their
-#'   CDFs (the default), or `"none"`: the mean of the two CDFs, whatever the distance (what
-#'   isodistrreg does for any value other than `"linear"`). Ordered factors always take the mean.
+#'   CDFs (the default), or any other string, such as `"none"` or `"midpoint"`: the mean of the
+#'   two CDFs, whatever the distance (as isodistrreg, which takes any value other than
+#'   `"linear"` so). Ordered factors always take the mean.
 #' @param ... Nothing: an argument that is not one of the above is an error (for example
 #'   `newdata`; new covariate values go in `data`).
 #' @return An object of class `"gpuiso_idr"` (gpuiso's own class; isodistrreg's `"idr"`
@@ -53,10 +54,9 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
     stop_arg("digits", paste0("is not supported: gpuiso's CDFs are exact, so they are not rounded; ",
                               "leave `digits` NULL (and round the values of cdf() for a rounded table)"))
   }
-  if (!is.character(interpolation) || length(interpolation) != 1L ||
-      !interpolation %in% c("linear", "none")) {
-    stop_arg("interpolation", paste0("must be \"linear\" or \"none\" (between two fitted covariate ",
-                                     "values, the mean of their CDFs)"))
+  if (!is.character(interpolation) || length(interpolation) != 1L || is.na(interpolation)) {
+    stop_arg("interpolation", paste0("must be one string: \"linear\", or another such as \"none\" ",
+                                     "for the mean of the neighbouring CDFs"))
   }
   if (!is.null(object$order)) { # several covariates
     if (is.null(data)) return(check_predictions(poset_in_sample(object), "object"))
@@ -66,7 +66,7 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
   xs <- object$X[[1L]]
   x <- if (is.null(data)) object$x else covariate_values(object$covariate, data)
   factor_levels <- !is.null(object$covariate$levels)
-  midpoint <- factor_levels || interpolation == "none"
+  midpoint <- factor_levels || interpolation != "linear"
   grid <- if (factor_levels) as.double(as.integer(xs)) else xs
   at <- findInterval(x, grid)
   nx <- length(grid)
@@ -141,11 +141,15 @@ length.gpuiso_idr <- function(x) length(pred_part(x, "pos"))
                       pred_part(x, "lambda")[idx], if (length(bounds) > 1L) bounds[idx] else bounds)
 }
 
+check_prediction_index <- function(i, n, name) {
+  if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > n) {
+    stop_arg(name, sprintf("must be one index between 1 and %d", n))
+  }
+}
+
 #' @export
 `[[.gpuiso_idr` <- function(x, i) {
-  if (!is.numeric(i) || length(i) != 1L || is.na(i) || i < 1 || i > length(x)) {
-    stop_arg("i", sprintf("must be one index between 1 and %d", length(x)))
-  }
+  check_prediction_index(i, length(x), "i")
   one <- x[i]
   thr <- pred_part(one, "thresholds")
   mode <- bound_modes(one)
@@ -213,6 +217,7 @@ print.gpuiso_idr <- function(x, ...) {
 plot.gpuiso_idr <- function(x, index = 1, bounds = TRUE, col.cdf = "black", col.bounds = "blue",
                             lty.cdf = 1, lty.bounds = 2, xlab = "Threshold", ylab = "CDF",
                             main = "IDR predictive CDF", ...) {
+  check_prediction_index(index, length(x), "index")
   one <- x[[index]]
   bounds <- check_flag(bounds, "bounds") && !is.null(one$lower)
   step <- function(v) stats::stepfun(one$points, c(0, v))

@@ -1,9 +1,12 @@
 #' Exact weighted isotonic regression
 #'
 #' Fits the non-decreasing (or non-increasing) sequence closest to `y` in weighted least squares,
-#' ordered by `x`. The fit is exact: it is the weighted mean of `y` over blocks of consecutive
-#' points, the solution that pool adjacent violators and the lower convex hull of the cumulative
-#' sum diagram both give.
+#' ordered by `x`. The fit is exact, not an iterative approximation: it is the weighted mean of `y`
+#' over blocks of consecutive points, the solution that pool adjacent violators and the lower
+#' convex hull of the cumulative sum diagram both give. Its levels are computed in double
+#' precision: with `method = "pav"` to a few units in the last place of the block's weighted mean
+#' of `abs(y)`, so values of opposite signs that cancel lose digits (`c(1e17, 3, -1e17)` fits as
+#' 0, not 1); `method = "hull"` and the GPU sum in double-double and keep them (see Engines).
 #'
 #' As in [stats::isoreg()], a single vector argument is taken as `y` with `x = seq_along(y)`.
 #' With a formula as first argument, `isoreg_gpu(y ~ x, data)`, the response and the one covariate
@@ -105,7 +108,7 @@
 #' the cancellation family); with weights spanning `e^-8` to `e^8`, up to `0.3` times
 #' the row's largest `|y|`, as a lane's float32 sum of weights loses the smallest ones whole: use
 #' the default `exact = TRUE` for such weights. `exact` has no effect in double precision (whose
-#' sums keep their pairs), on the CPU (which always gives the exact fit) or with
+#' sums keep their pairs), on the CPU (which has no float32 mode) or with
 #' `options(gpuiso.gpu_kernel = )` set to the simple or row-PAV kernels. Its speed on a device has
 #' not been measured yet.
 #'
@@ -147,9 +150,8 @@
 #'   \item{x, y, w}{the inputs (`x` and `w` are `NULL` when not given);}
 #'   \item{knots}{the distinct `x`, increasing;}
 #'   \item{level}{the fitted value at each knot;}
-#'   \item{knot_weight}{the summed weight at each knot (`NULL` when `w` is not given and `x`
-#'     has no ties, so that every knot has weight 1; without `w`, a knot's weight is the number
-#'     of tied `x` pooled into it);}
+#'   \item{knot_weight}{the summed weight at each knot (without `w`, the number of tied `x`
+#'     pooled into it; it may then be `NULL` where no `x` are tied, every knot having weight 1);}
 #'   \item{block_start}{the index into `knots` of the first knot of each block;}
 #'   \item{grad}{with `gradient = TRUE`, the solver's blocks for [isoreg_vjp()]: `order`, the
 #'     elements in the order of `x` (`NULL` when that is the input order), `start`, `TRUE` where a

@@ -23,7 +23,8 @@ check_no_dots <- function(..., hint = NULL) {
 #' The blocks of an isotonic fit
 #'
 #' One row per block of the fit: the first and last knot (distinct `x`) of the block, its level,
-#' its summed weight, the index of its first knot and its number of knots.
+#' its summed weight, the index of its first knot and its number of knots. The knots are in the
+#' type of `x`, as [knots()] gives them (a `Date` stays a `Date`).
 #'
 #' @param object A `"gpuiso_fit"` from [isoreg_gpu()].
 #' @return A data frame with columns `x_start`, `x_end`, `level`, `weight`, `start`, `size`.
@@ -42,7 +43,8 @@ isoreg_blocks <- function(object) {
   } else {
     as.vector(rowsum(object$knot_weight, rep.int(seq_along(start), size), reorder = FALSE))
   }
-  data.frame(x_start = object$knots[start], x_end = object$knots[end],
+  data.frame(x_start = x_restore(object$knots[start], object$x_type),
+             x_end = x_restore(object$knots[end], object$x_type),
              level = object$level[start], weight = weight, start = start, size = size)
 }
 
@@ -66,7 +68,7 @@ fit_backend <- function(x) sprintf("%s (%s)", x$backend, x$method)
 #' @return An object of class `"summary.gpuiso_fit"`: sizes, the weighted residual sum of
 #'   squares, the range of the fit, and the blocks' sizes.
 #' @examples
-#' summary(isoreg_gpu(women$weight, women$height))
+#' summary(isoreg_gpu(dist ~ speed, cars))
 #' @export
 summary.gpuiso_fit <- function(object, ...) {
   sizes <- diff(c(object$block_start, length(object$knots) + 1L))
@@ -163,7 +165,8 @@ fit_newdata <- function(object, newdata) {
 #' (where its step function may jump), in the type of `x` (a `Date` stays a `Date`, an ordered
 #' factor gives the levels that occur, as an ordered factor). [nobs()] counts the observations of
 #' positive weight, as for [stats::lm()] fits. [deviance()] is the weighted residual sum of
-#' squares, `sum(w * (y - fitted)^2)`, that the fit minimises among monotone fits.
+#' squares, `sum(w * (y - fitted)^2)`, that the fit minimises among monotone fits (within
+#' `y_min` and `y_max` when they are given).
 #'
 #' @param object,Fn A `"gpuiso_fit"` from [isoreg_gpu()].
 #' @param ... Unused.
@@ -238,9 +241,9 @@ as.stepfun.gpuiso_fit <- function(x, ...) {
 #' @param ... Passed to [graphics::plot()] or [graphics::lines()].
 #' @return `x`, invisibly.
 #' @examples
-#' fit <- isoreg_gpu(women$weight, women$height)
+#' fit <- isoreg_gpu(dist ~ speed, cars)
 #' plot(fit)
-#' plot(women$weight, women$height)
+#' plot(dist ~ speed, cars)
 #' lines(fit, col = "blue")
 #' @export
 plot.gpuiso_fit <- function(x, col.points = "grey40", col.fit = "firebrick", xlab = NULL, ylab = NULL,

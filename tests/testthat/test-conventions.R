@@ -13,6 +13,12 @@ test_that("a Date, POSIXct or difftime x fits on its numeric scale, knots in its
   step <- stats::as.stepfun(fit) # on the numeric scale: days
   expect_equal(predict(fit, as.Date("2023-03-05") + 0:2), step(as.numeric(as.Date("2023-03-05")) + 0:2))
   expect_error(predict(fit, 19420), "`newdata` must be a Date, as the fitted x")
+  # the blocks' ends in the type of x too, the ends of the runs of equal fitted values
+  b <- isoreg_blocks(fit)
+  expect_s3_class(b$x_start, "Date")
+  runs <- rle(fit$level)$lengths
+  expect_identical(b$x_start, knots(fit)[cumsum(runs) - runs + 1L])
+  expect_identical(b$x_end, knots(fit)[cumsum(runs)])
 
   time <- as.POSIXct("2024-06-01 12:00:00", tz = "UTC") + sample(0:20, 12, TRUE) * 3600
   fit <- isoreg_gpu(time, y)

@@ -223,7 +223,7 @@ fuzz_targets <- function(s) {
       check = function(v, a) {
         nd <- if (is.null(a$data)) s$x else num(col1(a$data)) # NULL: in-sample
         F <- ref_idr_predict(s$ref_cdf, sort(unique(s$x)), nd)
-        if (identical(a$interpolation, "none")) {
+        if (!is.null(a$interpolation) && !identical(a$interpolation, "linear")) { # midpoint
           F <- t(vapply(nd, function(u) {
             xs <- sort(unique(s$x))
             i <- findInterval(u, xs)

@@ -123,6 +123,7 @@ test_that("predictions print, plot, subset and check their arguments", {
   on.exit(dev.off())
   expect_invisible(plot(pred, 2))
   expect_error(pred[[3]], "`i` must be one index between 1 and 2")
+  expect_error(plot(pred, 1000), "`index` must be one index between 1 and 2")
   expect_error(qpred(pred, 1.5), "`quantiles` must be levels between 0 and 1")
   expect_error(crps(pred, 1:3), "`y` must have length 1 or one element per prediction \\(2\\), not 3")
   expect_error(pit(pred, 1), "`y` must have one element per prediction \\(2\\), not 1")
@@ -231,13 +232,17 @@ test_that("digits is refused and interpolation = 'none' takes the mean of the ne
   expect_error(predict(f$fit, data.frame(x = 0.5), digits = 3),
                "`digits` is not supported: gpuiso's CDFs are exact, so they are not rounded")
   expect_no_error(predict(f$fit, data.frame(x = 0.5), digits = NULL))
-  for (bad in list("spline", c("linear", "none"), NA_character_, 1)) {
+  for (bad in list(c("linear", "none"), NA_character_, 1, NULL)) {
     expect_error(predict(f$fit, data.frame(x = 0.5), interpolation = bad),
-                 "`interpolation` must be \"linear\" or \"none\"")
+                 "`interpolation` must be one string: \"linear\", or another such as \"none\"")
   }
   linear <- predict(f$fit, data.frame(x = newx), interpolation = "linear")
   expect_identical(cdf(linear, f$fit$thresholds), cdf(predict(f$fit, data.frame(x = newx)), f$fit$thresholds))
   none <- cdf(predict(f$fit, data.frame(x = newx), interpolation = "none"), f$fit$thresholds)
+  # as isodistrreg, any string other than "linear" is the midpoint
+  for (other in c("midpoint", "spline")) {
+    expect_identical(cdf(predict(f$fit, data.frame(x = newx), interpolation = other), f$fit$thresholds), none)
+  }
   # the reference: the mean of the fitted CDFs at the neighbours; the CDF of the nearest outside
   below <- pmax(findInterval(newx, f$xs), 1L)
   above <- pmin(below + (newx > f$xs[below]), length(f$xs))
