@@ -77,6 +77,7 @@ void R_init_gpuiso(DllInfo *dll) {
   R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
+  gpuiso_threads_init();
 }
 
 void R_unload_gpuiso(DllInfo *dll) {

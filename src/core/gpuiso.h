@@ -420,7 +420,10 @@ gpuiso_status gpuiso_idr_poset_predict(const gpuiso_cdf_runs *fit, int64_t d, co
 int gpuiso_get_threads(void);
 /* Sets the default thread count (clamped to [1, gpuiso_max_threads()]); returns the old one. */
 int gpuiso_set_threads(int n);
-/* Upper limit: processors, OMP_THREAD_LIMIT; 1 without OpenMP. */
+/* Records the process that loaded the library: a process forked from it (where OpenMP's threads
+ * would hang) runs on one thread. */
+void gpuiso_threads_init(void);
+/* Upper limit: processors, OMP_THREAD_LIMIT; 1 without OpenMP or in a forked child. */
 int gpuiso_max_threads(void);
 /* Default at load: gpuiso_max_threads(), further capped by OMP_NUM_THREADS when set. */
 int gpuiso_default_threads(void);

@@ -7,8 +7,34 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(_OPENMP) && !defined(_WIN32)
+#include <unistd.h>
+#define GPUISO_FORK_GUARD 1
+#endif
 
 static int threads_now = 0; /* 0: not yet initialised */
+
+#ifdef GPUISO_FORK_GUARD
+static pid_t loaded_in; /* 0 until gpuiso_threads_init */
+
+void gpuiso_threads_init(void) {
+  loaded_in = getpid();
+}
+
+/* OpenMP's worker threads do not survive fork(): a child of a process that has run a parallel
+ * region (parallel::mclapply after a fit) waits for them forever in its own first one. So a
+ * process forked from the one that loaded the package runs on one thread. Compared by process
+ * id rather than set by pthread_atfork, whose handler would outlive an unloaded package. */
+static int forked(void) {
+  return loaded_in != 0 && getpid() != loaded_in;
+}
+#else
+void gpuiso_threads_init(void) {}
+
+static int forked(void) {
+  return 0;
+}
+#endif
 
 static int env_int(const char *name) {
   const char *v = getenv(name);
@@ -19,6 +45,7 @@ static int env_int(const char *name) {
 
 int gpuiso_max_threads(void) {
 #ifdef _OPENMP
+  if (forked()) return 1;
   int n = omp_get_num_procs();
   int limit = env_int("OMP_THREAD_LIMIT");
   if (limit > 0 && limit < n) n = limit;
@@ -35,6 +62,7 @@ int gpuiso_default_threads(void) {
 }
 
 int gpuiso_get_threads(void) {
+  if (forked()) return 1;
   if (threads_now == 0) threads_now = gpuiso_default_threads();
   return threads_now;
 }
@@ -49,7 +77,7 @@ int gpuiso_set_threads(int n) {
 /* Threads for a piece of work of the given number of elements: small work runs on one. */
 int resolve_threads(const gpuiso_opts *opt, int64_t work) {
   int n = opt->nthreads > 0 ? opt->nthreads : gpuiso_get_threads();
-  if (work < GPUISO_MIN_PARALLEL) return 1;
+  if (work < GPUISO_MIN_PARALLEL || forked()) return 1;
   return n;
 }
 

@@ -101,6 +101,37 @@ test_that("the default thread count honours OMP_THREAD_LIMIT and OMP_NUM_THREADS
   expect_true(free <= max(1L, parallel::detectCores(), na.rm = TRUE))
 })
 
+test_that("processes forked after a parallel fit run on one thread instead of hanging", {
+  skip_on_os("windows") # no fork
+  skip_if_not_installed("callr")
+  # OpenMP's threads do not survive fork(): a forked child's first parallel region would wait for
+  # them forever. In a fresh R (callr), with a time limit, so that a hang fails the test.
+  out <- callr::r(function() {
+    suppressPackageStartupMessages(library(gpuiso))
+    gpuiso_threads(2)
+    set.seed(1)
+    n <- 1e6 # above every engine's parallel threshold
+    x <- runif(n)
+    y <- rnorm(n)
+    fits <- function() {
+      list(threads = gpuiso_threads(), set = gpuiso_threads(2), after = gpuiso_threads(),
+           fit = fitted(isoreg_gpu(x, y)), batch = isoreg_batch(matrix(y, 4)),
+           calibrate = calibrate_isotonic(x, y > 0)$pooled$prob)
+    }
+    parent <- fits() # starts OpenMP's threads in this process
+    children <- parallel::mclapply(1:2, function(i) fits(), mc.cores = 2)
+    list(parent = parent, children = children)
+  }, timeout = 120)
+  expect_equal(out$parent$threads, min(2L, gpuiso_threads(), parallel::detectCores()))
+  for (child in out$children) {
+    expect_identical(c(child$threads, child$after), c(1L, 1L)) # gpuiso_threads(2) capped there
+    # the same fits up to rounding: one thread pools the chunks of a row in another order
+    for (part in c("fit", "batch", "calibrate")) {
+      expect_lte(max(abs(child[[part]] - out$parent[[part]])), 1e-12)
+    }
+  }
+})
+
 test_that("a bad gpuiso.gpu_memory option is a clear error", {
   for (bad in list(-1, 0, NA, "1e9", c(1, 2), Inf)) {
     old <- options(gpuiso.gpu_memory = bad)
