@@ -117,5 +117,5 @@ sanitize:
 
 clean:
 	./cleanup
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz tools/ctest/build
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz tools/ctest/build gpuiso-demo.pdf
 	rm -f vignettes/*.html vignettes/*.R

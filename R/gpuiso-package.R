@@ -4,8 +4,9 @@
 #' in a CUDA build, on NVIDIA GPUs (`device = "auto"` takes a GPU for work of the sizes at which
 #' one was measured faster than the CPU; see [isoreg_gpu()]).
 #'
-#' * Isotonic regression: [isoreg_gpu()] fits one monotone regression (with [predict()],
-#'   [plot()], [summary()] and [isoreg_blocks()] for its fit), [isoreg_batch()] fits many at once
+#' * Isotonic regression: [isoreg_gpu()] fits one monotone regression (with
+#'   [predict()][predict.gpuiso_fit()], [plot()][plot.gpuiso_fit()],
+#'   [summary()][summary.gpuiso_fit()] and [isoreg_blocks()] for its fit), [isoreg_batch()] fits many at once
 #'   (the rows of a matrix or the groups of a vector).
 #' * Isotonic distributional regression: [idr()] estimates conditional distributions under a
 #'   stochastic order, with the function names of isodistrreg; [predict.gpuiso_idrfit()] gives
