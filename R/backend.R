@@ -74,8 +74,9 @@ test_cuda_lost_reset <- function() invisible(.Call(C_test_cuda_lost_reset))
 #' processors, or `OMP_THREAD_LIMIT` when it is set and smaller. A process forked from the R
 #' session that loaded gpuiso ([parallel::mclapply()], or the multicore plan of the future
 #' package) runs on one thread, whatever it asks: OpenMP's threads do not survive a fork, and its
-#' first parallel work would wait for them forever. Its parallelism is the fork's. Small problems
-#' run on one thread whatever the setting.
+#' first parallel work would wait for them forever. Its parallelism is the fork's. (A process that
+#' loads gpuiso only after the fork is not known as forked: load the package before forking.)
+#' Small problems run on one thread whatever the setting.
 #'
 #' A single row is cut into one chunk per thread when it has 2^18 elements or more. The option
 #' `gpuiso.chunks` (a positive integer) sets the number of chunks instead, for any length; it exists

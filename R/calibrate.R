@@ -83,8 +83,9 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
     weights <- check_weights(weights, n, "score")
     # a margin below the largest double (about 2^1024) for the rounding of the engines' sums
     if (!(sum(weights) < 2^1023)) {
-      stop_arg("weights", paste0("are too large: their sum overflows double precision; divide them ",
-                                 "by a constant (the calibrated probabilities do not change)"))
+      stop_arg("weights", paste0("are too large: their sum reaches 2^1023, too near the largest ",
+                                 "double; divide them by a constant (the calibrated probabilities ",
+                                 "do not change)"))
     }
   }
   groups <- if (!is.null(group)) check_group(group, n)

@@ -5,8 +5,8 @@
 #' one was measured faster than the CPU; see [isoreg_gpu()]).
 #'
 #' * Isotonic regression: [isoreg_gpu()] fits one monotone regression (with
-#'   [predict()][predict.gpuiso_fit()], [plot()][plot.gpuiso_fit()],
-#'   [summary()][summary.gpuiso_fit()] and [isoreg_blocks()] for its fit), [isoreg_batch()] fits many at once
+#'   [`predict()`][predict.gpuiso_fit()], [`plot()`][plot.gpuiso_fit()],
+#'   [`summary()`][summary.gpuiso_fit()] and [isoreg_blocks()] for its fit), [isoreg_batch()] fits many at once
 #'   (the rows of a matrix or the groups of a vector).
 #' * Isotonic distributional regression: [idr()] estimates conditional distributions under a
 #'   stochastic order, with the function names of isodistrreg; [predict.gpuiso_idrfit()] gives

@@ -70,9 +70,11 @@ order_values <- function(X, n, groups = NULL, orders = NULL, spec = NULL, arg = 
     value[, members] <- if (kind == "sd") sorted else t(apply(sorted, 1L, cumsum))
   }
   if (anyNA(value)) {
-    stop_arg(arg, "has members Inf and -Inf in one \"icx\" group, whose cumulative sums are undefined")
+    stop_arg(arg, "has members whose cumulative sums in an \"icx\" group are undefined (Inf + -Inf)")
   }
-  if (!new_data && !all(is.finite(value))) stop_arg(arg, "has members whose cumulative sums overflow")
+  if (!new_data && !all(is.finite(value))) {
+    stop_arg(arg, "has members whose cumulative sums overflow")
+  }
   list(value = value, X = X, spec = spec)
 }
 

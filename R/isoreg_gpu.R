@@ -54,12 +54,12 @@
 #' near 1, and the smallest positive one must then stay in the doubles' normal range: a row whose
 #' largest weight is more than 2^1022 (about 4e307) times its smallest positive one is an error
 #' that says so (on the GPU too, where `device = "auto"` then fits on the CPU); PAV fits it.
-#' For many small problems, one call of [isoreg_batch()] (with `group` for rows of unequal
-#' length) fits them all many times faster than a loop of `isoreg_gpu()` calls, each of which
-#' spends some 30 microseconds in R on its checks and its result whatever the fit's size.
 #' `method = "auto"` chooses PAV, which is faster on
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
-#' source repository). An unsorted `x` is sorted by a parallel radix sort.
+#' source repository). An unsorted `x` is sorted by a parallel radix sort. For many small
+#' problems, one call of [isoreg_batch()] (with `group` for rows of unequal length) fits them all
+#' many times faster than a loop of `isoreg_gpu()` calls, each of which spends tens of
+#' microseconds in R on its checks and its result whatever the fit's size.
 #'
 #' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: rows of
 #' up to 4096 elements in a warp or a block, several short rows to a warp, their lanes' hulls kept

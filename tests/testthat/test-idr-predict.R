@@ -212,8 +212,10 @@ test_that("infinite new covariate values take the CDF at the nearest fitted valu
   expect_identical(cdf(predict(fit, data.frame(Temp = c(-Inf, Inf))), fit$thresholds), ends)
   expect_identical(cdf(predict(fit, data.frame(Temp = c(-Inf, Inf)), interpolation = "none"),
                        fit$thresholds), ends)
-  expect_error(predict(fit, data.frame(Temp = c(70, NaN))), "`data` must not have NA, but has one at row 2")
-  bag <- idrbag(aq$Ozone, aq["Temp"], newdata = data.frame(Temp = c(Inf, max(aq$Temp))), b = 3, p = 0.5)
+  expect_error(predict(fit, data.frame(Temp = c(70, NaN))),
+               "`data` must not have NA, but has one at row 2")
+  bag <- idrbag(aq$Ozone, aq["Temp"], newdata = data.frame(Temp = c(Inf, max(aq$Temp))),
+                b = 3, p = 0.5)
   expect_identical(cdf(bag[1], bag[[2]]$points), cdf(bag[2], bag[[2]]$points))
 })
 

@@ -44,8 +44,9 @@ for (kind in c("sorted", "unsorted")) {
       }
       # small fits repeated, for times well above the clock's millisecond
       loops <- max(1, 1e6 / n)
-      t <- time_turns(list(one = quote(for (i in seq_len(loops)) fit_gpuiso(1)),
-                           all = quote(for (i in seq_len(loops)) fit_gpuiso(threads))), reps) / loops
+      runs <- list(one = quote(for (i in seq_len(loops)) fit_gpuiso(1)),
+                   all = quote(for (i in seq_len(loops)) fit_gpuiso(threads)))
+      t <- time_turns(runs, reps) / loops
       gpuiso_threads(threads)
       sk <- sklearn_time(x, y, w, kind)
       ours <- fitted(fit_gpuiso(threads))
