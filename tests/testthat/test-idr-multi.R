@@ -263,6 +263,13 @@ test_that("new data must have the fit's covariate columns", {
                "^`data` must not have NA, but column \"b\" has one at row 2$")
   expect_error(idr(c(1, 2, 3, 4), data.frame(a = c(1:3, -Inf), b = 1:4)), "^`X` must be finite, but column \"a\" has -Inf at row 4$")
   expect_length(predict(fit, data.frame(b = 2, a = 1, z = 0)), 1L)
+  # a fit whose order was edited away is an error naming it
+  for (part in c("spec", "points", "slot")) {
+    broken <- fit
+    broken$order[[part]] <- NULL
+    expect_error(predict(broken, data.frame(a = 2, b = 2)),
+                 "^`object` is not a valid gpuiso IDR object: its `order` is missing or broken$")
+  }
   # a matrix without column names: columns by position, for the fit and for new data
   M <- cbind(1:4, c(1, 3, 2, 4))
   fm <- idr(c(1, 2, 3, 4), M)
