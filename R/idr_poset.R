@@ -143,12 +143,19 @@ idr_poset <- function(y, X, weights, groups, orders, progress, dense) {
   fit
 }
 
-# Predictions of a fit of several covariates at the rows of the compared values v (a matrix).
-poset_predictions <- function(object, v) {
+# The order of a fit of several covariates, checked for the parts that predictions read (the fit
+# may have been edited).
+fit_order <- function(object) {
   ord <- object$order
-  if (!is.list(ord) || !is.matrix(ord$points) || !is.integer(ord$slot)) {
+  if (!is.list(ord) || !is.list(ord$spec) || !is.matrix(ord$points) || !is.integer(ord$slot)) {
     stop_arg("object", "is not a valid gpuiso IDR object: its `order` is missing or broken")
   }
+  ord
+}
+
+# Predictions of a fit of several covariates at the rows of the compared values v (a matrix).
+poset_predictions <- function(object, v) {
+  ord <- fit_order(object)
   if (nrow(v) == 0L) {
     return(new_idr_predictions(object$runs, object$thresholds, integer(0), double(0), bounds = "pair"))
   }

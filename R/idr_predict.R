@@ -60,10 +60,7 @@ predict.gpuiso_idrfit <- function(object, data = NULL, digits = NULL, interpolat
   }
   if (!is.null(object$order)) { # several covariates
     if (is.null(data)) return(check_predictions(poset_in_sample(object), "object"))
-    if (!is.list(object$order$spec)) {
-      stop_arg("object", "is not a valid gpuiso IDR object: its `order` is missing or broken")
-    }
-    v <- order_values(data, NROW(data), spec = object$order$spec, arg = "data")$value
+    v <- order_values(data, NROW(data), spec = fit_order(object)$spec, arg = "data")$value
     return(check_predictions(poset_predictions(object, v), "object"))
   }
   xs <- object$X[[1L]]
