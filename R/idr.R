@@ -173,7 +173,7 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   pos <- match(xk, xs) - 1L
   runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w_fit[keep],
                 length(xs), length(thresholds), backend == "gpu")
-  X_out <- stats::setNames(data.frame(cov$restore(xs)), covariate_label(cov))
+  X_out <- list2DF(stats::setNames(list(cov$restore(xs)), covariate_label(cov)))
   fit <- structure(list(
     X = X_out, thresholds = thresholds,
     weights = if (is.null(w)) tabulate(pos + 1L, length(xs)) else

@@ -207,9 +207,11 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     y <- frame$y
     w <- frame$w
   } else {
-    given <- c("data", "subset", "weights", "na.action")[c(!missing(data), !missing(subset),
-                                                         !missing(weights), !missing(na.action))]
-    if (length(given)) stop_arg(given[1L], "only applies when `x` is a formula (weights of vectors go in `w`)")
+    if (!missing(data) || !missing(subset) || !missing(weights) || !missing(na.action)) {
+      given <- c("data", "subset", "weights", "na.action")[c(!missing(data), !missing(subset),
+                                                           !missing(weights), !missing(na.action))]
+      stop_arg(given[1L], "only applies when `x` is a formula (weights of vectors go in `w`)")
+    }
     if (missing(x)) x <- NULL
     if (is.null(y)) {
       if (is.null(x)) stop_arg("y", "is missing")
@@ -249,7 +251,8 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
   fitted <- res[[1]]
   level <- if (!is.null(res[[3]])) res[[3]] else fitted
   if (!is.null(y_names)) names(fitted) <- y_names # names<- would copy the fit even to set none
-  structure(list(
+  # list() and class<- rather than structure(), which costs as much again in a small fit
+  fit <- list(
     fitted = fitted,
     x = x, y = y, w = w,
     knots = if (!is.null(res[[2]])) res[[2]] else if (is.null(x)) seq_len(n) else x,
@@ -260,7 +263,9 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     x_type = x_type, terms = frame$terms, na.action = frame$na.action, vars = frame$vars,
     n = n, increasing = increasing, backend = backend, method = method,
     precision = if (backend == "gpu" && single) "single" else "double", call = call
-  ), class = "gpuiso_fit")
+  )
+  class(fit) <- "gpuiso_fit"
+  fit
 }
 
 # The model frame of a formula fit, built as lm() builds it from the call's formula (its x),

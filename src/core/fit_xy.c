@@ -144,50 +144,65 @@ static void first_in_input(const sorted_records *s, gpuiso_error *bad) {
   if (first >= 0) set_error(bad, why, first, -1);
 }
 
-gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, gpuiso_error *err) {
-  const sorted_records *s = &sorted->s;
-  const sort_record *r = s->r;
-  kn->n = s->knots[s->nbuckets];
-  kn->nblocks = 0;
+/* The buckets' passes below: one bucket each (a piece_fn), sharing their arguments. */
+typedef struct {
+  const sorted_records *s;
+  gpuiso_knots *kn;
+  const double *level;
+  double *fit;
+  const uint8_t *knot_start;
+  int64_t *order;
+  uint8_t *start;
+  int64_t first_bad; /* pooling: the first bucket with bad input, and its error */
+  gpuiso_error bad;
+} bucket_pass;
 
-  /* On bad input, the error of the first bucket that has one is reported. */
-  int64_t first_bad = s->nbuckets;
-  gpuiso_error bad = {GPUISO_OK, -1, -1, ""};
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
-#endif
-  for (int64_t b = 0; b < s->nbuckets; b++) {
-    gpuiso_error e;
-    if (pool_bucket(r, s->start[b], s->start[b + 1], s->knots[b], s->gbits, kn, &e) != GPUISO_OK) {
+static void pool_one_bucket(void *ctx, int64_t b) {
+  bucket_pass *bp = ctx;
+  const sorted_records *s = bp->s;
+  gpuiso_error e;
+  if (pool_bucket(s->r, s->start[b], s->start[b + 1], s->knots[b], s->gbits, bp->kn, &e) !=
+      GPUISO_OK) {
 #ifdef _OPENMP
 #pragma omp critical(gpuiso_pool_error)
 #endif
-      if (b < first_bad) {
-        first_bad = b;
-        bad = e;
-      }
+    if (b < bp->first_bad) {
+      bp->first_bad = b;
+      bp->bad = e;
     }
   }
-  if (bad.status != GPUISO_OK) {
-    first_in_input(s, &bad);
-    if (err) *err = bad;
+}
+
+gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, gpuiso_error *err) {
+  const sorted_records *s = &sorted->s;
+  kn->n = s->knots[s->nbuckets];
+  kn->nblocks = 0;
+  /* On bad input, the error of the first bucket that has one is reported. */
+  bucket_pass bp = {.s = s, .kn = kn, .first_bad = s->nbuckets, .bad = {GPUISO_OK, -1, -1, ""}};
+  for_each_piece(s->nbuckets, sorted->nth, 16, pool_one_bucket, &bp);
+  if (bp.bad.status != GPUISO_OK) {
+    first_in_input(s, &bp.bad);
+    if (err) *err = bp.bad;
   }
-  return bad.status;
+  return bp.bad.status;
+}
+
+static void fit_one_bucket(void *ctx, int64_t b) {
+  const bucket_pass *bp = ctx;
+  const sort_record *r = bp->s->r;
+  const double *level = bp->level;
+  double *fit = bp->fit;
+  int gbits = bp->s->gbits;
+  int64_t d = bp->s->knots[b] - 1, from = bp->s->start[b], to = bp->s->start[b + 1];
+  for (int64_t p = from; p < to; p++) {
+    d += p == from || r[p].key != r[p - 1].key;
+    fit[tag_index(r[p].tag, gbits)] = level[d];
+  }
 }
 
 void gpuiso_sorted_fitted(const gpuiso_sorted *sorted, const double *level, double *fit) {
-  const sorted_records *s = &sorted->s;
-  const sort_record *r = s->r;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
-#endif
-  for (int64_t b = 0; b < s->nbuckets; b++) {
-    int64_t d = s->knots[b] - 1;
-    for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
-      d += p == s->start[b] || r[p].key != r[p - 1].key;
-      fit[tag_index(r[p].tag, s->gbits)] = level[d];
-    }
-  }
+  bucket_pass bp = {.s = &sorted->s, .level = level, .fit = fit};
+  for_each_piece(sorted->s.nbuckets, sorted->nth, 16, fit_one_bucket, &bp);
 }
 
 /* Knots' means go to kn->level, where the fit then replaces them. */
@@ -199,22 +214,26 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   return st;
 }
 
+static void order_one_bucket(void *ctx, int64_t b) {
+  const bucket_pass *bp = ctx;
+  const sort_record *r = bp->s->r;
+  const uint8_t *knot_start = bp->knot_start;
+  int64_t *order = bp->order;
+  uint8_t *start = bp->start;
+  int gbits = bp->s->gbits;
+  int64_t d = bp->s->knots[b] - 1, from = bp->s->start[b], to = bp->s->start[b + 1];
+  for (int64_t p = from; p < to; p++) {
+    int first = p == from || r[p].key != r[p - 1].key;
+    d += first;
+    if (order) order[p] = tag_index(r[p].tag, gbits);
+    if (start) start[p] = (uint8_t)(first && knot_start[d]);
+  }
+}
+
 void gpuiso_sorted_order(const gpuiso_sorted *sorted, const uint8_t *knot_start, int64_t *order,
                          uint8_t *start) {
-  const sorted_records *s = &sorted->s;
-  const sort_record *r = s->r;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(sorted->nth) schedule(dynamic, 16)
-#endif
-  for (int64_t b = 0; b < s->nbuckets; b++) {
-    int64_t d = s->knots[b] - 1;
-    for (int64_t p = s->start[b]; p < s->start[b + 1]; p++) {
-      int first = p == s->start[b] || r[p].key != r[p - 1].key;
-      d += first;
-      if (order) order[p] = tag_index(r[p].tag, s->gbits);
-      if (start) start[p] = (uint8_t)(first && knot_start[d]);
-    }
-  }
+  bucket_pass bp = {.s = &sorted->s, .knot_start = knot_start, .order = order, .start = start};
+  for_each_piece(sorted->s.nbuckets, sorted->nth, 16, order_one_bucket, &bp);
 }
 
 /* Whether block a's level is above b's for the direction of the fit (then they must pool). */

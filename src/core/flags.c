@@ -21,6 +21,10 @@ static void write_positions(const uint8_t *flag, int64_t from, int64_t to, int64
 
 void gpuiso_flag_positions(const uint8_t *flag, int64_t n, int *as_int, double *as_real) {
   int nth = slice_count(n);
+  if (nth == 1) { /* no counting pass, nor a parallel region (a system call even on one thread) */
+    write_positions(flag, 0, n, 0, as_int, as_real);
+    return;
+  }
   int64_t offset[GPUISO_MAX_CHUNKS + 1];
   offset[0] = 0;
 #ifdef _OPENMP

@@ -170,6 +170,12 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
+/* fn(ctx, i) for every i in [0, count), on up to nth threads that take grain pieces at a time.
+ * Work for one thread runs on the calling one without a parallel region: a region costs a system
+ * call (the futex wake at its end) even for a team of one, a good part of a small fit's time. */
+typedef void (*piece_fn)(void *ctx, int64_t i);
+void for_each_piece(int64_t count, int nth, int64_t grain, piece_fn fn, void *ctx);
+
 /* The most bytes of up-set bit rows that gpuiso_poset_reduce takes (poset.c): 256 MB, up to some
  * 64,000 points (whose covers can take as much: 21 million at 5e4 sorted ensembles of 10); more
  * are reduced by comparisons with the covers found instead, about ten times slower. */

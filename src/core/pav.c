@@ -20,6 +20,9 @@
 /* Rows shorter than this run on one thread. */
 #define PAV_MIN_PARALLEL ((int64_t)1 << 18)
 
+/* Rows up to this long keep their PAV stack on the C stack (24 KiB). */
+#define PAV_SMALL_ROW 1024
+
 int pav_work_init(pav_work *wk, int64_t cap) {
   wk->stack = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *wk->stack);
   return wk->stack != NULL;
@@ -623,6 +626,9 @@ static gpuiso_status pav_alone(int64_t n, const double *y, const double *w, cons
   if (nch > n) nch = n > 0 ? n : 1;
   if (nch > GPUISO_MAX_CHUNKS) nch = GPUISO_MAX_CHUNKS;
   if (nth > nch) nth = (int)nch;
+  pav_block small[PAV_SMALL_ROW]; /* a short row's stack without malloc's cost (and its faults) */
+  if (n <= PAV_SMALL_ROW)
+    return pav_chunks(n, y, w, opt, (int)nch, nth, small, fit, start, nblocks, err);
   pav_work wk;
   if (!pav_work_init(&wk, n)) {
     set_error(err, GPUISO_E_NOMEM, -1, -1);

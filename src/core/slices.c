@@ -11,18 +11,26 @@ int slice_count(int64_t n) {
   return nth < GPUISO_MAX_CHUNKS ? nth : GPUISO_MAX_CHUNKS;
 }
 
-int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx) {
-  int nth = slice_count(n);
+typedef struct {
+  int64_t n;
+  int nth;
+  slice_scan scan;
+  const void *ctx;
   int64_t stop[GPUISO_MAX_CHUNKS];
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-  for (int t = 0; t < nth; t++) {
-    int64_t to = slice_bound(n, t + 1, nth), first = scan(ctx, slice_bound(n, t, nth), to);
-    stop[t] = first < to ? first : n;
-  }
+} slice_stops;
+
+static void scan_slice(void *ctx, int64_t t) {
+  slice_stops *ss = ctx;
+  int64_t to = slice_bound(ss->n, (int)t + 1, ss->nth);
+  int64_t first = ss->scan(ss->ctx, slice_bound(ss->n, (int)t, ss->nth), to);
+  ss->stop[t] = first < to ? first : ss->n;
+}
+
+int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx) {
+  slice_stops ss = {n, slice_count(n), scan, ctx, {0}};
+  for_each_piece(ss.nth, ss.nth, 1, scan_slice, &ss);
   /* The first stop of the first slice that has one is the first of all. */
   int64_t first = n;
-  for (int t = 0; t < nth && first == n; t++) first = stop[t];
+  for (int t = 0; t < ss.nth && first == n; t++) first = ss.stop[t];
   return first;
 }

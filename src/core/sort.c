@@ -147,16 +147,110 @@ void sort_keys_serial(key_tag *r, key_tag *tmp, int64_t len) {
   sort_bucket_keys((char *)r, (char *)tmp, len, 64, 0);
 }
 
-/* The first pass splits the records into buckets of balanced sizes: a histogram of the 16
- * highest bits in which the keys differ, cut into runs of neighbouring prefixes that hold about
- * TOP_BUCKET_RECORDS records each, so that data whose keys crowd into a few exponents (as uniform
- * draws do) still give buckets that fit in cache. */
+/* The first pass splits the records into buckets of balanced sizes: a histogram of the (up to)
+ * 16 highest bits in which the keys differ, cut into runs of neighbouring prefixes that hold
+ * about TOP_BUCKET_RECORDS records each, so that data whose keys crowd into a few exponents (as
+ * uniform draws do) still give buckets that fit in cache. Fewer records take fewer bits, about
+ * one prefix for four records (none up to TOP_BUCKET_RECORDS: one bucket), so that a short row
+ * does not pay for clearing and scanning 2^16 counts. */
 #define PREFIX_BITS 16
-#define PREFIXES (1 << PREFIX_BITS)
 #define TOP_BUCKET_RECORDS 4096
 
-static inline unsigned prefix_of(uint64_t key, int shift) {
-  return (unsigned)(key >> shift) & (PREFIXES - 1);
+static int prefix_bits(int64_t n) {
+  int bits = 0;
+  if (n > TOP_BUCKET_RECORDS)
+    for (int64_t q = n / 4; q > 1 && bits < PREFIX_BITS; q >>= 1) bits++;
+  return bits;
+}
+
+static inline unsigned prefix_of(uint64_t key, int shift, unsigned mask) {
+  return (unsigned)(key >> shift) & mask;
+}
+
+/* The state of a sort_sized, shared by its passes (each a piece_fn over slices or buckets). */
+typedef struct {
+  int64_t n;
+  const double *x, *y, *w;
+  const int *g;
+  int gbits, nth, shift, bits, per_thread;
+  size_t size;
+  char *a, *scratch;
+  int64_t prefixes, largest;
+  unsigned mask;
+  int64_t *count;   /* count[t * prefixes + p]: slice t's records of prefix p, then its slots */
+  uint64_t *range;  /* range[3 t .. 3 t + 2]: slice t's lowest and highest key, first bad x */
+  uint32_t *bucket; /* of each prefix */
+  int64_t *end;     /* where each bucket ends, then starts */
+  int64_t *knots;   /* distinct x in each bucket, then before it */
+} sort_pass;
+
+/* The passes below copy what their loops read into locals: their stores (through char *, or
+ * of int64_t) could otherwise alias the fields, which the compiler would then reload. */
+static void key_range(void *ctx, int64_t t) {
+  sort_pass *sp = ctx;
+  const double *x = sp->x;
+  int64_t from = slice_bound(sp->n, (int)t, sp->nth), to = slice_bound(sp->n, (int)t + 1, sp->nth);
+  uint64_t lo = ~(uint64_t)0, hi = 0, bad = (uint64_t)sp->n;
+  for (int64_t i = from; i < to; i++) {
+    uint64_t k = double_key(x[i]);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+    if (!isfinite(x[i]) && (uint64_t)i < bad) bad = (uint64_t)i;
+  }
+  sp->range[3 * t] = lo;
+  sp->range[3 * t + 1] = hi;
+  sp->range[3 * t + 2] = bad;
+}
+
+static void count_prefixes(void *ctx, int64_t t) {
+  const sort_pass *sp = ctx;
+  const double *x = sp->x;
+  int shift = sp->shift;
+  unsigned mask = sp->mask;
+  int64_t *mine = sp->count + t * sp->prefixes;
+  int64_t from = slice_bound(sp->n, (int)t, sp->nth), to = slice_bound(sp->n, (int)t + 1, sp->nth);
+  for (int64_t i = from; i < to; i++) mine[prefix_of(double_key(x[i]), shift, mask)]++;
+}
+
+/* Slice t's records to its slots in their buckets, in input order. */
+static void scatter(void *ctx, int64_t t) {
+  const sort_pass *sp = ctx;
+  const double *x = sp->x, *y = sp->y, *w = sp->w;
+  const int *g = sp->g;
+  const uint32_t *bucket = sp->bucket;
+  int gbits = sp->gbits, shift = sp->shift;
+  unsigned mask = sp->mask;
+  size_t size = sp->size;
+  char *a = sp->a;
+  int64_t *slot = sp->count + t * sp->prefixes;
+  int64_t from = slice_bound(sp->n, (int)t, sp->nth), to = slice_bound(sp->n, (int)t + 1, sp->nth);
+  for (int64_t i = from; i < to; i++) {
+    uint64_t key = double_key(x[i]);
+    int64_t tag = g ? i << gbits | g[i] : i;
+    char *dst = record_at(a, slot[bucket[prefix_of(key, shift, mask)]]++, size);
+    if (size == sizeof(sort_record)) {
+      sort_record r = {key, tag, y[i], w ? w[i] : 1.0};
+      memcpy(dst, &r, sizeof r);
+    } else {
+      key_tag r = {key, tag};
+      memcpy(dst, &r, sizeof r);
+    }
+  }
+}
+
+/* Bucket b sorted, in cache, and its distinct x counted. */
+static void sort_one_bucket(void *ctx, int64_t b) {
+  sort_pass *sp = ctx;
+  size_t size = sp->size;
+  char *a = sp->a;
+  int64_t from = b == 0 ? 0 : sp->end[b - 1], to = sp->end[b], distinct = to > from;
+  int64_t at = sp->per_thread ? (int64_t)thread_num() * sp->largest : from;
+  if (to - from > 1)
+    sort_bucket_sized(record_at(a, from, size), record_at(sp->scratch, at, size), to - from,
+                      sp->bits, 0, size);
+  for (int64_t p = from + 1; p < to; p++)
+    distinct += key_of(record_at(a, p, size)) != key_of(record_at(a, p - 1, size));
+  sp->knots[b + 1] = distinct;
 }
 
 /* sort_records with records of the given size: sort_record, or key_tag (y and w unused). out gets
@@ -164,131 +258,98 @@ static inline unsigned prefix_of(uint64_t key, int shift) {
 static gpuiso_status sort_sized(int64_t n, const double *x, const double *y, const double *w,
                                 const int *g, int gbits, int nth, size_t size, char **records,
                                 sorted_records *out, int64_t *bad) {
-  size_t m = (size_t)(n > 0 ? n : 1);
-  char *a = malloc_dense(m * size);
-  int64_t *knots = NULL;
-  int64_t(*count)[PREFIXES] = calloc((size_t)nth, sizeof *count); /* per thread, then offsets */
-  uint32_t *bucket = malloc(PREFIXES * sizeof *bucket);
-  int64_t *end = malloc((PREFIXES + 1) * sizeof *end);
-  char *scratch = NULL;
-  if (!a || !count || !bucket || !end) goto fail;
+  sort_pass sp = {.n = n, .x = x, .y = y, .w = w, .g = g, .gbits = gbits, .nth = nth, .size = size};
+  int pbits = prefix_bits(n);
+  sp.prefixes = (int64_t)1 << pbits;
+  sp.mask = (unsigned)sp.prefixes - 1;
+  sp.a = malloc_dense((size_t)(n > 0 ? n : 1) * size);
+  sp.count = calloc((size_t)(nth * sp.prefixes), sizeof *sp.count);
+  sp.range = malloc((size_t)nth * 3 * sizeof *sp.range);
+  sp.bucket = malloc((size_t)sp.prefixes * sizeof *sp.bucket);
+  sp.end = malloc((size_t)(sp.prefixes + 1) * sizeof *sp.end);
+  gpuiso_status status = GPUISO_E_NOMEM;
+  if (!sp.a || !sp.count || !sp.range || !sp.bucket || !sp.end) goto fail;
 
-  uint64_t lo = ~(uint64_t)0, hi = 0;
-  int64_t first_bad = n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) reduction(min : lo, first_bad) reduction(max : hi)
-#endif
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t k = double_key(x[i]);
-    lo = k < lo ? k : lo;
-    hi = k > hi ? k : hi;
-    if (!isfinite(x[i]) && i < first_bad) first_bad = i;
-  }
-  if (first_bad < n) {
-    *bad = first_bad;
-    free(a);
-    free(count);
-    free(bucket);
-    free(end);
-    return GPUISO_E_X_NONFINITE;
-  }
-  int bits = 0;
-  for (uint64_t d = n > 0 ? lo ^ hi : 0; d; d >>= 1) bits++;
-  int shift = bits > PREFIX_BITS ? bits - PREFIX_BITS : 0;
-
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
+  for_each_piece(nth, nth, 1, key_range, &sp);
+  uint64_t lo = ~(uint64_t)0, hi = 0, first_bad = (uint64_t)n;
   for (int t = 0; t < nth; t++) {
-    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) count[t][prefix_of(double_key(x[i]), shift)]++;
+    lo = sp.range[3 * t] < lo ? sp.range[3 * t] : lo;
+    hi = sp.range[3 * t + 1] > hi ? sp.range[3 * t + 1] : hi;
+    first_bad = sp.range[3 * t + 2] < first_bad ? sp.range[3 * t + 2] : first_bad;
   }
+  if (first_bad < (uint64_t)n) {
+    *bad = (int64_t)first_bad;
+    status = GPUISO_E_X_NONFINITE;
+    goto fail;
+  }
+  for (uint64_t d = n > 0 ? lo ^ hi : 0; d; d >>= 1) sp.bits++;
+  sp.shift = pbits > 0 && sp.bits > pbits ? sp.bits - pbits : 0; /* (a shift by 64 is undefined) */
+
+  for_each_piece(nth, nth, 1, count_prefixes, &sp);
   /* Buckets: consecutive prefixes until one holds enough records. */
-  int64_t nbuckets = 0, filled = 0, largest = 0, total = 0;
-  for (int p = 0; p < PREFIXES; p++) {
+  int64_t nbuckets = 0, filled = 0, total = 0;
+  for (int64_t p = 0; p < sp.prefixes; p++) {
     int64_t c = 0;
-    for (int t = 0; t < nth; t++) c += count[t][p];
-    bucket[p] = (uint32_t)nbuckets;
+    for (int t = 0; t < nth; t++) c += sp.count[t * sp.prefixes + p];
+    sp.bucket[p] = (uint32_t)nbuckets;
     filled += c;
     total += c;
-    if (filled >= TOP_BUCKET_RECORDS || p == PREFIXES - 1) {
-      end[nbuckets++] = total;
-      largest = filled > largest ? filled : largest;
+    if (filled >= TOP_BUCKET_RECORDS || p == sp.prefixes - 1) {
+      sp.end[nbuckets++] = total;
+      sp.largest = filled > sp.largest ? filled : sp.largest;
       filled = 0;
     }
   }
-  /* Stable across threads: thread t's records of a bucket follow those of threads before it.
-   * count[t][b] becomes thread t's next slot in bucket b. */
+  /* Stable across slices: slice t's records of a bucket follow those of slices before it.
+   * count[t * prefixes + b] becomes slice t's next slot in bucket b. */
   {
     int64_t sum = 0;
     for (int64_t b = 0, p = 0; b < nbuckets; b++) {
       int64_t p0 = p;
       for (int t = 0; t < nth; t++) {
         int64_t c = 0;
-        for (p = p0; p < PREFIXES && bucket[p] == (uint32_t)b; p++) c += count[t][p];
-        count[t][b] = sum;
+        for (p = p0; p < sp.prefixes && sp.bucket[p] == (uint32_t)b; p++)
+          c += sp.count[t * sp.prefixes + p];
+        sp.count[t * sp.prefixes + b] = sum;
         sum += c;
       }
     }
   }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-  for (int t = 0; t < nth; t++) {
-    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) {
-      uint64_t key = double_key(x[i]);
-      int64_t tag = g ? i << gbits | g[i] : i;
-      char *to = record_at(a, count[t][bucket[prefix_of(key, shift)]]++, size);
-      if (size == sizeof(sort_record)) {
-        sort_record r = {key, tag, y[i], w ? w[i] : 1.0};
-        memcpy(to, &r, sizeof r);
-      } else {
-        key_tag r = {key, tag};
-        memcpy(to, &r, sizeof r);
-      }
-    }
-  }
+  for_each_piece(nth, nth, 1, scatter, &sp);
 
   /* Each bucket on its own, with a scratch array per thread of the largest bucket's size, or,
    * when that would take more (a few huge buckets of tied x), one of n shared by position. */
-  int per_thread = (int64_t)nth * largest <= n;
-  scratch = malloc((size_t)(per_thread ? nth * largest : n) * size + 1);
-  knots = malloc(((size_t)nbuckets + 1) * sizeof *knots);
-  if (!scratch || !knots) goto fail;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic)
-#endif
-  for (int64_t b = 0; b < nbuckets; b++) {
-    int64_t from = b == 0 ? 0 : end[b - 1], distinct = end[b] > from;
-    char *mine = record_at(scratch, per_thread ? (int64_t)thread_num() * largest : from, size);
-    if (end[b] - from > 1) sort_bucket_sized(record_at(a, from, size), mine, end[b] - from, bits, 0, size);
-    for (int64_t p = from + 1; p < end[b]; p++)
-      distinct += key_of(record_at(a, p, size)) != key_of(record_at(a, p - 1, size));
-    knots[b + 1] = distinct;
-  }
-  knots[0] = 0;
-  for (int64_t b = 0; b < nbuckets; b++) knots[b + 1] += knots[b];
+  sp.per_thread = (int64_t)nth * sp.largest <= n;
+  sp.scratch = malloc((size_t)(sp.per_thread ? nth * sp.largest : n) * size + 1);
+  sp.knots = malloc(((size_t)nbuckets + 1) * sizeof *sp.knots);
+  if (!sp.scratch || !sp.knots) goto fail;
+  for_each_piece(nbuckets, nth, 1, sort_one_bucket, &sp);
+  sp.knots[0] = 0;
+  for (int64_t b = 0; b < nbuckets; b++) sp.knots[b + 1] += sp.knots[b];
   /* end[] becomes the bucket starts, one more entry than buckets. */
-  for (int64_t b = nbuckets; b > 0; b--) end[b] = end[b - 1];
-  end[0] = 0;
+  for (int64_t b = nbuckets; b > 0; b--) sp.end[b] = sp.end[b - 1];
+  sp.end[0] = 0;
   out->n = n;
   out->gbits = g ? gbits : 0;
-  *records = a;
+  *records = sp.a;
   out->nbuckets = nbuckets;
-  out->start = end;
-  out->knots = knots;
-  free(scratch);
-  free(count);
-  free(bucket);
+  out->start = sp.end;
+  out->knots = sp.knots;
+  free(sp.scratch);
+  free(sp.count);
+  free(sp.range);
+  free(sp.bucket);
   return GPUISO_OK;
 
 fail:
-  free(a);
-  free(count);
-  free(bucket);
-  free(end);
-  free(knots);
-  free(scratch);
-  return GPUISO_E_NOMEM;
+  free(sp.a);
+  free(sp.count);
+  free(sp.range);
+  free(sp.bucket);
+  free(sp.end);
+  free(sp.knots);
+  free(sp.scratch);
+  return status;
 }
 
 gpuiso_status sort_records(int64_t n, const double *x, const double *y, const double *w,

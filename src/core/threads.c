@@ -76,9 +76,19 @@ int gpuiso_set_threads(int n) {
 
 /* Threads for a piece of work of the given number of elements: small work runs on one. */
 int resolve_threads(const gpuiso_opts *opt, int64_t work) {
-  int n = opt->nthreads > 0 ? opt->nthreads : gpuiso_get_threads();
-  if (work < GPUISO_MIN_PARALLEL || forked()) return 1;
-  return n;
+  if (work < GPUISO_MIN_PARALLEL || forked()) return 1; /* small work: no system call (getpid) */
+  return opt->nthreads > 0 ? opt->nthreads : gpuiso_get_threads();
+}
+
+void for_each_piece(int64_t count, int nth, int64_t grain, piece_fn fn, void *ctx) {
+  if (nth <= 1 || count <= grain) {
+    for (int64_t i = 0; i < count; i++) fn(ctx, i);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, grain)
+#endif
+  for (int64_t i = 0; i < count; i++) fn(ctx, i);
 }
 
 int thread_num(void) {

@@ -76,6 +76,24 @@ test_that("large fits (n = 1e5) agree with the plain-R PAV", {
   check_ref("sawtooth", "none", "perm", TRUE, n, 9006L)
 })
 
+test_that("fits on unsorted x agree with the plain-R PAV where the sort's first pass changes", {
+  skip_on_cran()
+  # the radix sort takes one bucket up to 4096 elements, then a histogram of about one prefix
+  # for four elements, of 16 bits from 2^18; x of every kind, a few distinct values included
+  seed <- 9100L
+  for (n in c(4096L, 4097L, 20000L, 262145L)) for (xkind in c("perm", "ties", "real", "few")) {
+    seed <- seed + 1L
+    set.seed(seed)
+    y <- gen_y("noise", n)
+    w <- gen_w("uniform", n)
+    x <- if (xkind == "few") sample(c(-2.5, 0, 1e-300, 7), n, replace = TRUE) else gen_x(xkind, n)
+    fit <- isoreg_gpu(x, y, w)
+    info <- sprintf("x=%s n=%d seed=%d", xkind, n, seed)
+    expect_equal(fit$fitted, ref_isoreg(x, y, w, TRUE), tolerance = rel_tol, info = info)
+    expect_identical(fit$knots, sort(unique(x)), info = info)
+  }
+})
+
 test_that("fits with some zero weights agree with the plain-R PAV", {
   seed <- 7000L
   for (family in families) for (increasing in c(TRUE, FALSE)) for (xkind in c("none", "perm", "ties")) {
