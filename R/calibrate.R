@@ -108,7 +108,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
   curves <- first <- NULL
   if (!is.null(groups)) {
     first <- res[[2]]$first
-    curves <- list2DF(c(list(group = rep(groups$levels, diff(first))), blocks_frame(res[[2]])))
+    curves <- blocks_frame(res[[2]], group = rep(groups$levels, diff(first)))
   }
   structure(list(
     pooled = pooled, curves = curves, groups = groups$levels, first = first,
@@ -133,10 +133,11 @@ warn_if_falling <- function(score, label, weights) {
   }
 }
 
-# The blocks of the curves as a data frame, ordered by score within each curve (by list2DF:
-# data.frame() would take most of a small calibration's time).
-blocks_frame <- function(b) {
-  list2DF(list(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight))
+# The blocks of the curves as a data frame, ordered by score within each curve, after a column
+# `group` where given (by list2DF: data.frame() would take most of a small calibration's time).
+blocks_frame <- function(b, group = NULL) {
+  cols <- list(lower = b$lower, upper = b$upper, prob = b$prob, weight = b$weight)
+  list2DF(if (is.null(group)) cols else c(list(group = group), cols))
 }
 
 # The curve of group k (0: the pooled curve) as a data frame of blocks.

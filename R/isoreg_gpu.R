@@ -207,10 +207,10 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     y <- frame$y
     w <- frame$w
   } else {
-    if (!missing(data) || !missing(subset) || !missing(weights) || !missing(na.action)) {
-      given <- c("data", "subset", "weights", "na.action")[c(!missing(data), !missing(subset),
-                                                           !missing(weights), !missing(na.action))]
-      stop_arg(given[1L], "only applies when `x` is a formula (weights of vectors go in `w`)")
+    given <- !c(missing(data), missing(subset), missing(weights), missing(na.action))
+    if (any(given)) {
+      stop_arg(c("data", "subset", "weights", "na.action")[given][1L],
+               "only applies when `x` is a formula (weights of vectors go in `w`)")
     }
     if (missing(x)) x <- NULL
     if (is.null(y)) {

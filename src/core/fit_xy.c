@@ -157,7 +157,7 @@ typedef struct {
   gpuiso_error bad;
 } bucket_pass;
 
-static void pool_one_bucket(void *ctx, int64_t b) {
+static void pool_one_bucket(void *ctx, int64_t b, int thread) {
   bucket_pass *bp = ctx;
   const sorted_records *s = bp->s;
   gpuiso_error e;
@@ -187,7 +187,7 @@ gpuiso_status gpuiso_pool_sorted(const gpuiso_sorted *sorted, gpuiso_knots *kn, 
   return bp.bad.status;
 }
 
-static void fit_one_bucket(void *ctx, int64_t b) {
+static void fit_one_bucket(void *ctx, int64_t b, int thread) {
   const bucket_pass *bp = ctx;
   const sort_record *r = bp->s->r;
   const double *level = bp->level;
@@ -214,7 +214,7 @@ gpuiso_status gpuiso_fit_sorted(const gpuiso_sorted *sorted, const gpuiso_opts *
   return st;
 }
 
-static void order_one_bucket(void *ctx, int64_t b) {
+static void order_one_bucket(void *ctx, int64_t b, int thread) {
   const bucket_pass *bp = ctx;
   const sort_record *r = bp->s->r;
   const uint8_t *knot_start = bp->knot_start;

@@ -170,10 +170,11 @@ gpuiso_status gpu_check_xy(int64_t n, const double *x, const double *y, const do
 
 int resolve_threads(const gpuiso_opts *opt, int64_t work);
 
-/* fn(ctx, i) for every i in [0, count), on up to nth threads that take grain pieces at a time.
- * Work for one thread runs on the calling one without a parallel region: a region costs a system
+/* fn(ctx, i, thread) for every i in [0, count), on up to nth threads that take grain pieces at a
+ * time; thread (0 .. nth - 1) numbers the one running it, for scratch of its own. Work for one
+ * thread runs on the calling one without a parallel region, as thread 0: a region costs a system
  * call (the futex wake at its end) even for a team of one, a good part of a small fit's time. */
-typedef void (*piece_fn)(void *ctx, int64_t i);
+typedef void (*piece_fn)(void *ctx, int64_t i, int thread);
 void for_each_piece(int64_t count, int nth, int64_t grain, piece_fn fn, void *ctx);
 
 /* The most bytes of up-set bit rows that gpuiso_poset_reduce takes (poset.c): 256 MB, up to some
@@ -207,8 +208,8 @@ int slice_count(int64_t n);
 static inline int64_t slice_bound(int64_t n, int t, int nth) { return n * t / nth; }
 
 /* A scan of the slice [from, to) of the data of ctx: the first element at which it stops, or
- * to. first_stop_in_slices runs it on every slice in parallel and returns the first stop of
- * all, or n. */
+ * to. first_stop_in_slices runs it on every slice (in parallel where there are several) and
+ * returns the first stop of all, or n. */
 typedef int64_t (*slice_scan)(const void *ctx, int64_t from, int64_t to);
 int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx);
 

@@ -19,7 +19,7 @@ typedef struct {
   int64_t stop[GPUISO_MAX_CHUNKS];
 } slice_stops;
 
-static void scan_slice(void *ctx, int64_t t) {
+static void scan_slice(void *ctx, int64_t t, int thread) {
   slice_stops *ss = ctx;
   int64_t to = slice_bound(ss->n, (int)t + 1, ss->nth);
   int64_t first = ss->scan(ss->ctx, slice_bound(ss->n, (int)t, ss->nth), to);
@@ -27,7 +27,11 @@ static void scan_slice(void *ctx, int64_t t) {
 }
 
 int64_t first_stop_in_slices(int64_t n, slice_scan scan, const void *ctx) {
-  slice_stops ss = {n, slice_count(n), scan, ctx, {0}};
+  slice_stops ss; /* stop[] unset: each slice writes its own */
+  ss.n = n;
+  ss.nth = slice_count(n);
+  ss.scan = scan;
+  ss.ctx = ctx;
   for_each_piece(ss.nth, ss.nth, 1, scan_slice, &ss);
   /* The first stop of the first slice that has one is the first of all. */
   int64_t first = n;

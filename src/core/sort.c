@@ -186,7 +186,7 @@ typedef struct {
 
 /* The passes below copy what their loops read into locals: their stores (through char *, or
  * of int64_t) could otherwise alias the fields, which the compiler would then reload. */
-static void key_range(void *ctx, int64_t t) {
+static void key_range(void *ctx, int64_t t, int thread) {
   sort_pass *sp = ctx;
   const double *x = sp->x;
   int64_t from = slice_bound(sp->n, (int)t, sp->nth), to = slice_bound(sp->n, (int)t + 1, sp->nth);
@@ -202,7 +202,7 @@ static void key_range(void *ctx, int64_t t) {
   sp->range[3 * t + 2] = bad;
 }
 
-static void count_prefixes(void *ctx, int64_t t) {
+static void count_prefixes(void *ctx, int64_t t, int thread) {
   const sort_pass *sp = ctx;
   const double *x = sp->x;
   int shift = sp->shift;
@@ -213,7 +213,7 @@ static void count_prefixes(void *ctx, int64_t t) {
 }
 
 /* Slice t's records to its slots in their buckets, in input order. */
-static void scatter(void *ctx, int64_t t) {
+static void scatter(void *ctx, int64_t t, int thread) {
   const sort_pass *sp = ctx;
   const double *x = sp->x, *y = sp->y, *w = sp->w;
   const int *g = sp->g;
@@ -239,12 +239,12 @@ static void scatter(void *ctx, int64_t t) {
 }
 
 /* Bucket b sorted, in cache, and its distinct x counted. */
-static void sort_one_bucket(void *ctx, int64_t b) {
+static void sort_one_bucket(void *ctx, int64_t b, int thread) {
   sort_pass *sp = ctx;
   size_t size = sp->size;
   char *a = sp->a;
   int64_t from = b == 0 ? 0 : sp->end[b - 1], to = sp->end[b], distinct = to > from;
-  int64_t at = sp->per_thread ? (int64_t)thread_num() * sp->largest : from;
+  int64_t at = sp->per_thread ? (int64_t)thread * sp->largest : from;
   if (to - from > 1)
     sort_bucket_sized(record_at(a, from, size), record_at(sp->scratch, at, size), to - from,
                       sp->bits, 0, size);

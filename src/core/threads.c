@@ -82,13 +82,13 @@ int resolve_threads(const gpuiso_opts *opt, int64_t work) {
 
 void for_each_piece(int64_t count, int nth, int64_t grain, piece_fn fn, void *ctx) {
   if (nth <= 1 || count <= grain) {
-    for (int64_t i = 0; i < count; i++) fn(ctx, i);
+    for (int64_t i = 0; i < count; i++) fn(ctx, i, 0);
     return;
   }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth) schedule(dynamic, grain)
 #endif
-  for (int64_t i = 0; i < count; i++) fn(ctx, i);
+  for (int64_t i = 0; i < count; i++) fn(ctx, i, thread_num());
 }
 
 int thread_num(void) {

@@ -195,6 +195,45 @@ static void test_sorted_fits(void) {
   free(x); free(y); free(w); free(z); free(ref); free(kx); free(kl); free(kw); free(ks);
 }
 
+/* Fits on x called from the threads of the caller's own parallel region, one thread each within
+ * it: each fit's scratch must be its own, not picked by the caller's thread number. */
+static void test_sorts_in_callers_threads(void) {
+  enum { callers = 4 };
+  const int sizes[2] = {3000, 20000};
+  for (int k = 0; k < 2; k++) {
+    int n = sizes[k];
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+    double *ref = malloc(n * sizeof *ref), *z = malloc((size_t)callers * n * sizeof *z);
+    for (int i = 0; i < n; i++) {
+      x[i] = unif();
+      y[i] = x[i] + unif();
+      w[i] = unif();
+    }
+    reference_xy(n, x, y, w, ref);
+    int ok[callers] = {0};
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(callers) schedule(static, 1)
+#endif
+    for (int t = 0; t < callers; t++) {
+      gpuiso_opts o = options(1, 1, 0);
+      gpuiso_sorted *s;
+      int64_t nk;
+      gpuiso_error e;
+      double *kx = malloc(n * sizeof *kx), *kl = malloc(n * sizeof *kl), *kw = malloc(n * sizeof *kw);
+      uint8_t *ks = malloc(n);
+      int sorted = gpuiso_sort_xy(n, x, y, w, &o, &s, &nk, &e) == GPUISO_OK;
+      gpuiso_knots kn = {sorted ? nk : 0, kx, kl, kw, ks, 0};
+      int good = sorted && gpuiso_fit_sorted(s, &o, z + (size_t)t * n, &kn, &e) == GPUISO_OK;
+      if (sorted) gpuiso_sorted_free(s);
+      for (int i = 0; good && i < n; i++) good = close_to(z[(size_t)t * n + i], ref[i]);
+      ok[t] = good;
+      free(kx); free(kl); free(kw); free(ks);
+    }
+    for (int t = 0; t < callers; t++) CHECK(ok[t], "fit on x of %d in the caller's thread %d", n, t);
+    free(x); free(y); free(w); free(ref); free(z);
+  }
+}
+
 /* Curves per group from one sort: each group's knots against a fit of the group alone (the same
  * sums in the same order, so equal to the bit). Group 5 is empty. */
 static void test_grouped_fits(void) {
@@ -904,6 +943,7 @@ int main(void) {
   test_clip_and_errors();
   test_sorted_fits();
   test_grouped_fits();
+  test_sorts_in_callers_threads();
   test_batches();
   test_long_rows();
   test_predict();
