@@ -282,6 +282,29 @@ static gpuiso_status batch_long_rows(int64_t nrow, int64_t ncol, const double *y
   return s;
 }
 
+/* A round of tiles, t0 onwards (a piece_fn's index counts from 0), and what fit_tile reads. */
+typedef struct {
+  int64_t nrow, ncol, tile_rows, t0;
+  const double *y, *w;
+  int64_t w_len;
+  const double *x;
+  const gpuiso_opts *worker;
+  double *fit;
+  uint8_t *start;
+  tile_work *work;
+  gpuiso_error *first;
+} tile_round;
+
+static void fit_round_tile(void *ctx, int64_t i, int thread) {
+  const tile_round *tr = ctx;
+  int64_t r0 = (tr->t0 + i) * tr->tile_rows;
+  int64_t rows = tr->nrow - r0 < tr->tile_rows ? tr->nrow - r0 : tr->tile_rows;
+  gpuiso_error e;
+  if (fit_tile(r0, rows, tr->nrow, tr->ncol, tr->y, tr->w, tr->w_len, tr->x, tr->worker, tr->fit,
+               tr->start, &tr->work[thread], &e) != GPUISO_OK)
+    keep_error(tr->first, &e);
+}
+
 static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, const double *w,
                                  int64_t w_len, const double *x, int64_t x_len,
                                  const gpuiso_opts *opt, double *fit, uint8_t *start,
@@ -319,19 +342,11 @@ static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, co
   for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, gather_x, x != NULL, start != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
-  for (int64_t t0 = 0; ok && t0 < ntiles && first.status == GPUISO_OK; t0 += tiles_per_round) {
-    int64_t t1 = t0 + tiles_per_round < ntiles ? t0 + tiles_per_round : ntiles;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic)
-#endif
-    for (int64_t t = t0; t < t1; t++) {
-      tile_work *mine = &work[thread_num()];
-      int64_t r0 = t * tile_rows;
-      int64_t rows = nrow - r0 < tile_rows ? nrow - r0 : tile_rows;
-      gpuiso_error e;
-      if (fit_tile(r0, rows, nrow, ncol, y, w, w_len, x, &worker, fit, start, mine, &e) != GPUISO_OK)
-        keep_error(&first, &e);
-    }
+  tile_round tr = {.nrow = nrow, .ncol = ncol, .tile_rows = tile_rows, .y = y, .w = w, .w_len = w_len,
+                   .x = x, .worker = &worker, .fit = fit, .start = start, .work = work, .first = &first};
+  for (; ok && tr.t0 < ntiles && first.status == GPUISO_OK; tr.t0 += tiles_per_round) {
+    int64_t t1 = tr.t0 + tiles_per_round < ntiles ? tr.t0 + tiles_per_round : ntiles;
+    for_each_piece(t1 - tr.t0, nth, 1, fit_round_tile, &tr);
     if (first.status == GPUISO_OK && t1 < ntiles && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
   }
   for (int t = 0; work && t < nth; t++) tile_free(&work[t]);
@@ -355,34 +370,110 @@ void group_slots(int64_t *count, int nth, int64_t ngroups, int64_t *offset) {
   offset[ngroups] = sum;
 }
 
+/* The state of a counting sort by group (group_by), shared by its passes over slices. */
+typedef struct {
+  int64_t n, ngroups;
+  const int *g;
+  int nth;
+  int64_t *count, *perm;
+} group_sort;
+
+static void count_slice(void *ctx, int64_t t, int thread) {
+  const group_sort *gs = ctx;
+  const int *g = gs->g;
+  int64_t *mine = gs->count + t * gs->ngroups;
+  int64_t from = slice_bound(gs->n, (int)t, gs->nth), to = slice_bound(gs->n, (int)t + 1, gs->nth);
+  for (int64_t i = from; i < to; i++) mine[g[i]]++;
+}
+
+static void place_slice(void *ctx, int64_t t, int thread) {
+  const group_sort *gs = ctx;
+  const int *g = gs->g;
+  int64_t *next = gs->count + t * gs->ngroups, *perm = gs->perm;
+  int64_t from = slice_bound(gs->n, (int)t, gs->nth), to = slice_bound(gs->n, (int)t + 1, gs->nth);
+  for (int64_t i = from; i < to; i++) perm[next[g[i]]++] = i;
+}
+
 /* Stable counting sort of elements by group on nth threads: offset (ngroups + 1) gets where each
  * group starts, perm the elements group by group in their order of appearance. */
 static int group_by(int64_t n, const int *g, int64_t ngroups, int nth, int64_t *offset,
                     int64_t *perm) {
-  int64_t *count = calloc((size_t)nth * (size_t)ngroups, sizeof *count);
-  if (!count) return 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-  for (int t = 0; t < nth; t++) {
-    int64_t *mine = count + (size_t)t * (size_t)ngroups;
-    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) mine[g[i]]++;
-  }
-  group_slots(count, nth, ngroups, offset);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-#endif
-  for (int t = 0; t < nth; t++) {
-    int64_t *next = count + (size_t)t * (size_t)ngroups;
-    for (int64_t i = n * t / nth; i < n * (t + 1) / nth; i++) perm[next[g[i]]++] = i;
-  }
-  free(count);
+  group_sort gs = {.n = n, .ngroups = ngroups, .g = g, .nth = nth, .perm = perm};
+  gs.count = calloc((size_t)nth * (size_t)ngroups, sizeof *gs.count);
+  if (!gs.count) return 0;
+  for_each_piece(nth, nth, 1, count_slice, &gs);
+  group_slots(gs.count, nth, ngroups, offset);
+  for_each_piece(nth, nth, 1, place_slice, &gs);
+  free(gs.count);
   return 1;
 }
 
 /* Whether group k is fitted alone on all threads (see pav_long_row). */
 static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) {
   return opt->engine == GPUISO_PAV && pav_row_is_long(offset[k + 1] - offset[k]);
+}
+
+/* The state of batch_groups, shared by its passes: over slices of the elements (gathering them
+ * by group, scattering the fits back) and over groups (fitting them). */
+typedef struct {
+  int64_t n;
+  int nth;
+  const int64_t *perm, *offset;
+  const double *y, *w, *x;
+  double *yg, *wg, *xg, *fg, *fit;
+  uint8_t *sg, *start;
+  const gpuiso_opts *worker;
+  row_work *work;
+  gpuiso_error first;
+} group_pass;
+
+static void gather_slice(void *ctx, int64_t t, int thread) {
+  const group_pass *gp = ctx;
+  const int64_t *perm = gp->perm;
+  int64_t from = slice_bound(gp->n, (int)t, gp->nth), to = slice_bound(gp->n, (int)t + 1, gp->nth);
+  for (int64_t p = from; p < to; p++) {
+    gp->yg[p] = gp->y[perm[p]];
+    if (gp->wg) gp->wg[p] = gp->w[perm[p]];
+    if (gp->xg) gp->xg[p] = gp->x[perm[p]];
+  }
+}
+
+static void scatter_slice(void *ctx, int64_t t, int thread) {
+  const group_pass *gp = ctx;
+  const int64_t *perm = gp->perm;
+  int64_t from = slice_bound(gp->n, (int)t, gp->nth), to = slice_bound(gp->n, (int)t + 1, gp->nth);
+  for (int64_t p = from; p < to; p++) {
+    gp->fit[perm[p]] = gp->fg[p];
+    if (gp->start) gp->start[perm[p]] = gp->sg[p];
+  }
+}
+
+/* Group k, in its order of appearance or, with x, in the order of its x. */
+static void fit_group(void *ctx, int64_t k, int thread) {
+  group_pass *gp = ctx;
+  row_work *mine = &gp->work[thread];
+  int64_t o = gp->offset[k], len = gp->offset[k + 1] - o;
+  const double *wk = gp->wg ? gp->wg + o : NULL;
+  uint8_t *sk = gp->sg ? gp->sg + o : NULL;
+  gpuiso_error e;
+  if ((gp->xg ? fit_row_on_x(len, gp->xg + o, gp->yg + o, wk, gp->worker, mine, gp->fg + o, sk, &e)
+              : fit_row(len, gp->yg + o, wk, gp->worker, &mine->pav, gp->fg + o, sk, NULL, &e)) !=
+      GPUISO_OK) {
+    e.index = e.index >= 0 ? gp->perm[o + e.index] : -1;
+    e.row = k;
+    keep_error(&gp->first, &e);
+  }
+}
+
+/* fit_group over the groups k0 .. k1 - 1 (a piece_fn's index counts from 0). */
+typedef struct {
+  group_pass *gp;
+  int64_t k0;
+} group_round;
+
+static void fit_round_group(void *ctx, int64_t i, int thread) {
+  const group_round *gr = ctx;
+  fit_group(gr->gp, gr->k0 + i, thread);
 }
 
 /* The groups gathered by a counting sort, fitted in parallel over groups (a long one alone on
@@ -394,95 +485,70 @@ static gpuiso_status batch_groups(int64_t n, const int *g, int64_t ngroups, cons
   gpuiso_opts worker = *opt;
   worker.interrupt = NULL;
   worker.nthreads = 1;
-  gpuiso_error first = {GPUISO_OK, -1, -1, ""};
   int nth = resolve_threads(opt, n);
   size_t m = (size_t)(n > 0 ? n : 1);
   int64_t *offset = malloc(((size_t)ngroups + 1) * sizeof *offset);
   int64_t *perm = malloc_dense(m * sizeof *perm);
-  double *yg = malloc_dense(m * sizeof *yg), *fg = malloc_dense(m * sizeof *fg);
-  double *wg = w ? malloc_dense(m * sizeof *wg) : NULL, *xg = x ? malloc_dense(m * sizeof *xg) : NULL;
-  uint8_t *sg = start ? malloc_dense(m) : NULL;
-  row_work *work = calloc((size_t)nth, sizeof *work);
+  group_pass gp = {.n = n, .nth = nth, .perm = perm, .offset = offset, .y = y, .w = w, .x = x,
+                   .fit = fit, .start = start, .worker = &worker,
+                   .first = {GPUISO_OK, -1, -1, ""}};
+  gp.yg = malloc_dense(m * sizeof *gp.yg);
+  gp.fg = malloc_dense(m * sizeof *gp.fg);
+  gp.wg = w ? malloc_dense(m * sizeof *gp.wg) : NULL;
+  gp.xg = x ? malloc_dense(m * sizeof *gp.xg) : NULL;
+  gp.sg = start ? malloc_dense(m) : NULL;
+  gp.work = calloc((size_t)nth, sizeof *gp.work);
   /* the counting sort keeps a count per group and thread: one thread when groups are many */
   int sort_threads = ngroups * nth > n ? 1 : nth;
-  int ok = offset && perm && yg && fg && (!w || wg) && (!x || xg) && (!start || sg) && work &&
-           group_by(n, g, ngroups, sort_threads, offset, perm);
+  int ok = offset && perm && gp.yg && gp.fg && (!w || gp.wg) && (!x || gp.xg) &&
+           (!start || gp.sg) && gp.work && group_by(n, g, ngroups, sort_threads, offset, perm);
   int64_t maxlen = 0;
   for (int64_t k = 0; ok && k < ngroups; k++)
     if (offset[k + 1] - offset[k] > maxlen) maxlen = offset[k + 1] - offset[k];
-  for (int t = 0; ok && t < nth; t++) ok = row_work_init(&work[t], maxlen, x != NULL);
-  if (!ok) first.status = GPUISO_E_NOMEM;
+  for (int t = 0; ok && t < nth; t++) ok = row_work_init(&gp.work[t], maxlen, x != NULL);
+  if (!ok) gp.first.status = GPUISO_E_NOMEM;
 
-  if (ok) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth)
-#endif
-    for (int64_t p = 0; p < n; p++) {
-      yg[p] = y[perm[p]];
-      if (wg) wg[p] = w[perm[p]];
-      if (xg) xg[p] = x[perm[p]];
-    }
-  }
+  if (ok) for_each_piece(nth, nth, 1, gather_slice, &gp);
   if (ok && opt->engine == GPUISO_GPU) { /* every group in one call */
-    if (gpu_fit_rows(ngroups, offset, yg, wg, opt, fg, sg, &first) != GPUISO_OK && first.index >= 0)
-      first.index = perm[first.index];
+    if (gpu_fit_rows(ngroups, offset, gp.yg, gp.wg, opt, gp.fg, gp.sg, &gp.first) != GPUISO_OK &&
+        gp.first.index >= 0)
+      gp.first.index = perm[gp.first.index];
   }
   int64_t k0 = opt->engine == GPUISO_GPU ? ngroups : 0;
-  while (ok && k0 < ngroups && first.status == GPUISO_OK) {
+  while (ok && k0 < ngroups && gp.first.status == GPUISO_OK) {
     int64_t k1 = k0 + 1;
     if (long_group(opt, offset, k0)) { /* alone, split over the threads as pav_row splits it */
       int64_t o = offset[k0];
       gpuiso_error e;
-      if (pav_long_row(offset[k0 + 1] - o, yg + o, wg ? wg + o : NULL, opt, fg + o,
-                       sg ? sg + o : NULL, &e) != GPUISO_OK) {
+      if (pav_long_row(offset[k0 + 1] - o, gp.yg + o, gp.wg ? gp.wg + o : NULL, opt, gp.fg + o,
+                       gp.sg ? gp.sg + o : NULL, &e) != GPUISO_OK) {
         e.index = e.index >= 0 ? perm[o + e.index] : -1;
         e.row = e.status == GPUISO_E_INTERRUPT ? -1 : k0;
-        first = e;
+        gp.first = e;
       }
     } else {
       /* short groups of this round: about GPUISO_POLL_EVERY elements */
       while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY && !long_group(opt, offset, k1))
         k1++;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic)
-#endif
-      for (int64_t k = k0; k < k1; k++) {
-        row_work *mine = &work[thread_num()];
-        int64_t o = offset[k], len = offset[k + 1] - o;
-        const double *wk = wg ? wg + o : NULL;
-        uint8_t *sk = sg ? sg + o : NULL;
-        gpuiso_error e;
-        if ((xg ? fit_row_on_x(len, xg + o, yg + o, wk, &worker, mine, fg + o, sk, &e)
-                : fit_row(len, yg + o, wk, &worker, &mine->pav, fg + o, sk, NULL, &e)) != GPUISO_OK) {
-          e.index = e.index >= 0 ? perm[o + e.index] : -1;
-          e.row = k;
-          keep_error(&first, &e);
-        }
-      }
+      group_round gr = {&gp, k0};
+      for_each_piece(k1 - k0, nth, 1, fit_round_group, &gr);
     }
     k0 = k1;
-    if (first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt)) first.status = GPUISO_E_INTERRUPT;
+    if (gp.first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt))
+      gp.first.status = GPUISO_E_INTERRUPT;
   }
-  if (ok && first.status == GPUISO_OK) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth)
-#endif
-    for (int64_t p = 0; p < n; p++) {
-      fit[perm[p]] = fg[p];
-      if (start) start[perm[p]] = sg[p];
-    }
-  }
-  for (int t = 0; work && t < nth; t++) row_work_free(&work[t]);
-  free(work);
+  if (ok && gp.first.status == GPUISO_OK) for_each_piece(nth, nth, 1, scatter_slice, &gp);
+  for (int t = 0; gp.work && t < nth; t++) row_work_free(&gp.work[t]);
+  free(gp.work);
   free(offset);
   free(perm);
-  free(yg);
-  free(fg);
-  free(wg);
-  free(xg);
-  free(sg);
-  if (err) *err = first;
-  return first.status;
+  free(gp.yg);
+  free(gp.fg);
+  free(gp.wg);
+  free(gp.xg);
+  free(gp.sg);
+  if (err) *err = gp.first;
+  return gp.first.status;
 }
 
 gpuiso_status gpuiso_batch_groups(int64_t n, const int *g, int64_t ngroups, const double *y,
