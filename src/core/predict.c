@@ -36,23 +36,48 @@ int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, dou
   return nb;
 }
 
+/* A round of predictions, r0 .. r1 - 1, in slices; each slice counts its values beyond the
+ * curves' ends. */
+typedef struct {
+  const gpuiso_curves *cv;
+  const double *v;
+  const int *curve;
+  int linear, outside_missing, nslices;
+  double missing, *out;
+  int64_t r0, r1, beyond[GPUISO_MAX_CHUNKS];
+} predict_round;
+
+static void predict_slice(void *ctx, int64_t t, int thread) {
+  predict_round *pr = ctx;
+  const gpuiso_curves *cv = pr->cv;
+  const double *v = pr->v;
+  const int *curve = pr->curve;
+  int linear = pr->linear, outside_missing = pr->outside_missing;
+  double missing = pr->missing, *out = pr->out; /* locals: the stores to out could alias pr */
+  int64_t from = pr->r0 + slice_bound(pr->r1 - pr->r0, (int)t, pr->nslices);
+  int64_t to = pr->r0 + slice_bound(pr->r1 - pr->r0, (int)t + 1, pr->nslices), beyond = 0;
+  for (int64_t i = from; i < to; i++) {
+    int beyond_i;
+    out[i] = predict_at(cv, v, curve, i, linear, outside_missing, missing, &beyond_i);
+    beyond += beyond_i;
+  }
+  pr->beyond[t] = beyond;
+}
+
 gpuiso_status gpuiso_predict(const gpuiso_curves *cv, int64_t n, const double *v,
                              const int *curve, int linear, int outside_missing, double missing,
                              const gpuiso_opts *opt, double *out, int64_t *beyond,
                              gpuiso_error *err) {
   int nth = resolve_threads(opt, n);
+  predict_round pr = {.cv = cv, .v = v, .curve = curve, .linear = linear,
+                      .outside_missing = outside_missing, .missing = missing, .out = out,
+                      .nslices = nth < GPUISO_MAX_CHUNKS ? nth : GPUISO_MAX_CHUNKS};
   int64_t outside = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += GPUISO_POLL_EVERY) {
-    int64_t r1 = n - r0 < GPUISO_POLL_EVERY ? n : r0 + GPUISO_POLL_EVERY;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(static) reduction(+ : outside)
-#endif
-    for (int64_t i = r0; i < r1; i++) {
-      int beyond_i;
-      out[i] = predict_at(cv, v, curve, i, linear, outside_missing, missing, &beyond_i);
-      outside += beyond_i;
-    }
-    if (r1 < n && poll_interrupt(opt)) {
+  for (pr.r0 = 0; pr.r0 < n; pr.r0 += GPUISO_POLL_EVERY) {
+    pr.r1 = n - pr.r0 < GPUISO_POLL_EVERY ? n : pr.r0 + GPUISO_POLL_EVERY;
+    for_each_piece(pr.nslices, nth, 1, predict_slice, &pr);
+    for (int t = 0; t < pr.nslices; t++) outside += pr.beyond[t];
+    if (pr.r1 < n && poll_interrupt(opt)) {
       set_error(err, GPUISO_E_INTERRUPT, -1, -1);
       return GPUISO_E_INTERRUPT;
     }
