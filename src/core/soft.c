@@ -178,19 +178,43 @@ static gpuiso_status soft_row(gpuiso_soft_kind kind, int64_t nrow, int64_t n, in
   return GPUISO_OK;
 }
 
+/* soft_check's scan of slice t of the slices of len: its first bad key and largest |x|. */
+typedef struct {
+  gpuiso_soft_kind kind;
+  int64_t len;
+  int nslices;
+  const double *x;
+  double epsilon, largest[GPUISO_MAX_CHUNKS];
+  int64_t bad[GPUISO_MAX_CHUNKS];
+} soft_scan;
+
+static void soft_check_slice(void *ctx, int64_t t, int thread) {
+  soft_scan *sc = ctx;
+  const double *x = sc->x;
+  int64_t from = slice_bound(sc->len, (int)t, sc->nslices);
+  int64_t to = slice_bound(sc->len, (int)t + 1, sc->nslices), bad = sc->len;
+  double largest = 0;
+  for (int64_t i = from; i < to; i++) {
+    if (bad == sc->len && !isfinite(soft_key(sc->kind, x[i], sc->epsilon, 0))) bad = i;
+    largest = fmax(largest, fabs(x[i]));
+  }
+  sc->bad[t] = bad;
+  sc->largest[t] = largest;
+}
+
 /* The first element whose key is not finite (x itself, or x / epsilon overflowing), in the
  * matrix's order; the soft sort's (n, ..., 1) / epsilon must be finite too. *top: the largest
  * |x|. */
 static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol, const double *x,
                                 double epsilon, int nth, double *top, gpuiso_error *err) {
+  soft_scan sc = {.kind = kind, .len = len, .x = x, .epsilon = epsilon,
+                  .nslices = nth < GPUISO_MAX_CHUNKS ? nth : GPUISO_MAX_CHUNKS};
+  for_each_piece(sc.nslices, nth, 1, soft_check_slice, &sc);
   int64_t bad = len;
   double largest = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) reduction(min : bad) reduction(max : largest)
-#endif
-  for (int64_t i = 0; i < len; i++) {
-    if (!isfinite(soft_key(kind, x[i], epsilon, 0)) && i < bad) bad = i;
-    largest = fmax(largest, fabs(x[i]));
+  for (int t = 0; t < sc.nslices; t++) {
+    if (bad == len) bad = sc.bad[t]; /* the first slice with a bad key has the first */
+    largest = fmax(largest, sc.largest[t]);
   }
   *top = largest;
   if (bad < len) {
@@ -203,6 +227,36 @@ static gpuiso_status soft_check(gpuiso_soft_kind kind, int64_t len, int64_t ncol
     return GPUISO_E_OVERFLOW;
   }
   return GPUISO_OK;
+}
+
+/* A round of rows, r0 onwards (a piece_fn's index counts from 0), of soft_with_order. */
+typedef struct {
+  gpuiso_soft_kind kind;
+  int64_t nrow, ncol, r0, wrong;
+  const double *x, *g;
+  double epsilon;
+  int decreasing;
+  const gpuiso_opts *o;
+  int32_t *order;
+  soft_work *work;
+  double *out;
+  gpuiso_error *first;
+} soft_round;
+
+static void soft_round_row(void *ctx, int64_t i, int thread) {
+  soft_round *sr = ctx;
+  int64_t r = sr->r0 + i;
+  gpuiso_error e;
+  int row_wrong = 0;
+  if (soft_row(sr->kind, sr->nrow, sr->ncol, r, sr->x, sr->g, sr->epsilon, sr->decreasing, sr->o,
+               sr->order, sr->g != NULL, &row_wrong, &sr->work[thread], sr->out, &e) != GPUISO_OK)
+    keep_error(sr->first, &e);
+  if (row_wrong) {
+#ifdef _OPENMP
+#pragma omp critical(gpuiso_soft_wrong)
+#endif
+    if (r < sr->wrong) sr->wrong = r;
+  }
 }
 
 gpuiso_status gpuiso_soft(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol, const double *x,
@@ -249,26 +303,19 @@ gpuiso_status soft_with_order(gpuiso_soft_kind kind, int64_t nrow, int64_t ncol,
   /* Rounds of about GPUISO_POLL_EVERY elements, with a poll of the interrupt between them. A
    * thread takes 16 neighbouring rows at a time where there are many: rows interleave in the
    * column-major matrix, and neighbours on two threads would share cache lines of out and order. */
-  int64_t round = GPUISO_POLL_EVERY / ncol + 1, wrong = nrow;
+  int64_t round = GPUISO_POLL_EVERY / ncol + 1;
   int chunk = nrow >= 64 * (int64_t)nth ? 16 : 1;
   gpuiso_error first = {GPUISO_OK, -1, -1, ""};
-  for (int64_t r0 = 0; r0 < nrow && first.status == GPUISO_OK && wrong == nrow; r0 += round) {
-    int64_t r1 = r0 + round < nrow ? r0 + round : nrow;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, chunk) reduction(min : wrong)
-#endif
-    for (int64_t r = r0; r < r1; r++) {
-      gpuiso_error e;
-      int row_wrong = 0;
-      if (soft_row(kind, nrow, ncol, r, x, g, epsilon, decreasing, &o, order, g != NULL,
-                   &row_wrong, &work[thread_num()], out, &e) != GPUISO_OK)
-        keep_error(&first, &e);
-      if (row_wrong && r < wrong) wrong = r;
-    }
+  soft_round sr = {.kind = kind, .nrow = nrow, .ncol = ncol, .wrong = nrow, .x = x, .g = g,
+                   .epsilon = epsilon, .decreasing = decreasing, .o = &o, .order = order,
+                   .work = work, .out = out, .first = &first};
+  for (; sr.r0 < nrow && first.status == GPUISO_OK && sr.wrong == nrow; sr.r0 += round) {
+    int64_t r1 = sr.r0 + round < nrow ? sr.r0 + round : nrow;
+    for_each_piece(r1 - sr.r0, nth, chunk, soft_round_row, &sr);
     if (first.status == GPUISO_OK && r1 < nrow && poll_interrupt(opt))
       set_error(&first, GPUISO_E_INTERRUPT, -1, -1);
   }
-  if (order_wrong && wrong < nrow) *order_wrong = wrong;
+  if (order_wrong && sr.wrong < nrow) *order_wrong = sr.wrong;
   for (int t = 0; t < nth; t++) soft_work_free(&work[t]);
   free(work);
   if (err) *err = first;
