@@ -342,8 +342,9 @@ static gpuiso_status batch_tiles(int64_t nrow, int64_t ncol, const double *y, co
   for (int t = 0; ok && t < nth; t++) ok = tile_init(&work[t], tile_rows, ncol, gather_w, gather_x, x != NULL, start != NULL);
   if (!ok) first.status = GPUISO_E_NOMEM;
 
-  tile_round tr = {.nrow = nrow, .ncol = ncol, .tile_rows = tile_rows, .y = y, .w = w, .w_len = w_len,
-                   .x = x, .worker = &worker, .fit = fit, .start = start, .work = work, .first = &first};
+  tile_round tr = {.nrow = nrow, .ncol = ncol, .tile_rows = tile_rows, .y = y, .w = w,
+                   .w_len = w_len, .x = x, .worker = &worker, .fit = fit, .start = start,
+                   .work = work, .first = &first};
   for (; ok && tr.t0 < ntiles && first.status == GPUISO_OK; tr.t0 += tiles_per_round) {
     int64_t t1 = tr.t0 + tiles_per_round < ntiles ? tr.t0 + tiles_per_round : ntiles;
     for_each_piece(t1 - tr.t0, nth, 1, fit_round_tile, &tr);
@@ -414,9 +415,9 @@ static int long_group(const gpuiso_opts *opt, const int64_t *offset, int64_t k) 
 }
 
 /* The state of batch_groups, shared by its passes: over slices of the elements (gathering them
- * by group, scattering the fits back) and over groups (fitting them). */
+ * by group, scattering the fits back) and over a round of groups, k0 onwards (fitting them). */
 typedef struct {
-  int64_t n;
+  int64_t n, k0;
   int nth;
   const int64_t *perm, *offset;
   const double *y, *w, *x;
@@ -448,9 +449,10 @@ static void scatter_slice(void *ctx, int64_t t, int thread) {
   }
 }
 
-/* Group k, in its order of appearance or, with x, in the order of its x. */
-static void fit_group(void *ctx, int64_t k, int thread) {
+/* Group k0 + i, in its order of appearance or, with x, in the order of its x. */
+static void fit_group(void *ctx, int64_t i, int thread) {
   group_pass *gp = ctx;
+  int64_t k = gp->k0 + i;
   row_work *mine = &gp->work[thread];
   int64_t o = gp->offset[k], len = gp->offset[k + 1] - o;
   const double *wk = gp->wg ? gp->wg + o : NULL;
@@ -463,17 +465,6 @@ static void fit_group(void *ctx, int64_t k, int thread) {
     e.row = k;
     keep_error(&gp->first, &e);
   }
-}
-
-/* fit_group over the groups k0 .. k1 - 1 (a piece_fn's index counts from 0). */
-typedef struct {
-  group_pass *gp;
-  int64_t k0;
-} group_round;
-
-static void fit_round_group(void *ctx, int64_t i, int thread) {
-  const group_round *gr = ctx;
-  fit_group(gr->gp, gr->k0 + i, thread);
 }
 
 /* The groups gathered by a counting sort, fitted in parallel over groups (a long one alone on
@@ -530,8 +521,8 @@ static gpuiso_status batch_groups(int64_t n, const int *g, int64_t ngroups, cons
       /* short groups of this round: about GPUISO_POLL_EVERY elements */
       while (k1 < ngroups && offset[k1] - offset[k0] < GPUISO_POLL_EVERY && !long_group(opt, offset, k1))
         k1++;
-      group_round gr = {&gp, k0};
-      for_each_piece(k1 - k0, nth, 1, fit_round_group, &gr);
+      gp.k0 = k0;
+      for_each_piece(k1 - k0, nth, 1, fit_group, &gp);
     }
     k0 = k1;
     if (gp.first.status == GPUISO_OK && k0 < ngroups && poll_interrupt(opt))

@@ -167,6 +167,12 @@ static inline unsigned prefix_of(uint64_t key, int shift, unsigned mask) {
   return (unsigned)(key >> shift) & mask;
 }
 
+/* A slice's lowest and highest key and its first non-finite x (n: none). */
+typedef struct {
+  uint64_t lo, hi;
+  int64_t bad;
+} key_span;
+
 /* The state of a sort_sized, shared by its passes (each a piece_fn over slices or buckets). */
 typedef struct {
   int64_t n;
@@ -178,7 +184,7 @@ typedef struct {
   int64_t prefixes, largest;
   unsigned mask;
   int64_t *count;   /* count[t * prefixes + p]: slice t's records of prefix p, then its slots */
-  uint64_t *range;  /* range[3 t .. 3 t + 2]: slice t's lowest and highest key, first bad x */
+  key_span *span;   /* of each slice */
   uint32_t *bucket; /* of each prefix */
   int64_t *end;     /* where each bucket ends, then starts */
   int64_t *knots;   /* distinct x in each bucket, then before it */
@@ -190,16 +196,14 @@ static void key_range(void *ctx, int64_t t, int thread) {
   sort_pass *sp = ctx;
   const double *x = sp->x;
   int64_t from = slice_bound(sp->n, (int)t, sp->nth), to = slice_bound(sp->n, (int)t + 1, sp->nth);
-  uint64_t lo = ~(uint64_t)0, hi = 0, bad = (uint64_t)sp->n;
+  key_span s = {~(uint64_t)0, 0, sp->n};
   for (int64_t i = from; i < to; i++) {
     uint64_t k = double_key(x[i]);
-    lo = k < lo ? k : lo;
-    hi = k > hi ? k : hi;
-    if (!isfinite(x[i]) && (uint64_t)i < bad) bad = (uint64_t)i;
+    s.lo = k < s.lo ? k : s.lo;
+    s.hi = k > s.hi ? k : s.hi;
+    if (!isfinite(x[i]) && i < s.bad) s.bad = i;
   }
-  sp->range[3 * t] = lo;
-  sp->range[3 * t + 1] = hi;
-  sp->range[3 * t + 2] = bad;
+  sp->span[t] = s;
 }
 
 static void count_prefixes(void *ctx, int64_t t, int thread) {
@@ -264,25 +268,25 @@ static gpuiso_status sort_sized(int64_t n, const double *x, const double *y, con
   sp.mask = (unsigned)sp.prefixes - 1;
   sp.a = malloc_dense((size_t)(n > 0 ? n : 1) * size);
   sp.count = calloc((size_t)(nth * sp.prefixes), sizeof *sp.count);
-  sp.range = malloc((size_t)nth * 3 * sizeof *sp.range);
+  sp.span = malloc((size_t)nth * sizeof *sp.span);
   sp.bucket = malloc((size_t)sp.prefixes * sizeof *sp.bucket);
   sp.end = malloc((size_t)(sp.prefixes + 1) * sizeof *sp.end);
   gpuiso_status status = GPUISO_E_NOMEM;
-  if (!sp.a || !sp.count || !sp.range || !sp.bucket || !sp.end) goto fail;
+  if (!sp.a || !sp.count || !sp.span || !sp.bucket || !sp.end) goto fail;
 
   for_each_piece(nth, nth, 1, key_range, &sp);
-  uint64_t lo = ~(uint64_t)0, hi = 0, first_bad = (uint64_t)n;
+  key_span all = {~(uint64_t)0, 0, n};
   for (int t = 0; t < nth; t++) {
-    lo = sp.range[3 * t] < lo ? sp.range[3 * t] : lo;
-    hi = sp.range[3 * t + 1] > hi ? sp.range[3 * t + 1] : hi;
-    first_bad = sp.range[3 * t + 2] < first_bad ? sp.range[3 * t + 2] : first_bad;
+    all.lo = sp.span[t].lo < all.lo ? sp.span[t].lo : all.lo;
+    all.hi = sp.span[t].hi > all.hi ? sp.span[t].hi : all.hi;
+    all.bad = sp.span[t].bad < all.bad ? sp.span[t].bad : all.bad;
   }
-  if (first_bad < (uint64_t)n) {
-    *bad = (int64_t)first_bad;
+  if (all.bad < n) {
+    *bad = all.bad;
     status = GPUISO_E_X_NONFINITE;
     goto fail;
   }
-  for (uint64_t d = n > 0 ? lo ^ hi : 0; d; d >>= 1) sp.bits++;
+  for (uint64_t d = n > 0 ? all.lo ^ all.hi : 0; d; d >>= 1) sp.bits++;
   sp.shift = pbits > 0 && sp.bits > pbits ? sp.bits - pbits : 0; /* (a shift by 64 is undefined) */
 
   for_each_piece(nth, nth, 1, count_prefixes, &sp);
@@ -337,14 +341,14 @@ static gpuiso_status sort_sized(int64_t n, const double *x, const double *y, con
   out->knots = sp.knots;
   free(sp.scratch);
   free(sp.count);
-  free(sp.range);
+  free(sp.span);
   free(sp.bucket);
   return GPUISO_OK;
 
 fail:
   free(sp.a);
   free(sp.count);
-  free(sp.range);
+  free(sp.span);
   free(sp.bucket);
   free(sp.end);
   free(sp.knots);
