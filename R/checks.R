@@ -10,6 +10,13 @@ check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.numeric(v)) {
     stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
   }
+  v <- check_length(v, name, n, ref)
+  if (!is.double(v)) v <- as.double(v)
+  v
+}
+
+# v as a plain vector of at least one element, and of n when n is given.
+check_length <- function(v, name, n = NULL, ref = "y") {
   if (!is.null(dim(v))) {
     if (length(dim(v)) > 1L) {
       stop_arg(name, sprintf("must be a vector, not %s", array_shape(v)))
@@ -20,7 +27,6 @@ check_vector <- function(v, name, n = NULL, ref = "y") {
   if (!is.null(n) && length(v) != n) {
     stop_arg(name, sprintf("must have the same length as `%s` (%.0f), not %.0f", ref, n, length(v)))
   }
-  if (!is.double(v)) v <- as.double(v)
   v
 }
 
@@ -234,14 +240,19 @@ resolve_method <- function(method) {
   if (method == "auto") "pav" else method
 }
 
-# Labels of a binary outcome: logical, or numeric 0 and 1, as double, of the length n of the
-# argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long vector.
+# Labels of a binary outcome: logical, or numeric 0 and 1 (double or integer), of the length n
+# of the argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long vector.
 check_label <- function(label, n, ref = "score") {
   if (!is.logical(label) && !is.numeric(label)) {
     stop_arg("label", sprintf("must be a logical vector or numeric 0s and 1s, not %s", describe(label)))
   }
-  if (is.logical(label)) label <- as.double(label)
-  label <- check_vector(label, "label", n, ref)
+  # logical and integer labels stay as they are, read so by the C code: as.double() would copy
+  # them, a quarter of the time of a calibration of 1e7 scores
+  label <- if (is.logical(label) || is.integer(label)) {
+    check_length(label, "label", n, ref)
+  } else {
+    check_vector(label, "label", n, ref)
+  }
   .Call(C_check_labels, label)
   label
 }

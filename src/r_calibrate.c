@@ -6,10 +6,20 @@
 
 #include "r_glue.h"
 
-/* Labels of a binary outcome (double) must be 0 or 1; returns NULL. */
+/* Labels of a binary outcome (double, integer or logical) must be 0 or 1; returns NULL. */
 SEXP C_check_labels(SEXP label) {
-  const double *v = REAL(label);
   R_xlen_t n = XLENGTH(label);
+  if (TYPEOF(label) == INTSXP || TYPEOF(label) == LGLSXP) {
+    const int *v = TYPEOF(label) == INTSXP ? INTEGER(label) : LOGICAL(label);
+    for (R_xlen_t i = 0; i < n; i++) {
+      if (v[i] == 0 || v[i] == 1) continue;
+      if (v[i] == NA_INTEGER)
+        Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has NA at element %.0f", (double)i + 1);
+      Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has %d at element %.0f", v[i], (double)i + 1);
+    }
+    return R_NilValue;
+  }
+  const double *v = REAL(label);
   for (R_xlen_t i = 0; i < n; i++) {
     if (v[i] == 0 || v[i] == 1) continue;
     if (ISNAN(v[i]))
@@ -49,7 +59,8 @@ static SEXP curve_list(const gpuiso_block *blocks, const int64_t *first, int64_t
   return out;
 }
 
-/* score, label: double vectors of one length, label 0 or 1 (checked by C_check_labels); weights:
+/* score: a double vector; label: one of its length, double, integer or logical, 0 or 1 (checked
+ * by C_check_labels); weights:
  * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R);
  * increasing: FALSE for falling curves; gpu: TRUE for the GPU pipeline. Returns list(pooled,
  * groups), the blocks of the curve of all scores and (NULL without group) of the curves per
@@ -65,7 +76,7 @@ SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_na
   int *g = NULL;
   if (ngroups > 0) {
     const int *code = INTEGER(group);
-    g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+    g = r_alloc_dense((size_t)n, sizeof *g);
     for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
   }
   int64_t *first = (int64_t *)R_alloc((size_t)ngroups + 2, sizeof *first);
@@ -74,7 +85,7 @@ SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_na
                              int64_t, const gpuiso_opts *, gpuiso_block **, int64_t *,
                              gpuiso_error *) =
       Rf_asLogical(gpu) == 1 ? gpuiso_cuda_calibrate : gpuiso_calibrate;
-  if (calibrate((int64_t)n, REAL(score), REAL(label), r_optional_real(weights), g, ngroups, &opt,
+  if (calibrate((int64_t)n, REAL(score), r_as_real(label), r_optional_real(weights), g, ngroups, &opt,
                 &blocks, first, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);
   SEXP holder = PROTECT(R_MakeExternalPtr(blocks, R_NilValue, R_NilValue));

@@ -81,6 +81,7 @@ const double *r_optional_real(SEXP v) {
 }
 
 static const char *value_text(SEXP v, int64_t i) {
+  if (TYPEOF(v) != REALSXP) return "NA"; /* integer or logical labels: NA is their only misfit */
   double d = REAL(v)[i];
   if (ISNA(d)) return "NA";
   if (ISNAN(d)) return "NaN";

@@ -5,13 +5,6 @@
 
 #include "r_glue.h"
 
-SEXP r_alloc_result(SEXPTYPE type, R_xlen_t n) {
-  SEXP v = Rf_allocVector(type, n);
-  if (type == INTSXP) gpuiso_advise_huge_pages(INTEGER(v), (size_t)n * sizeof(int));
-  else gpuiso_advise_huge_pages(REAL(v), (size_t)n * sizeof(double));
-  return v;
-}
-
 /* Block starts (flags) as 1-based indices, integer while they fit. */
 static SEXP flags_to_index(const uint8_t *flag, int64_t n, int64_t nblocks) {
   int as_int = n <= INT_MAX;
@@ -34,7 +27,7 @@ SEXP r_hold_sorted(gpuiso_sorted *sorted) {
 
 /* Flags as a logical vector. */
 static SEXP flags_to_logical(const uint8_t *flag, R_xlen_t n) {
-  SEXP out = Rf_allocVector(LGLSXP, n);
+  SEXP out = r_alloc_result(LGLSXP, n);
   int *v = LOGICAL(out);
   for (R_xlen_t i = 0; i < n; i++) v[i] = flag[i];
   return out;
@@ -55,7 +48,7 @@ static void r_release_knots(SEXP holder) {
 
 /* Positions in x order (0-based) as R's 1-based indices, out[5], and their block flags, out[6]. */
 static void set_grad_order(SEXP out, const int64_t *order, const uint8_t *start, R_xlen_t n) {
-  SEXP o = SET_VECTOR_ELT(out, 5, Rf_allocVector(n <= INT_MAX ? INTSXP : REALSXP, n));
+  SEXP o = SET_VECTOR_ELT(out, 5, r_alloc_result(n <= INT_MAX ? INTSXP : REALSXP, n));
   if (TYPEOF(o) == INTSXP) {
     int *v = INTEGER(o);
     for (R_xlen_t i = 0; i < n; i++) v[i] = (int)(order[i] + 1);
@@ -71,8 +64,8 @@ static void set_grad_order(SEXP out, const int64_t *order, const uint8_t *start,
 static SEXP fit_unsorted_gpu(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP out,
                              gpuiso_knots *kn, const r_error_context *ctx) {
   R_xlen_t n = XLENGTH(y);
-  int64_t *order = opt->solver_blocks ? (int64_t *)R_alloc((size_t)n, sizeof *order) : NULL;
-  uint8_t *start = opt->solver_blocks ? (uint8_t *)R_alloc((size_t)n, 1) : NULL;
+  int64_t *order = opt->solver_blocks ? r_alloc_dense((size_t)n, sizeof *order) : NULL;
+  uint8_t *start = opt->solver_blocks ? r_alloc_dense((size_t)n, 1) : NULL;
   gpuiso_knots got;
   gpuiso_error err;
   if (gpuiso_cuda_fit_xy(n, REAL(x), REAL(y), r_optional_real(w), opt, REAL(VECTOR_ELT(out, 0)), &got,
@@ -83,10 +76,10 @@ static SEXP fit_unsorted_gpu(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEX
   R_xlen_t nk = (R_xlen_t)got.n;
   kn->n = got.n;
   kn->nblocks = got.nblocks;
-  kn->x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, nk)));
-  kn->level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, nk)));
-  kn->weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, nk)));
-  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, nk));
+  kn->x = REAL(SET_VECTOR_ELT(out, 1, r_alloc_result(REALSXP, nk)));
+  kn->level = REAL(SET_VECTOR_ELT(out, 2, r_alloc_result(REALSXP, nk)));
+  kn->weight = REAL(SET_VECTOR_ELT(out, 3, r_alloc_result(REALSXP, nk)));
+  SEXP flags = PROTECT(r_alloc_result(RAWSXP, nk));
   kn->start = RAW(flags);
   memcpy(kn->x, got.x, (size_t)nk * sizeof(double));
   memcpy(kn->level, got.level, (size_t)nk * sizeof(double));
@@ -114,10 +107,10 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
       GPUISO_OK)
     r_stop_on_error(&err, ctx);
   SEXP holder = r_hold_sorted(sorted);
-  kn->x = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
-  kn->level = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
-  kn->weight = REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, (R_xlen_t)nk)));
-  SEXP flags = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)nk));
+  kn->x = REAL(SET_VECTOR_ELT(out, 1, r_alloc_result(REALSXP, (R_xlen_t)nk)));
+  kn->level = REAL(SET_VECTOR_ELT(out, 2, r_alloc_result(REALSXP, (R_xlen_t)nk)));
+  kn->weight = REAL(SET_VECTOR_ELT(out, 3, r_alloc_result(REALSXP, (R_xlen_t)nk)));
+  SEXP flags = PROTECT(r_alloc_result(RAWSXP, (R_xlen_t)nk));
   kn->start = RAW(flags);
   gpuiso_status s = gpuiso_fit_sorted(sorted, opt, REAL(VECTOR_ELT(out, 0)), kn, &err);
   if (s != GPUISO_OK) {
@@ -126,8 +119,8 @@ static SEXP fit_unsorted(SEXP x, SEXP y, SEXP w, const gpuiso_opts *opt, SEXP ou
   }
   if (opt->solver_blocks) {
     R_xlen_t n = XLENGTH(y);
-    int64_t *order = (int64_t *)R_alloc((size_t)n, sizeof *order);
-    uint8_t *start = (uint8_t *)R_alloc((size_t)n, 1);
+    int64_t *order = r_alloc_dense((size_t)n, sizeof *order);
+    uint8_t *start = r_alloc_dense((size_t)n, 1);
     gpuiso_sorted_order(sorted, kn->start, order, start);
     set_grad_order(out, order, start, n);
     kn->nblocks = level_flags(kn->level, kn->n, kn->start);
@@ -160,7 +153,7 @@ SEXP C_isoreg_fit(SEXP x, SEXP y, SEXP w, SEXP increasing, SEXP lo, SEXP hi, SEX
   gpuiso_knots kn = {n, NULL, NULL, NULL, NULL, 0};
   SEXP flags;
   if (strict) {
-    flags = PROTECT(Rf_allocVector(RAWSXP, XLENGTH(y)));
+    flags = PROTECT(r_alloc_result(RAWSXP, XLENGTH(y)));
     kn.start = RAW(flags);
     if (gpuiso_fit(n, REAL(y), r_optional_real(w), &opt, REAL(fit), kn.start, &kn.nblocks, &err) !=
         GPUISO_OK)
@@ -196,7 +189,7 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, S
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   SEXP fit = PROTECT(r_alloc_result(REALSXP, XLENGTH(y)));
-  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, XLENGTH(y)) : R_NilValue);
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? r_alloc_result(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
   int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
   uint8_t *flags = Rf_isNull(start) ? NULL : RAW(start);
@@ -227,11 +220,11 @@ SEXP C_batch_groups(SEXP y, SEXP w, SEXP group, SEXP ngroups, SEXP labels, SEXP 
   R_xlen_t n = XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
-  int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+  int *g = r_alloc_dense((size_t)n, sizeof *g);
   const int *code = INTEGER(group);
   for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
   SEXP fit = PROTECT(r_alloc_result(REALSXP, n));
-  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? r_alloc_result(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   gpuiso_status s = gpuiso_batch_groups((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(y),
                                         r_optional_real(w), &opt, REAL(fit),
@@ -253,11 +246,11 @@ SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, S
                 SEXP lo, SEXP hi, SEXP engine, SEXP single, SEXP want_start) {
   R_xlen_t n = XLENGTH(y);
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
-  int *g = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *g);
+  int *g = r_alloc_dense((size_t)n, sizeof *g);
   const int *code = INTEGER(group);
   for (R_xlen_t i = 0; i < n; i++) g[i] = code[i] - 1;
   SEXP fit = PROTECT(r_alloc_result(REALSXP, n));
-  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? Rf_allocVector(RAWSXP, n) : R_NilValue);
+  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? r_alloc_result(RAWSXP, n) : R_NilValue);
   gpuiso_error err;
   if (gpuiso_batch_groups_xy((int64_t)n, g, (int64_t)Rf_asInteger(ngroups), REAL(x), REAL(y),
                              r_optional_real(w), &opt, REAL(fit),
@@ -275,9 +268,9 @@ SEXP C_batch_xy(SEXP y, SEXP w, SEXP x, SEXP group, SEXP ngroups, SEXP labels, S
 SEXP C_rank_direction(SEXP x, SEXP y, SEXP w, SEXP problem, SEXP k) {
   int64_t n = (int64_t)XLENGTH(y), nk = (int64_t)Rf_asInteger(k);
   const int *code = INTEGER(problem);
-  int *p = (int *)R_alloc((size_t)(n > 0 ? n : 1), sizeof *p);
+  int *p = r_alloc_dense((size_t)n, sizeof *p);
   for (int64_t i = 0; i < n; i++) p[i] = code[i] - 1;
-  SEXP up = PROTECT(Rf_allocVector(LGLSXP, (R_xlen_t)nk));
+  SEXP up = PROTECT(r_alloc_result(LGLSXP, (R_xlen_t)nk));
   gpuiso_error err;
   int *is_up = LOGICAL(up);
   gpuiso_status s = gpuiso_rank_direction(n, REAL(x), REAL(y), r_optional_real(w), p, nk, is_up, &err);

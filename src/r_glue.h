@@ -29,10 +29,17 @@ typedef struct {
 
 void r_stop_on_error(const gpuiso_error *err, const r_error_context *ctx);
 
-/* A vector of n doubles or integers (type REALSXP or INTSXP) that C code is about to write in
- * full (fits, predictions, gradients, block starts): on huge pages where the system offers them
- * (gpuiso_advise_huge_pages). */
+/* Memory that C code is about to write in full (fits, predictions, gradients, knots, flags,
+ * scratch of the data's length), on huge pages where the system offers them
+ * (gpuiso_advise_huge_pages): r_dense advises the vector v (double, integer, logical or raw)
+ * and returns it; r_alloc_result allocates one; r_alloc_dense is R_alloc's (freed by R at the
+ * end of the .Call) for n elements of size bytes. */
+SEXP r_dense(SEXP v);
 SEXP r_alloc_result(SEXPTYPE type, R_xlen_t n);
+void *r_alloc_dense(size_t n, size_t size);
+/* The doubles of v, a double, integer or logical vector: its own, or a copy made by
+ * r_alloc_dense (NA as NA_REAL). */
+const double *r_as_real(SEXP v);
 
 /* The error of an object (the argument called arg, a `what` such as "gpuiso fit") whose parts
  * do not hold together, with the problem found. */

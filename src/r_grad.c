@@ -28,7 +28,7 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
       r_invalid("fit", "gpuiso fit", "its rows do not match its data");
     off[r] = (int64_t)o;
   }
-  uint8_t *flag = (uint8_t *)R_alloc((size_t)(n > 0 ? n : 1), 1);
+  uint8_t *flag = r_alloc_dense((size_t)n, 1);
   const int *is_start = LOGICAL(start);
   for (R_xlen_t i = 0; i < n; i++) flag[i] = is_start[i] == 1;
   gpuiso_opts opt = r_plain_opts();
@@ -71,7 +71,7 @@ SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engin
     ord = INTEGER(order);
   } else if (opt.engine != GPUISO_GPU && Rf_isNull(g) && Rf_isLogical(order) &&
              Rf_asLogical(order) == 1) {
-    SEXP o = Rf_allocVector(INTSXP, XLENGTH(x));
+    SEXP o = r_alloc_result(INTSXP, XLENGTH(x));
     Rf_setAttrib(out, Rf_install("order"), o); /* protected by out */
     if (matrix) Rf_setAttrib(o, R_DimSymbol, Rf_getAttrib(x, R_DimSymbol));
     ord = INTEGER(o);
@@ -116,7 +116,7 @@ SEXP C_is_permutation(SEXP order) {
   if (!Rf_isInteger(order)) return Rf_ScalarLogical(0);
   R_xlen_t n = XLENGTH(order);
   const int *o = INTEGER(order);
-  unsigned char *seen = (unsigned char *)R_alloc(n > 0 ? (size_t)n : 1, 1);
+  unsigned char *seen = r_alloc_dense((size_t)n, 1);
   memset(seen, 0, (size_t)n);
   for (R_xlen_t i = 0; i < n; i++) {
     if (o[i] == NA_INTEGER || o[i] < 1 || o[i] > n || seen[o[i] - 1]) return Rf_ScalarLogical(0);

@@ -30,8 +30,8 @@ static SEXP runs_to_r(gpuiso_cdf_runs *r) {
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
   double *offset = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, (R_xlen_t)(r->nthr + 1))));
   for (int64_t k = 0; k <= r->nthr; k++) offset[k] = (double)r->offset[k];
-  SEXP start = SET_VECTOR_ELT(out, 1, Rf_allocVector(INTSXP, (R_xlen_t)total));
-  SEXP value = SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, (R_xlen_t)total));
+  SEXP start = SET_VECTOR_ELT(out, 1, r_alloc_result(INTSXP, (R_xlen_t)total));
+  SEXP value = SET_VECTOR_ELT(out, 2, r_alloc_result(REALSXP, (R_xlen_t)total));
   memcpy(INTEGER(start), r->start, (size_t)total * sizeof(int));
   memcpy(REAL(value), r->value, (size_t)total * sizeof(double));
   SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double)r->npos));
@@ -180,7 +180,7 @@ SEXP C_check_predictions(SEXP pred, SEXP arg) {
 static const int64_t *threshold_indices(SEXP at, const idr_view *v, int left_open) {
   R_xlen_t n = XLENGTH(at);
   const double *t = REAL(at);
-  int64_t *out = (int64_t *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+  int64_t *out = r_alloc_dense((size_t)n, sizeof(int64_t));
   int sorted = 1;
   for (R_xlen_t i = 1; sorted && i < n; i++) sorted = t[i] >= t[i - 1];
 #define BELOW(k, x) (left_open ? v->thr[k] < (x) : v->thr[k] <= (x))
@@ -252,8 +252,8 @@ SEXP C_cdf_eval(SEXP pred, SEXP at, SEXP paired, SEXP left_open, SEXP arg) {
   if (TYPEOF(at) != REALSXP || (pair ? nk != v.q.n : nk > INT_MAX))
     Rf_errorcall(R_NilValue, "gpuiso: internal error: values do not match the predictions");
   const int64_t *kidx = threshold_indices(at, &v, Rf_asLogical(left_open) == 1);
-  SEXP out = PROTECT(pair ? Rf_allocVector(REALSXP, (R_xlen_t)nk)
-                          : Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nk));
+  SEXP out = PROTECT(r_dense(pair ? Rf_allocVector(REALSXP, (R_xlen_t)nk)
+                                  : Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nk)));
   if (gpuiso_cdf_eval(&v.r, &v.q, nk, kidx, pair, &opt, REAL(out), &err) != GPUISO_OK)
     stop_on_error(&err);
   UNPROTECT(1);
@@ -267,10 +267,10 @@ SEXP C_cdf_quantile(SEXP pred, SEXP level, SEXP arg) {
   idr_view v = predictions_from_r(pred, arg);
   int64_t nlev = (int64_t)XLENGTH(level);
   if (nlev > INT_MAX) Rf_errorcall(R_NilValue, "`quantiles` has more than 2^31 - 1 levels");
-  int64_t *k = (int64_t *)R_alloc((size_t)(v.q.n * nlev > 0 ? v.q.n * nlev : 1), sizeof(int64_t));
+  int64_t *k = r_alloc_dense((size_t)(v.q.n * nlev), sizeof(int64_t));
   if (gpuiso_cdf_quantile(&v.r, &v.q, nlev, REAL(level), &opt, k, &err) != GPUISO_OK)
     stop_on_error(&err);
-  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nlev));
+  SEXP out = PROTECT(r_dense(Rf_allocMatrix(REALSXP, (int)v.q.n, (int)nlev)));
   double *index = REAL(out);
   for (int64_t i = 0; i < v.q.n * nlev; i++) index[i] = (double)k[i];
   UNPROTECT(1);
@@ -296,7 +296,7 @@ SEXP C_cdf_crps(SEXP pred, SEXP y, SEXP arg, SEXP report) {
   idr_view v = predictions_from_r(pred, arg);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != v.q.n)
     Rf_errorcall(R_NilValue, "gpuiso: internal error: observations do not match the predictions");
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)v.q.n));
+  SEXP out = PROTECT(r_alloc_result(REALSXP, (R_xlen_t)v.q.n));
   if (gpuiso_cdf_crps(&v.r, v.thr, &v.q, REAL(y), &opt, Rf_isFunction(report) ? &progress : NULL,
                       REAL(out), &err) != GPUISO_OK)
     stop_on_error(&err);

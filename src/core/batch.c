@@ -45,10 +45,10 @@ static int row_work_init(row_work *t, int64_t len, int on_x) {
   memset(t, 0, sizeof *t);
   int ok = pav_work_init(&t->pav, len);
   if (!on_x) return ok;
-  t->rec = malloc(2 * c * sizeof *t->rec);
-  t->level = malloc(c * sizeof *t->level);
-  t->weight = malloc(c * sizeof *t->weight);
-  t->knot_start = malloc(c);
+  t->rec = malloc_dense(2 * c * sizeof *t->rec);
+  t->level = malloc_dense(c * sizeof *t->level);
+  t->weight = malloc_dense(c * sizeof *t->weight);
+  t->knot_start = malloc_dense(c);
   return ok && t->rec && t->level && t->weight && t->knot_start;
 }
 

@@ -39,8 +39,8 @@ gpuiso_status gpuiso_cdf_runs_dense(int64_t nrow, int64_t nthr, const double *cd
     for (int64_t k = 0; k < nthr; k++)
       out->offset[k + 1] = out->offset[k] + dense_runs(nrow, cdf + k * nrow, NULL, NULL);
     size_t total = (size_t)(out->offset[nthr] > 0 ? out->offset[nthr] : 1);
-    out->start = malloc(total * sizeof *out->start);
-    out->value = malloc(total * sizeof *out->value);
+    out->start = malloc_dense(total * sizeof *out->start);
+    out->value = malloc_dense(total * sizeof *out->value);
     if (!out->start || !out->value) st = GPUISO_E_NOMEM;
   }
   if (st == GPUISO_OK) {

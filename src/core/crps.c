@@ -74,8 +74,8 @@ typedef struct {
 static int index_queries(const gpuiso_cdf_query *q, int64_t npos, query_index *ix) {
   ix->at_first = calloc((size_t)npos + 1, sizeof *ix->at_first);
   ix->pair_first = calloc((size_t)npos + 1, sizeof *ix->pair_first);
-  ix->at = malloc((size_t)q->n * sizeof *ix->at);
-  ix->pair = malloc((size_t)q->n * sizeof *ix->pair);
+  ix->at = malloc_dense((size_t)q->n * sizeof *ix->at);
+  ix->pair = malloc_dense((size_t)q->n * sizeof *ix->pair);
   if (!ix->at_first || !ix->pair_first || !ix->at || !ix->pair) return 0;
   for (int64_t i = 0; i < q->n; i++) (q->lambda[i] > 0 ? ix->pair_first : ix->at_first)[q->pos[i] + 1]++;
   for (int64_t p = 0; p < npos; p++) {

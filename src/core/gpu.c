@@ -9,7 +9,7 @@
 #include "internal.h"
 
 static float *to_float(const double *v, int64_t n, int nth) {
-  float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f);
+  float *f = malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *f);
   if (!f) return NULL;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nth)
@@ -27,7 +27,7 @@ gpuiso_status gpu_fit_rows(int64_t nrows, const int64_t *offsets, const double *
   int64_t n = offsets[nrows];
   int nth = resolve_threads(opt, n);
   float *yf = to_float(y, n, nth), *wf = w ? to_float(w, n, nth) : NULL;
-  float *ff = malloc((size_t)(n > 0 ? n : 1) * sizeof *ff);
+  float *ff = malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *ff);
   gpuiso_status s = GPUISO_E_NOMEM;
   if (yf && (!w || wf) && ff) s = gpuiso_cuda_fit_rows(nrows, offsets, GPUISO_SINGLE, yf, wf, opt, ff, start, err);
   else set_error(err, s, -1, -1);
@@ -48,7 +48,7 @@ gpuiso_status gpu_fit(int64_t n, const double *y, const double *w, const gpuiso_
   int64_t offsets[2] = {0, n};
   /* the solver's blocks are counted from its flags: made here when the caller wants none */
   int own = opt->solver_blocks && nblocks && !start;
-  uint8_t *flags = own ? malloc((size_t)(n > 0 ? n : 1)) : start;
+  uint8_t *flags = own ? malloc_dense((size_t)(n > 0 ? n : 1)) : start;
   gpuiso_status s = GPUISO_E_NOMEM;
   if (own && !flags) set_error(err, s, -1, -1);
   else s = gpu_fit_rows(1, offsets, y, w, opt, fit, flags, err);
@@ -72,9 +72,9 @@ gpuiso_status gpu_batch_matrix(int64_t nrow, int64_t ncol, const double *y, cons
   size_t m = (size_t)(n > 0 ? n : 1);
   int nth = resolve_threads(opt, n);
   int64_t *offsets = malloc(((size_t)nrow + 1) * sizeof *offsets);
-  double *yr = malloc(m * sizeof *yr), *fr = malloc(m * sizeof *fr);
-  double *wr = w ? malloc(m * sizeof *wr) : NULL;
-  uint8_t *sr = start ? malloc(m) : NULL;
+  double *yr = malloc_dense(m * sizeof *yr), *fr = malloc_dense(m * sizeof *fr);
+  double *wr = w ? malloc_dense(m * sizeof *wr) : NULL;
+  uint8_t *sr = start ? malloc_dense(m) : NULL;
   gpuiso_status s = GPUISO_E_NOMEM;
   if (offsets && yr && fr && (!w || wr) && (!start || sr)) {
     int shared_w = w && w_len == ncol && w_len != n;

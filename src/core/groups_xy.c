@@ -176,10 +176,10 @@ static void fit_short_groups(const int64_t *knots, int64_t k0, int64_t k1, gpuis
 }
 
 int knots_alloc(gpuiso_knots *kn, size_t m) {
-  kn->x = malloc(m * sizeof *kn->x);
-  kn->level = malloc(m * sizeof *kn->level);
-  kn->weight = malloc(m * sizeof *kn->weight);
-  kn->start = malloc(m);
+  kn->x = malloc_dense(m * sizeof *kn->x);
+  kn->level = malloc_dense(m * sizeof *kn->level);
+  kn->weight = malloc_dense(m * sizeof *kn->weight);
+  kn->start = malloc_dense(m);
   return kn->x && kn->level && kn->weight && kn->start;
 }
 

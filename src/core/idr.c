@@ -379,7 +379,7 @@ static int unit_exponent(const double *w, int64_t n, double total) {
 int idr_order(int64_t n, const int32_t *major, int64_t nmajor, const int32_t *minor,
               int64_t nminor, int64_t *first, int64_t *order) {
   int64_t *count = calloc((size_t)(nmajor > nminor ? nmajor : nminor) + 1, sizeof *count);
-  int64_t *by_minor = malloc((size_t)(n > 0 ? n : 1) * sizeof *by_minor);
+  int64_t *by_minor = malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *by_minor);
   if (!count || !by_minor) {
     free(count);
     free(by_minor);
@@ -409,8 +409,8 @@ static gpuiso_status collect(idr_slice *sl, int nsl, int64_t nthr, gpuiso_cdf_ru
   int64_t total = 0;
   for (int t = 0; t < nsl; t++) total += sl[t].out.n;
   out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
-  out->start = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->start);
-  out->value = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->value);
+  out->start = malloc_dense((size_t)(total > 0 ? total : 1) * sizeof *out->start);
+  out->value = malloc_dense((size_t)(total > 0 ? total : 1) * sizeof *out->value);
   if (!out->offset || !out->start || !out->value) return GPUISO_E_NOMEM;
   int64_t at = 0;
   out->offset[0] = 0;
@@ -448,14 +448,14 @@ gpuiso_status gpuiso_idr_fit(int64_t n, const int32_t *pos, const int32_t *thr, 
     return e.status;
   }
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
-  int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  int64_t *order = malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *order);
   double sum = 0.0;
   int ok = first && order && idr_order(n, thr, nthr, pos, npos, first, order);
   for (int64_t i = 0; ok && i < n; i++) sum += obs_weight(w, i);
   /* The positions' weights: in units for the hull, in doubles (and their segment tree) for the
    * sweep. */
   int unit = ok ? unit_exponent(w, n, sum) : INT_MAX, hull = unit != INT_MAX;
-  int32_t *at = hull ? malloc((size_t)(n > 0 ? n : 1) * sizeof *at) : NULL;
+  int32_t *at = hull ? malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *at) : NULL;
   idr_units *units = hull ? calloc((size_t)npos, sizeof *units) : NULL;
   double *total = hull ? NULL : calloc((size_t)npos, sizeof *total);
   double *tree = hull ? NULL : malloc((size_t)(2 * npos) * sizeof *tree);

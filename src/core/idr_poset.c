@@ -336,8 +336,8 @@ static gpuiso_status collect(const poset_input *in, gpuiso_cdf_runs *out) {
   int64_t total = 0, nthr = in->nthr;
   for (int t = 0; t < in->nsl; t++) total += sl[t].out.n;
   out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
-  out->start = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->start);
-  out->value = malloc((size_t)(total > 0 ? total : 1) * sizeof *out->value);
+  out->start = malloc_dense((size_t)(total > 0 ? total : 1) * sizeof *out->start);
+  out->value = malloc_dense((size_t)(total > 0 ? total : 1) * sizeof *out->value);
   if (!out->offset || !out->start || !out->value) return GPUISO_E_NOMEM;
   int64_t at = 0;
   out->offset[0] = 0;
@@ -368,7 +368,7 @@ gpuiso_status gpuiso_idr_poset_fit(const gpuiso_poset *g, int64_t n, const int32
     return e.status;
   }
   int64_t *first = malloc((size_t)(nthr + 1) * sizeof *first);
-  int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  int64_t *order = malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *order);
   double *weight = calloc((size_t)npos, sizeof *weight);
   int64_t *last = calloc((size_t)npos, sizeof *last);
   int32_t *holder = malloc((size_t)nthr * sizeof *holder);
@@ -549,8 +549,8 @@ gpuiso_status gpuiso_idr_poset_predict(const gpuiso_cdf_runs *fit, int64_t d, co
     int64_t total = 0;
     for (int t = 0; t < nth; t++) total += lists[t].n;
     out->offset = malloc((size_t)(nthr + 1) * sizeof *out->offset);
-    out->start = malloc((size_t)total * sizeof *out->start);
-    out->value = malloc((size_t)total * sizeof *out->value);
+    out->start = malloc_dense((size_t)total * sizeof *out->start);
+    out->value = malloc_dense((size_t)total * sizeof *out->value);
     if (!out->offset || !out->start || !out->value) {
       e.status = GPUISO_E_NOMEM;
     } else {

@@ -432,7 +432,7 @@ static gpuiso_status pav_chunks(int64_t n, const double *y, const double *w, con
 static gpuiso_status pav_scaled(int64_t n, const double *y, const double *w, int shift,
                                 const gpuiso_opts *opt, int nch, int nth, pav_block *st,
                                 double *fit, uint8_t *start, int64_t *nblocks, gpuiso_error *err) {
-  double *scaled = malloc((size_t)n * sizeof *scaled);
+  double *scaled = malloc_dense((size_t)n * sizeof *scaled);
   if (!scaled) {
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;

@@ -58,8 +58,8 @@ gpuiso_status gpuiso_rank_direction(int64_t n, const double *x, const double *y,
   memset(&opt, 0, sizeof opt);
   int nth = resolve_threads(&opt, n);
   size_t m = (size_t)(n > 0 ? n : 1);
-  int *g = malloc(m * sizeof *g);
-  int64_t *rx = malloc(m * sizeof *rx), *ry = malloc(m * sizeof *ry);
+  int *g = malloc_dense(m * sizeof *g);
+  int64_t *rx = malloc_dense(m * sizeof *rx), *ry = malloc_dense(m * sizeof *ry);
   int64_t *count = malloc(2 * (size_t)ngroups * sizeof *count);
   wide_sum *cov = malloc((size_t)ngroups * sizeof *cov);
   gpuiso_status st = g && rx && ry && count && cov ? GPUISO_OK : GPUISO_E_NOMEM;

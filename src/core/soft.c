@@ -34,15 +34,15 @@ static void soft_work_free(soft_work *wk) {
 static int soft_work_init(soft_work *wk, int64_t n) {
   size_t m = (size_t)(n > 0 ? n : 1);
   memset(wk, 0, sizeof *wk);
-  wk->rec = malloc(m * sizeof *wk->rec);
-  wk->tmp = malloc(m * sizeof *wk->tmp);
-  wk->xr = malloc(m * sizeof *wk->xr);
-  wk->gr = malloc(m * sizeof *wk->gr);
-  wk->z = malloc(m * sizeof *wk->z);
-  wk->v = malloc(m * sizeof *wk->v);
-  wk->gs = malloc(m * sizeof *wk->gs);
-  wk->a = malloc(m * sizeof *wk->a);
-  wk->start = malloc(m);
+  wk->rec = malloc_dense(m * sizeof *wk->rec);
+  wk->tmp = malloc_dense(m * sizeof *wk->tmp);
+  wk->xr = malloc_dense(m * sizeof *wk->xr);
+  wk->gr = malloc_dense(m * sizeof *wk->gr);
+  wk->z = malloc_dense(m * sizeof *wk->z);
+  wk->v = malloc_dense(m * sizeof *wk->v);
+  wk->gs = malloc_dense(m * sizeof *wk->gs);
+  wk->a = malloc_dense(m * sizeof *wk->a);
+  wk->start = malloc_dense(m);
   int ok = pav_work_init(&wk->pav, n);
   if (ok && wk->rec && wk->tmp && wk->xr && wk->gr && wk->z && wk->v && wk->gs && wk->a &&
       wk->start)

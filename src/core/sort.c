@@ -324,7 +324,7 @@ static gpuiso_status sort_sized(int64_t n, const double *x, const double *y, con
   /* Each bucket on its own, with a scratch array per thread of the largest bucket's size, or,
    * when that would take more (a few huge buckets of tied x), one of n shared by position. */
   sp.per_thread = (int64_t)nth * sp.largest <= n;
-  sp.scratch = malloc((size_t)(sp.per_thread ? nth * sp.largest : n) * size + 1);
+  sp.scratch = malloc_dense((size_t)(sp.per_thread ? nth * sp.largest : n) * size + 1);
   sp.knots = malloc(((size_t)nbuckets + 1) * sizeof *sp.knots);
   if (!sp.scratch || !sp.knots) goto fail;
   for_each_piece(nbuckets, nth, 1, sort_one_bucket, &sp);

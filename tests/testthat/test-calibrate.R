@@ -104,6 +104,27 @@ test_that("tied scores are pooled: one knot, and the curve of the pooled data", 
   expect_equal(cal$curves$prob, c(0.5, 0, 1))
 })
 
+test_that("integer and logical labels give the calibrator of their doubles, bit for bit", {
+  set.seed(11)
+  for (n in c(1, 7, 5000)) {
+    s <- round(runif(n), 2)
+    label <- rbinom(n, 1, s)
+    w <- runif(n)
+    g <- sample(c("a", "b", "c"), n, TRUE)
+    for (direction in list(TRUE, FALSE, "auto")) {
+      ref <- calibrate_isotonic(s, as.double(label), w, group = g, increasing = direction)
+      for (alt in list(label, label == 1L)) {
+        cal <- calibrate_isotonic(s, alt, w, group = g, increasing = direction)
+        cal$call <- ref$call
+        expect_identical(cal, ref)
+      }
+    }
+  }
+  # labels held in a 1-d array, as table() and some readers give them
+  expect_identical(calibrate_isotonic(1:4, array(c(0L, 1L, 0L, 1L)))$pooled,
+                   calibrate_isotonic(1:4, c(0, 1, 0, 1))$pooled)
+})
+
 test_that("factor groups keep their levels; integer and numeric ids are sorted", {
   f <- factor(c("x", "y", "x", "y"), levels = c("y", "x"))
   cal <- calibrate_isotonic(c(0.1, 0.2, 0.3, 0.4), c(0, 1, 1, 1), group = f)
@@ -152,7 +173,13 @@ test_that("bad input: clear errors naming the argument", {
                "predict\\(\\): unknown argument `grp`; it takes `object`, `score`, `group`, `type`, `strict`, `device`$")
   expect_error(calibrate_isotonic(s, c(0, 1, 2, 0)), "`label` must be 0 or 1, but has 2 at element 3")
   expect_error(calibrate_isotonic(s, c(0, NA, 1, 0)), "`label` must be 0 or 1, but has NA at element 2")
-  expect_error(calibrate_isotonic(s, c(TRUE, NA, TRUE, FALSE)), "`label`.*NA")
+  expect_error(calibrate_isotonic(s, c(TRUE, NA, TRUE, FALSE)),
+               "`label` must be 0 or 1, but has NA at element 2")
+  expect_error(calibrate_isotonic(s, c(0L, 1L, 2L, 0L)), "`label` must be 0 or 1, but has 2 at element 3")
+  expect_error(calibrate_isotonic(s, c(0L, -1L, 1L, 0L)), "`label` must be 0 or 1, but has -1 at element 2")
+  expect_error(calibrate_isotonic(s, c(0L, 1L, NA, 0L)), "`label` must be 0 or 1, but has NA at element 3")
+  expect_error(calibrate_isotonic(s, matrix(c(0L, 1L, 1L, 0L), 2)), "`label` must be a vector, not a matrix")
+  expect_error(calibrate_isotonic(s, c(TRUE, FALSE)), "`label` must have the same length as `score`")
   expect_error(calibrate_isotonic(s, c(0, 0.5, 1, 0)), "`label`")
   expect_error(calibrate_isotonic(s, c("0", "1", "1", "0")), "`label` must be a logical")
   expect_error(calibrate_isotonic(s, y[-1]), "`label` must have the same length as `score`")

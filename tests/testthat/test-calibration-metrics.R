@@ -72,6 +72,8 @@ test_that("metrics reject bad input with clear errors", {
   expect_error(calibration_error(c(0.1, 1.2), c(0, 1)), "`prob` must be probabilities in \\[0, 1\\], but has 1.2 at element 2")
   expect_error(calibration_error(c(0.1, NA), c(0, 1)), "`prob`.*NA")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 3)), "`label` must be 0 or 1")
+  expect_error(calibration_error(c(0.1, 0.2), c(0L, 3L)), "`label` must be 0 or 1, but has 3 at element 2")
+  expect_error(log_loss(c(0.1, 0.2), c(NA, TRUE)), "`label` must be 0 or 1, but has NA at element 1")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1, 1)), "`label` must have the same length as `prob`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), bins = 0), "`bins`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), bins = 2.5), "`bins`")
@@ -99,4 +101,17 @@ test_that("plots draw without error and return their input", {
   expect_named(bins, c("raw", "calibrated"))
   expect_equal(bins$raw, calibration_bins(s, y, binning = "mass"))
   expect_type(reliability_diagram(s, y), "list")
+})
+
+test_that("integer and logical labels score as their doubles", {
+  set.seed(5)
+  p <- runif(200)
+  y <- rbinom(200, 1, p)
+  w <- runif(200)
+  for (alt in list(y, y == 1L)) {
+    expect_identical(calibration_error(p, alt, weights = w), calibration_error(p, as.double(y), weights = w))
+    expect_identical(calibration_bins(p, alt, binning = "mass"), calibration_bins(p, as.double(y), binning = "mass"))
+    expect_identical(log_loss(p, alt, w), log_loss(p, as.double(y), w))
+    expect_identical(brier_score(p, alt), brier_score(p, as.double(y)))
+  }
 })
