@@ -313,7 +313,7 @@ check_xy_values <- function(y, w, codes, k, labels, what) {
 group_ids <- function(group) {
   if (is.factor(group)) return(list(codes = as.integer(group), labels = levels(group)))
   if (is.integer(group)) {
-    r <- range(group)
+    r <- span_of(group)
     if (r[1] >= 1L && r[2] <= length(group)) return(list(codes = group, labels = NULL))
   }
   first <- unique(group)

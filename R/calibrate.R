@@ -244,7 +244,7 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   code <- if (is.factor(group)) {
     match(levels(group), object$groups)[as.integer(group)]
   } else {
-    match(group, object$groups)
+    match_ids(group, object$groups)
   }
   unseen <- is.na(code)
   if (any(unseen)) {

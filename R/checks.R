@@ -30,6 +30,20 @@ check_length <- function(v, name, n = NULL, ref = "y") {
   v
 }
 
+# The smallest and largest of a vector without NA, as range() gives them, without range()'s copy
+# of the whole vector (c(..., recursive = TRUE)): 0.13 s of 1e7 group ids against 0.01.
+span_of <- function(v) c(min(v), max(v))
+
+# match(group, levels) for group ids without NA; small integer ids (the common case) by a table
+# of the ids in their range rather than by hashing every element (0.21 s for 1e7 against 0.33).
+match_ids <- function(group, levels) {
+  if (!is.integer(group) || diff(as.double(span <- span_of(group))) >= length(group)) {
+    return(match(group, levels))
+  }
+  table <- match(seq.int(span[1], span[2]), levels)
+  if (span[1] == 1L) table[group] else table[group - span[1] + 1L] # no overflow: span < n
+}
+
 # "a matrix" or "a 3-d array", for errors.
 array_shape <- function(v) if (is.matrix(v)) "a matrix" else sprintf("a %d-d array", length(dim(v)))
 
@@ -276,7 +290,7 @@ check_group <- function(group, n, ref = "score") {
       stop_arg("group", sprintf("has level(s) without any score: %s; drop them with droplevels()",
                                 quoted_list(levels[counts == 0L])))
     }
-  } else if (is.integer(group) && diff(as.double(span <- range(group))) < n) {
+  } else if (is.integer(group) && diff(as.double(span <- span_of(group))) < n) {
     # small integer ids (the common case): a table of the ids in range instead of hashing
     shifted <- if (span[1] == 1L) group else group - span[1] + 1L
     counts <- tabulate(shifted, span[2] - span[1] + 1L)

@@ -5,6 +5,9 @@
 
 static void invalid(const char *what, const char *problem) { r_invalid("object", what, problem); }
 
+/* A fit's predictions search its knots, not its blocks, below one value for this many knots. */
+#define KNOTS_PER_SEARCH 16
+
 static SEXP values_and_beyond(SEXP values, int64_t beyond) {
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
   SET_VECTOR_ELT(out, 0, values);
@@ -41,14 +44,24 @@ static SEXP predict_curves(const gpuiso_curves *cv, int64_t ncurves, SEXP v, con
  * knots. */
 SEXP C_predict_fit(SEXP knots, SEXP level, SEXP newdata, SEXP linear, SEXP outside_na) {
   int64_t nk = (int64_t)XLENGTH(knots);
-  int64_t nb = gpuiso_knot_blocks(nk, REAL(knots), REAL(level), NULL, NULL, NULL);
-  if (nb < 0) invalid("gpuiso fit", "its knots are not sorted");
-  double *lower = (double *)R_alloc((size_t)nb, sizeof *lower);
-  double *upper = (double *)R_alloc((size_t)nb, sizeof *upper);
-  double *blevel = (double *)R_alloc((size_t)nb, sizeof *blevel);
-  gpuiso_knot_blocks(nk, REAL(knots), REAL(level), lower, upper, blevel);
-  int64_t first[2] = {0, nb};
-  gpuiso_curves cv = {first, lower, upper, blevel};
+  const double *x = REAL(knots);
+  int64_t first[2] = {0, nk};
+  gpuiso_curves cv = {first, x, x, REAL(level)};
+  /* Few values are searched for among the knots, each a block of its own (the same doubles:
+   * a block's knots share its level); many among the blocks, in cache once formed, but forming
+   * them takes two passes over the knots. */
+  if ((int64_t)XLENGTH(newdata) < nk / KNOTS_PER_SEARCH) {
+    if (!gpuiso_knots_sorted(nk, x)) invalid("gpuiso fit", "its knots are not sorted");
+  } else {
+    int64_t nb = gpuiso_knot_blocks(nk, x, REAL(level), NULL, NULL, NULL);
+    if (nb < 0) invalid("gpuiso fit", "its knots are not sorted");
+    double *lower = (double *)R_alloc((size_t)nb, sizeof *lower);
+    double *upper = (double *)R_alloc((size_t)nb, sizeof *upper);
+    double *blevel = (double *)R_alloc((size_t)nb, sizeof *blevel);
+    gpuiso_knot_blocks(nk, x, REAL(level), lower, upper, blevel);
+    first[1] = nb;
+    cv = (gpuiso_curves){first, lower, upper, blevel};
+  }
   return predict_curves(&cv, 1, newdata, NULL, Rf_asLogical(linear) == 1,
                         Rf_asLogical(outside_na) == 1, 0);
 }

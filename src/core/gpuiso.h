@@ -234,6 +234,8 @@ typedef struct {
  * number, or -1 when x is not sorted or has NaN. */
 int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, double *lower,
                            double *upper, double *block_level);
+/* Whether the nk knots x are non-decreasing, without NaN. */
+int gpuiso_knots_sorted(int64_t nk, const double *x);
 
 /* The curves at v[0 .. n - 1], v[i] on curve curve[i] (curve NULL: curve 0), on opt's threads:
  * the level of the last block that starts at or below v[i], the first block's below the curve;

@@ -36,6 +36,12 @@ int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, dou
   return nb;
 }
 
+int gpuiso_knots_sorted(int64_t nk, const double *x) {
+  int sorted = nk == 0 || !isnan(x[0]);
+  for (int64_t i = 1; i < nk; i++) sorted &= x[i - 1] <= x[i]; /* false for a NaN */
+  return sorted;
+}
+
 /* A round of predictions, r0 .. r1 - 1, in slices; each slice counts its values beyond the
  * curves' ends. */
 typedef struct {

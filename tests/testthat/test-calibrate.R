@@ -246,6 +246,26 @@ test_that("sums that overflow and group ids at the ends of the integer range", {
   cal <- calibrate_isotonic(1:3 + 0, c(0, 1, 1), group = c(-2147483647L, -2147483646L, -2147483647L))
   expect_identical(cal$groups, c(-2147483647L, -2147483646L))
   expect_equal(cal$curves$prob, c(0, 1, 1)) # scores 1, 3 (labels 0, 1) and score 2 (label 1)
+  # predictions by integer ids (a table over their range where it is short) as by their names
+  expect_identical(predict(cal, c(3, 2, 1), group = c(-2147483647L, -2147483646L, -2147483647L)),
+                   c(1, 1, 0))
+  set.seed(3)
+  s <- runif(3000)
+  g <- sample(c(-3L, 0L, 5L, 9L), 3000, TRUE)
+  cal <- calibrate_isotonic(s, rbinom(3000, 1, s), group = g)
+  for (new in list(sample(c(-3L, 0L, 5L, 9L), 50, TRUE), c(9L, -3L), c(7L, 5L, 100L), -4L,
+                   c(5L, .Machine$integer.max), c(-.Machine$integer.max, 0L))) {
+    v <- runif(length(new))
+    unseen <- !new %in% c(-3L, 0L, 5L, 9L)
+    ref <- ifelse(unseen, predict(cal, v), predict(cal, v, group = replace(new, unseen, 0L)))
+    if (any(unseen)) {
+      expect_warning(got <- predict(cal, v, group = new), "not seen in training")
+    } else {
+      got <- predict(cal, v, group = new)
+    }
+    expect_identical(got, ref)
+    expect_identical(got, suppressWarnings(predict(cal, v, group = as.double(new))))
+  }
 })
 
 test_that("plots and metrics check their arguments", {

@@ -108,6 +108,10 @@ test_that("predict of fits equals the knot-by-knot R reference bit for bit, on 1
         got <- on_threads(threads, predict(fit, newx, type = type, outside = outside))
         expect_same_bits(got, want)
       }
+      # a few values at a time are searched for among the knots, not the blocks: the same bits
+      few <- c(sample(length(newx), 30), length(newx) - 0:9)
+      expect_same_bits(predict(fit, newx[few], type = type, outside = outside), want[few])
+      for (i in few[1:5]) expect_same_bits(predict(fit, newx[i], type = type, outside = outside), want[i])
     }
   }
 })
@@ -129,6 +133,14 @@ test_that("an edited fit whose knots lost their order is an error naming object"
   expect_error(predict(bad, 2), "`object` is not a valid gpuiso fit")
   bad$knots <- 1:2
   expect_error(predict(bad, 2), "`object` is not a valid gpuiso fit: its knots and levels do not match")
+  # so with knots enough that a few values are searched for among them, not among blocks
+  fit <- isoreg_gpu(runif(1000), rnorm(1000))
+  for (edit in list(rev, function(k) replace(k, 500, NaN), function(k) replace(k, 1, NA))) {
+    bad <- fit
+    bad$knots <- edit(bad$knots)
+    expect_error(predict(bad, 0.5), "`object` is not a valid gpuiso fit: its knots are not sorted")
+    expect_error(predict(bad, runif(1000)), "`object` is not a valid gpuiso fit: its knots are not sorted")
+  }
 })
 
 test_that("predict of calibrators equals the R reference bit for bit, with groups, on 1 and 2 threads", {

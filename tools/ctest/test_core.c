@@ -592,6 +592,12 @@ static void test_predict(void) {
   }
   double unsorted[3] = {0, 2, 1};
   CHECK(gpuiso_knot_blocks(3, unsorted, unsorted, NULL, NULL, NULL) == -1, "unsorted knots");
+  double tied[4] = {-1, 0, 0, 3}, nan_first[2] = {NAN, 1}, nan_last[2] = {1, NAN};
+  CHECK(gpuiso_knots_sorted(4, tied) && gpuiso_knots_sorted(1, tied) && gpuiso_knots_sorted(0, NULL),
+        "sorted knots");
+  CHECK(!gpuiso_knots_sorted(3, unsorted) && !gpuiso_knots_sorted(2, nan_first) &&
+            !gpuiso_knots_sorted(2, nan_last) && !gpuiso_knots_sorted(1, nan_first),
+        "unsorted knots and NaN");
 }
 
 /* Wide ranges and cancellation, where double-double points and sums lose the small parts: the
