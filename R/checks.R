@@ -37,7 +37,9 @@ span_of <- function(v) c(min(v), max(v))
 # match(group, levels) for group ids without NA; small integer ids (the common case) by a table
 # of the ids in their range rather than by hashing every element (0.21 s for 1e7 against 0.33).
 match_ids <- function(group, levels) {
-  if (!is.integer(group) || diff(as.double(span <- span_of(group))) >= length(group)) {
+  # (not for classed ids, such as integer dates, whose seq() is another method, nor for none)
+  if (!is.integer(group) || is.object(group) || length(group) == 0L ||
+      diff(as.double(span <- span_of(group))) >= length(group)) {
     return(match(group, levels))
   }
   table <- match(seq.int(span[1], span[2]), levels)

@@ -250,7 +250,7 @@ gpuiso_status gpuiso_curve_sorted(const gpuiso_sorted *sorted, const gpuiso_opts
   *blocks = NULL;
   *nblocks = 0;
   /* Only the stack's depth is touched, whatever room it has. */
-  gpuiso_block *st = malloc_dense((size_t)(nk > 0 ? nk : 1) * sizeof *st);
+  gpuiso_block *st = malloc((size_t)(nk > 0 ? nk : 1) * sizeof *st);
   if (!st) {
     set_error(err, GPUISO_E_NOMEM, -1, -1);
     return GPUISO_E_NOMEM;

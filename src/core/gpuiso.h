@@ -229,7 +229,9 @@ typedef struct {
   const double *lower, *upper, *level;
 } gpuiso_curves;
 
-/* The blocks of a fit's knots (x non-decreasing, level at each): runs of one finite level. Writes
+/* The blocks of a fit's knots (x non-decreasing, level at each): runs of one finite level, of one
+ * sign (-0 apart from 0), that do not start at -Inf: a search of them gives what a search of
+ * the knots gives, bit for bit. Writes
  * their first and last x and their level when lower is not NULL (room for nk); returns their
  * number, or -1 when x is not sorted or has NaN. */
 int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, double *lower,

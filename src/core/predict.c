@@ -11,10 +11,13 @@
 #include "internal.h"
 #include "predict_curve.h"
 
-/* Interpolations between the knots of one block share its level; knots whose level is not
- * finite are blocks of their own (R's interpolation between two of them is not their level). */
-static int same_block(double level_before, double level) {
-  return level == level_before && isfinite(level);
+/* A knot joins the block before it where interpolating between the two gives the block's level
+ * in every bit: their levels are one finite value of one sign (-0 and 0 apart), and the knot
+ * before is not -Inf (from there the fraction is NaN). So a search of the blocks gives what a
+ * search of the knots would, as of an edited fit too. */
+static int same_block(double x_before, double level_before, double level) {
+  return level == level_before && isfinite(level) && !signbit(level) == !signbit(level_before) &&
+         x_before != -INFINITY;
 }
 
 int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, double *lower,
@@ -22,7 +25,7 @@ int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, dou
   int64_t nb = 0;
   for (int64_t i = 0; i < nk; i++) {
     if (isnan(x[i]) || (i > 0 && !(x[i - 1] <= x[i]))) return -1;
-    if (i > 0 && same_block(level[i - 1], level[i])) {
+    if (i > 0 && same_block(x[i - 1], level[i - 1], level[i])) {
       if (upper) upper[nb - 1] = x[i];
       continue;
     }

@@ -266,6 +266,15 @@ test_that("sums that overflow and group ids at the ends of the integer range", {
     expect_identical(got, ref)
     expect_identical(got, suppressWarnings(predict(cal, v, group = as.double(new))))
   }
+  expect_identical(predict(cal, numeric(0), group = integer(0)), numeric(0))
+  # integer ids of a class (data.table's IDate, say) matched by value, as match() does
+  s <- c(0.1, 0.4, 0.7, 0.2, 0.5, 0.8, 0.3, 0.6, 0.9)
+  cal <- calibrate_isotonic(s, c(0, 1, 1, 0, 0, 1, 1, 0, 1),
+                            group = structure(18000 + rep(c(0, 2, 5), 3), class = "Date"))
+  v <- c(0.2, 0.5, 0.9, 0.1)
+  want <- predict(cal, v, group = structure(c(18000, 18002, 18000, 18005), class = "Date"))
+  expect_identical(predict(cal, v, group = structure(c(18000L, 18002L, 18000L, 18005L), class = "Date")),
+                   want)
 })
 
 test_that("plots and metrics check their arguments", {

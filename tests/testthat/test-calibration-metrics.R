@@ -74,6 +74,8 @@ test_that("metrics reject bad input with clear errors", {
   expect_error(calibration_error(c(0.1, 0.2), c(0, 3)), "`label` must be 0 or 1")
   expect_error(calibration_error(c(0.1, 0.2), c(0L, 3L)), "`label` must be 0 or 1, but has 3 at element 2")
   expect_error(log_loss(c(0.1, 0.2), c(NA, TRUE)), "`label` must be 0 or 1, but has NA at element 1")
+  expect_error(brier_score(c(0.1, 0.2, 0.3, 0.4), matrix(c(TRUE, FALSE, TRUE, TRUE), 2)),
+               "`label` must be a vector, not a matrix")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1, 1)), "`label` must have the same length as `prob`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), bins = 0), "`bins`")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1), bins = 2.5), "`bins`")

@@ -116,6 +116,25 @@ test_that("predict of fits equals the knot-by-knot R reference bit for bit, on 1
   }
 })
 
+test_that("edited fits give the same bits for a few values (knots searched) and many (blocks)", {
+  fit <- isoreg_gpu(as.double(1:400), as.double(1:400))
+  zeros <- fit
+  zeros$level <- c(rep(-1, 10), -0, 0, 0, -0, rep(1, 386)) # -0 beside 0: two blocks, not one
+  falling <- fit
+  falling$level <- c(rep(1, 10), -0, 0, rep(-1, 388))
+  minus_inf <- fit # a block from -Inf: the fraction from there is NaN
+  minus_inf$knots[1] <- -Inf
+  minus_inf$level[1:3] <- 5
+  v <- c(-Inf, -1e300, 0.5, 1.5, 2, 2.5, 10.5, 11, 11.5, 12, 12.5, 13.5, 14, 399.5, 400, Inf, NA, NaN)
+  for (f in list(zeros, falling, minus_inf)) {
+    for (type in c("step", "linear")) for (outside in c("clip", "na")) {
+      want <- ref_predict_fit(f, v, type, outside)
+      expect_same_bits(predict(f, v, type = type, outside = outside), want)
+      expect_same_bits(predict(f, rep(v, 50), type = type, outside = outside)[seq_along(v)], want)
+    }
+  }
+})
+
 test_that("integer new x, and outside = 'error' counts what lies outside", {
   fit <- isoreg_gpu(c(1, 2, 4), c(1, 3, 2))
   expect_identical(predict(fit, 0:5, type = "linear"), ref_predict_fit(fit, as.double(0:5), "linear", "clip"))

@@ -592,6 +592,9 @@ static void test_predict(void) {
   }
   double unsorted[3] = {0, 2, 1};
   CHECK(gpuiso_knot_blocks(3, unsorted, unsorted, NULL, NULL, NULL) == -1, "unsorted knots");
+  /* blocks of one level in every bit: -0 beside 0 two, a block from -Inf none beyond it */
+  double kx[5] = {-INFINITY, 1, 2, 3, 4}, zeros[5] = {1, 1, -0.0, 0.0, 0.0};
+  CHECK(gpuiso_knot_blocks(5, kx, zeros, NULL, NULL, NULL) == 4, "blocks of -0, 0 and -Inf");
   double tied[4] = {-1, 0, 0, 3}, nan_first[2] = {NAN, 1}, nan_last[2] = {1, NAN};
   CHECK(gpuiso_knots_sorted(4, tied) && gpuiso_knots_sorted(1, tied) && gpuiso_knots_sorted(0, NULL),
         "sorted knots");
