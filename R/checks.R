@@ -257,7 +257,8 @@ resolve_method <- function(method) {
 }
 
 # Labels of a binary outcome: logical, or numeric 0 and 1 (double or integer), of the length n
-# of the argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long vector.
+# of the argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long
+# vector.
 check_label <- function(label, n, ref = "score") {
   if (!is.logical(label) && !is.numeric(label)) {
     stop_arg("label", sprintf("must be a logical vector or numeric 0s and 1s, not %s", describe(label)))

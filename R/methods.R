@@ -74,7 +74,8 @@ summary.gpuiso_fit <- function(object, ...) {
   sizes <- diff(c(object$block_start, length(object$knots) + 1L))
   structure(list(
     n = object$n, knots = length(object$knots), blocks = length(object$block_start),
-    increasing = object$increasing, rss = deviance.gpuiso_fit(object), range = span_of(object$fitted),
+    increasing = object$increasing, rss = deviance.gpuiso_fit(object),
+    range = span_of(object$fitted),
     block_size = summary(sizes), backend = fit_backend(object), call = object$call
   ), class = "summary.gpuiso_fit")
 }

@@ -13,9 +13,10 @@ SEXP C_check_labels(SEXP label) {
     const int *v = TYPEOF(label) == INTSXP ? INTEGER(label) : LOGICAL(label);
     for (R_xlen_t i = 0; i < n; i++) {
       if (v[i] == 0 || v[i] == 1) continue;
+      double at = (double)i + 1;
       if (v[i] == NA_INTEGER)
-        Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has NA at element %.0f", (double)i + 1);
-      Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has %d at element %.0f", v[i], (double)i + 1);
+        Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has NA at element %.0f", at);
+      Rf_errorcall(R_NilValue, "`label` must be 0 or 1, but has %d at element %.0f", v[i], at);
     }
     return R_NilValue;
   }
@@ -85,8 +86,8 @@ SEXP C_calibrate(SEXP score, SEXP label, SEXP weights, SEXP group, SEXP group_na
                              int64_t, const gpuiso_opts *, gpuiso_block **, int64_t *,
                              gpuiso_error *) =
       Rf_asLogical(gpu) == 1 ? gpuiso_cuda_calibrate : gpuiso_calibrate;
-  if (calibrate((int64_t)n, REAL(score), r_as_real(label), r_optional_real(weights), g, ngroups, &opt,
-                &blocks, first, &err) != GPUISO_OK)
+  if (calibrate((int64_t)n, REAL(score), r_as_real(label), r_optional_real(weights), g, ngroups,
+                &opt, &blocks, first, &err) != GPUISO_OK)
     r_stop_on_error(&err, &ctx);
   SEXP holder = PROTECT(R_MakeExternalPtr(blocks, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(holder, free_blocks, TRUE);

@@ -189,7 +189,8 @@ SEXP C_batch_matrix(SEXP y, SEXP w, SEXP x, SEXP increasing, SEXP lo, SEXP hi, S
   gpuiso_opts opt = r_fit_opts(increasing, lo, hi, engine, single);
   opt.solver_blocks = Rf_asLogical(grad) == 1;
   SEXP fit = PROTECT(r_alloc_result(REALSXP, XLENGTH(y)));
-  SEXP start = PROTECT(Rf_asLogical(want_start) == 1 ? r_alloc_result(RAWSXP, XLENGTH(y)) : R_NilValue);
+  SEXP start =
+      PROTECT(Rf_asLogical(want_start) == 1 ? r_alloc_result(RAWSXP, XLENGTH(y)) : R_NilValue);
   gpuiso_error err;
   int64_t w_len = Rf_isNull(w) ? 0 : (int64_t)XLENGTH(w);
   uint8_t *flags = Rf_isNull(start) ? NULL : RAW(start);

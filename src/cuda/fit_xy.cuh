@@ -251,7 +251,7 @@ static gpuiso_status fit_xy_host_sorted(Exec &ex, int64_t n, const double *x, co
   int64_t nk = 0;
   gpuiso_status s = gpuiso_sort_xy(n, x, y, w, opt, &sorted, &nk, err);
   if (s == GPUISO_OK) {
-    kn->x = (double *)malloc((size_t)nk * (3 * sizeof(double) + 1) + 1);
+    kn->x = (double *)malloc_dense((size_t)nk * (3 * sizeof(double) + 1) + 1);
     if (!kn->x) s = GPUISO_E_NOMEM, set_error(err, s, -1, -1);
   }
   if (s == GPUISO_OK) {
@@ -342,7 +342,7 @@ static gpuiso_status fit_xy_device(Exec &ex, int64_t n, const double *x, const d
   if (s == GPUISO_OK) s = each(ex, xy_scatter_step{v}, n);
   if (s == GPUISO_OK) {
     size_t kbytes = (size_t)nknots * (3 * sizeof(double) + 1);
-    kn->x = (double *)malloc(kbytes > 0 ? kbytes : 1);
+    kn->x = (double *)malloc_dense(kbytes > 0 ? kbytes : 1);
     if (!kn->x) s = GPUISO_E_NOMEM, set_error(err, s, -1, -1);
   }
   if (s == GPUISO_OK) {

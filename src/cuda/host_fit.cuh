@@ -332,10 +332,10 @@ static gpuiso_status fit_row_segments(Exec &ex, int64_t n, gpuiso_precision type
                                       gpuiso_error *err) {
   int64_t len = segment_length(opt, n, type, w != NULL, budget), ncuts = 0;
   int64_t *cut = (int64_t *)malloc((size_t)(2 * (n / len) + 3) * sizeof *cut);
-  uint8_t *flags = start && opt->solver_blocks ? start : (uint8_t *)malloc((size_t)n);
+  uint8_t *flags = start && opt->solver_blocks ? start : (uint8_t *)malloc_dense((size_t)n);
   /* a fit in place (groups_xy.c's knots) would write the segments' fits over the y that the join
    * sums after them: it joins a copy */
-  T *copy = fit == y ? (T *)malloc((size_t)n * sizeof(T)) : NULL;
+  T *copy = fit == y ? (T *)malloc_dense((size_t)n * sizeof(T)) : NULL;
   int apart = fit != y || copy;
   if (copy) y = (const T *)memcpy(copy, y, (size_t)n * sizeof(T));
   gpuiso_status s = cut && flags && apart ? GPUISO_OK : GPUISO_E_NOMEM;

@@ -181,7 +181,7 @@ static void idr_release(Exec &ex, idr_state *st) {
 static int idr_by_position(int64_t n, const int32_t *pos, const int32_t *thr, const double *w,
                            int64_t npos, int64_t nthr, int64_t *first, int32_t *obs_thr,
                            double *obs_w, double *total) {
-  int64_t *order = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  int64_t *order = (int64_t *)malloc_dense((size_t)(n > 0 ? n : 1) * sizeof *order);
   if (!order || !idr_order(n, pos, npos, thr, nthr, first, order)) {
     free(order);
     return 0;
@@ -219,8 +219,8 @@ static gpuiso_status idr_setup(Exec &ex, idr_state *st, int64_t n, const int32_t
   idr_view &v = st->v;
   int64_t npos = v.npos;
   int64_t *first = (int64_t *)malloc((size_t)(npos + 1) * sizeof *first);
-  int32_t *obs_thr = (int32_t *)malloc((size_t)n * sizeof *obs_thr);
-  double *obs_w = w ? (double *)malloc((size_t)n * sizeof *obs_w) : NULL;
+  int32_t *obs_thr = (int32_t *)malloc_dense((size_t)n * sizeof *obs_thr);
+  double *obs_w = w ? (double *)malloc_dense((size_t)n * sizeof *obs_w) : NULL;
   double *total = (double *)malloc((size_t)npos * sizeof *total);
   gpuiso_status s = GPUISO_OK;
   if (!first || !obs_thr || (w && !obs_w) || !total ||

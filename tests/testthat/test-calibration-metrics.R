@@ -72,8 +72,8 @@ test_that("metrics reject bad input with clear errors", {
   expect_error(calibration_error(c(0.1, 1.2), c(0, 1)), "`prob` must be probabilities in \\[0, 1\\], but has 1.2 at element 2")
   expect_error(calibration_error(c(0.1, NA), c(0, 1)), "`prob`.*NA")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 3)), "`label` must be 0 or 1")
-  expect_error(calibration_error(c(0.1, 0.2), c(0L, 3L)), "`label` must be 0 or 1, but has 3 at element 2")
-  expect_error(log_loss(c(0.1, 0.2), c(NA, TRUE)), "`label` must be 0 or 1, but has NA at element 1")
+  expect_error(calibration_error(c(0.1, 0.2), c(0L, 3L)), "must be 0 or 1, but has 3 at element 2")
+  expect_error(log_loss(c(0.1, 0.2), c(NA, TRUE)), "must be 0 or 1, but has NA at element 1")
   expect_error(brier_score(c(0.1, 0.2, 0.3, 0.4), matrix(c(TRUE, FALSE, TRUE, TRUE), 2)),
                "`label` must be a vector, not a matrix")
   expect_error(calibration_error(c(0.1, 0.2), c(0, 1, 1)), "`label` must have the same length as `prob`")
@@ -111,8 +111,10 @@ test_that("integer and logical labels score as their doubles", {
   y <- rbinom(200, 1, p)
   w <- runif(200)
   for (alt in list(y, y == 1L)) {
-    expect_identical(calibration_error(p, alt, weights = w), calibration_error(p, as.double(y), weights = w))
-    expect_identical(calibration_bins(p, alt, binning = "mass"), calibration_bins(p, as.double(y), binning = "mass"))
+    expect_identical(calibration_error(p, alt, weights = w),
+                     calibration_error(p, as.double(y), weights = w))
+    expect_identical(calibration_bins(p, alt, binning = "mass"),
+                     calibration_bins(p, as.double(y), binning = "mass"))
     expect_identical(log_loss(p, alt, w), log_loss(p, as.double(y), w))
     expect_identical(brier_score(p, alt), brier_score(p, as.double(y)))
   }

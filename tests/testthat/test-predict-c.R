@@ -111,7 +111,9 @@ test_that("predict of fits equals the knot-by-knot R reference bit for bit, on 1
       # a few values at a time are searched for among the knots, not the blocks: the same bits
       few <- c(sample(length(newx), 30), length(newx) - 0:9)
       expect_same_bits(predict(fit, newx[few], type = type, outside = outside), want[few])
-      for (i in few[1:5]) expect_same_bits(predict(fit, newx[i], type = type, outside = outside), want[i])
+      for (i in few[1:5]) {
+        expect_same_bits(predict(fit, newx[i], type = type, outside = outside), want[i])
+      }
     }
   }
 })
@@ -125,7 +127,8 @@ test_that("edited fits give the same bits for a few values (knots searched) and 
   minus_inf <- fit # a block from -Inf: the fraction from there is NaN
   minus_inf$knots[1] <- -Inf
   minus_inf$level[1:3] <- 5
-  v <- c(-Inf, -1e300, 0.5, 1.5, 2, 2.5, 10.5, 11, 11.5, 12, 12.5, 13.5, 14, 399.5, 400, Inf, NA, NaN)
+  v <- c(-Inf, -1e300, 0.5, 1.5, 2, 2.5, 10.5, 11, 11.5, 12, 12.5, 13.5, 14, 399.5, 400, Inf,
+         NA, NaN)
   for (f in list(zeros, falling, minus_inf)) {
     for (type in c("step", "linear")) for (outside in c("clip", "na")) {
       want <- ref_predict_fit(f, v, type, outside)
@@ -158,7 +161,8 @@ test_that("an edited fit whose knots lost their order is an error naming object"
     bad <- fit
     bad$knots <- edit(bad$knots)
     expect_error(predict(bad, 0.5), "`object` is not a valid gpuiso fit: its knots are not sorted")
-    expect_error(predict(bad, runif(1000)), "`object` is not a valid gpuiso fit: its knots are not sorted")
+    expect_error(predict(bad, runif(1000)),
+                 "`object` is not a valid gpuiso fit: its knots are not sorted")
   }
 })
 

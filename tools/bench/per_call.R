@@ -42,3 +42,11 @@ for (n in c(10, 100, 1000)) {
   rows[[length(rows) + 1]] <- data.frame(n = n, t(round(t, 1)))
 }
 print(do.call(rbind, rows), row.names = FALSE)
+# One prediction from fits of many knots (unsorted x, every x distinct).
+one <- t(sapply(c(1e3, 1e5, 1e6), function(n) {
+  x <- stats::runif(n)
+  fit <- isoreg_gpu(x, x + stats::rnorm(n))
+  c(knots = length(fit$knots),
+    predict_fit_one_value = round(cpu_us(function() predict(fit, 0.3), 1000), 1))
+}))
+print(as.data.frame(one), row.names = FALSE)

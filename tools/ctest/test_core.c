@@ -596,7 +596,8 @@ static void test_predict(void) {
   double kx[5] = {-INFINITY, 1, 2, 3, 4}, zeros[5] = {1, 1, -0.0, 0.0, 0.0};
   CHECK(gpuiso_knot_blocks(5, kx, zeros, NULL, NULL, NULL) == 4, "blocks of -0, 0 and -Inf");
   double tied[4] = {-1, 0, 0, 3}, nan_first[2] = {NAN, 1}, nan_last[2] = {1, NAN};
-  CHECK(gpuiso_knots_sorted(4, tied) && gpuiso_knots_sorted(1, tied) && gpuiso_knots_sorted(0, NULL),
+  CHECK(gpuiso_knots_sorted(4, tied) && gpuiso_knots_sorted(1, tied) &&
+            gpuiso_knots_sorted(0, NULL),
         "sorted knots");
   CHECK(!gpuiso_knots_sorted(3, unsorted) && !gpuiso_knots_sorted(2, nan_first) &&
             !gpuiso_knots_sorted(2, nan_last) && !gpuiso_knots_sorted(1, nan_first),
