@@ -61,8 +61,8 @@ static SEXP curve_list(const gpuiso_block *blocks, const int64_t *first, int64_t
 }
 
 /* score: a double vector; label: one of its length, double, integer or logical, 0 or 1 (checked
- * by C_check_labels); weights:
- * NULL or the same; group: NULL or integer codes 1..length(group_names) (checked in R);
+ * by C_check_labels); weights: NULL or the same; group: NULL or integer codes
+ * 1..length(group_names) (checked in R);
  * increasing: FALSE for falling curves; gpu: TRUE for the GPU pipeline. Returns list(pooled,
  * groups), the blocks of the curve of all scores and (NULL without group) of the curves per
  * group. */

@@ -20,11 +20,17 @@ static int same_block(double x_before, double level_before, double level) {
          x_before != -INFINITY;
 }
 
+int gpuiso_knots_sorted(int64_t nk, const double *x) {
+  int sorted = nk == 0 || !isnan(x[0]);
+  for (int64_t i = 1; i < nk; i++) sorted &= x[i - 1] <= x[i]; /* false for a NaN */
+  return sorted;
+}
+
 int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, double *lower,
                            double *upper, double *block_level) {
+  if (!gpuiso_knots_sorted(nk, x)) return -1;
   int64_t nb = 0;
   for (int64_t i = 0; i < nk; i++) {
-    if (isnan(x[i]) || (i > 0 && !(x[i - 1] <= x[i]))) return -1;
     if (i > 0 && same_block(x[i - 1], level[i - 1], level[i])) {
       if (upper) upper[nb - 1] = x[i];
       continue;
@@ -37,12 +43,6 @@ int64_t gpuiso_knot_blocks(int64_t nk, const double *x, const double *level, dou
     nb++;
   }
   return nb;
-}
-
-int gpuiso_knots_sorted(int64_t nk, const double *x) {
-  int sorted = nk == 0 || !isnan(x[0]);
-  for (int64_t i = 1; i < nk; i++) sorted &= x[i - 1] <= x[i]; /* false for a NaN */
-  return sorted;
 }
 
 /* A round of predictions, r0 .. r1 - 1, in slices; each slice counts its values beyond the

@@ -277,6 +277,11 @@ test_that("sums that overflow and group ids at the ends of the integer range", {
   want <- predict(cal, v, group = structure(c(18000, 18002, 18000, 18005), class = "Date"))
   days <- structure(c(18000L, 18002L, 18000L, 18005L), class = "Date")
   expect_identical(predict(cal, v, group = days), want)
+  # and calibrators trained on them: their groups as by value
+  int_days <- calibrate_isotonic(s, c(0, 1, 1, 0, 0, 1, 1, 0, 1),
+                                 group = structure(18000L + rep(c(0L, 2L, 5L), 3), class = "Date"))
+  expect_identical(as.double(int_days$groups), as.double(cal$groups))
+  expect_identical(int_days$curves$prob, cal$curves$prob)
 })
 
 test_that("plots and metrics check their arguments", {
