@@ -75,23 +75,28 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
                          method = c("auto", "pav", "hull"), precision = c("double", "single"),
                          exact = TRUE, gradient = FALSE, x = NULL) {
   if (length(dim(y)) > 2L) stop_arg("y", sprintf("must be a vector or a matrix, not %s", array_shape(y)))
-  increasing <- check_direction(increasing)
-  method <- resolve_method(method)
-  block_starts <- check_flag(block_starts, "block_starts")
-  gradient <- check_flag(gradient, "gradient")
+  # arguments left at their defaults need no check (as in isoreg_gpu)
+  if (!missing(increasing)) increasing <- check_direction(increasing)
+  method <- if (missing(method)) default_method else resolve_method(method)
+  if (!missing(block_starts)) block_starts <- check_flag(block_starts, "block_starts")
+  if (!missing(gradient)) gradient <- check_flag(gradient, "gradient")
   if (block_starts && gradient) {
     stop_arg("block_starts", "cannot be combined with `gradient = TRUE` (the result's `grad$start` holds the solver's blocks)")
   }
   if (gradient && !is.null(x)) {
     stop_arg("x", "cannot be combined with `gradient = TRUE`: the gradients of batches are for problems in their own order")
   }
-  bounds <- check_bounds(y_min, y_max)
-  single <- check_precision(precision) == "single"
-  exact <- check_flag(exact, "exact")
+  bounds <- if (missing(y_min) && missing(y_max)) c(y_min, y_max) else check_bounds(y_min, y_max)
+  single <- !missing(precision) && check_precision(precision) == "single"
+  if (!missing(exact)) exact <- check_flag(exact, "exact")
   if (single && !exact) single <- 2L # float32 without the pairs (see isoreg_gpu)
   if (is.logical(y)) storage.mode(y) <- "double"
   if (!is.null(x)) x <- batch_x(x, y)
-  backend <- resolve_device(device, length(y), "batch")
+  backend <- if (missing(device)) {
+    auto_backend(length(y), "batch")
+  } else {
+    resolve_device(device, length(y), "batch")
+  }
   # the problems laid out for the direction of each (copies of the data: only for "auto")
   problems <- if (identical(increasing, "auto")) batch_problems(y, w, group, x)
   up <- if (identical(increasing, "auto")) {

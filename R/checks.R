@@ -7,6 +7,11 @@ stop_arg <- function(name, problem) {
 # A numeric vector (not a matrix or array; a 1-d array is taken as its vector) of at least one
 # element, as double; with n, of the length of the argument called ref.
 check_vector <- function(v, name, n = NULL, ref = "y") {
+  # the common case first, in primitives: a call of check_length() costs a small fit 5%
+  if (is.double(v) && !is.object(v) && is.null(dim(v)) && length(v) > 0L &&
+      (is.null(n) || length(v) == n)) {
+    return(v)
+  }
   if (!is.numeric(v)) {
     stop_arg(name, sprintf("must be a numeric vector, not %s", describe(v)))
   }
@@ -180,7 +185,7 @@ resolve_device <- function(device, n, work = "fit") {
     }
     return("gpu")
   }
-  if (gpu_auto(n, work) && is.null(gpu_unavailable())) "gpu" else "cpu"
+  auto_backend(n, work)
 }
 
 # The sizes from which "auto" takes the GPU, chosen from timings on an H200 beside 16 cores,
@@ -190,6 +195,9 @@ resolve_device <- function(device, n, work = "fit") {
 # 5 to 7 times faster; soft ranks and sorts from 4e5, between 256 rows of 1e3 (the CPU faster) and
 # 4 rows of 1e5 (the GPU). IDR stays on the CPU (idr.R): its GPU path was slower.
 gpu_auto_min_n <- c(fit = 1e5, batch = 1e6, soft = 4e5, calibrate = 1e7, vjp = 1e7)
+
+# The backend of device = "auto" for work of n elements.
+auto_backend <- function(n, work) if (gpu_auto(n, work) && is.null(gpu_unavailable())) "gpu" else "cpu"
 
 # Whether device = "auto" would take the GPU for work of n elements: from the measured size of
 # that work, or from options(gpuiso.gpu_min_n) for all work where it is set.
@@ -260,8 +268,10 @@ run_on <- function(backend, device, method, fit) {
 # there. It is the GPU's algorithm, run on the CPU to test it and for comparison.
 resolve_method <- function(method) {
   method <- check_choice(method, c("auto", "pav", "hull"), "method")
-  if (method == "auto") "pav" else method
+  if (method == "auto") default_method else method
 }
+
+default_method <- "pav"
 
 # Labels of a binary outcome: logical, or numeric 0 and 1 (double or integer), of the length n
 # of the argument called ref. The 0/1 rule is checked in C, in one pass over what may be a long
@@ -345,6 +355,7 @@ rank_direction <- function(x, y, w = NULL, problem = rep.int(1L, length(y)), k =
 # the doubles the fit uses, and what x_restore() and x_new() need to map values back and new
 # data in (type is NULL for numeric x, whose value check_vector() then checks).
 x_numeric <- function(x, name = "x") {
+  if (!is.object(x)) return(list(value = x, type = NULL)) # each inherits() below costs a call
   if (inherits(x, "Date")) return(list(value = as.double(unclass(x)), type = list(kind = "Date")))
   if (inherits(x, "POSIXt")) {
     x <- as.POSIXct(x)

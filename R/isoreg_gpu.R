@@ -194,7 +194,7 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
                        subset, weights, na.action) {
   call <- match.call()
   frame <- NULL
-  if (!missing(x) && inherits(x, "formula")) {
+  if (!missing(x) && is.object(x) && inherits(x, "formula")) {
     # isoreg_gpu(y ~ x, d): the second argument is the data, as lm() takes it
     if (missing(data) && (is.list(y) || is.environment(y))) {
       names(call)[names(call) == "y"] <- "data"
@@ -230,13 +230,14 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     x <- check_vector(x$value, "x", n)
   }
   if (!is.null(w)) w <- check_vector(w, "w", n)
-  increasing <- check_direction(increasing)
-  bounds <- check_bounds(y_min, y_max)
-  backend <- resolve_device(device, n)
-  method <- resolve_method(method)
-  single <- check_precision(precision) == "single"
-  exact <- check_flag(exact, "exact")
-  gradient <- check_flag(gradient, "gradient")
+  # arguments left at their defaults need no check: in a small fit the checks took most of the time
+  if (!missing(increasing)) increasing <- check_direction(increasing)
+  bounds <- if (missing(y_min) && missing(y_max)) c(y_min, y_max) else check_bounds(y_min, y_max)
+  backend <- if (missing(device)) auto_backend(n, "fit") else resolve_device(device, n)
+  method <- if (missing(method)) default_method else resolve_method(method)
+  single <- !missing(precision) && check_precision(precision) == "single"
+  if (!missing(exact)) exact <- check_flag(exact, "exact")
+  if (!missing(gradient)) gradient <- check_flag(gradient, "gradient")
   if (increasing == "auto") increasing <- rank_direction(if (is.null(x)) seq_len(n) else x, y, w)
 
   run <- run_on(backend, device, method, function(engine) {

@@ -213,3 +213,36 @@ test_that("isoreg_batch's directions cover the groups present, not a factor's un
   expect_identical(attr(isoreg_batch(c(3, 1, 2, 4), group = factor(c("a", "a", "b", "b"), levels = c("a", "b", "c")),
                                      increasing = "auto"), "increasing"), c(a = FALSE, b = TRUE))
 })
+
+test_that("arguments given at their default values fit as when left out, and are still checked", {
+  # the fits skip the checks of arguments left at their defaults
+  set.seed(12)
+  y <- rnorm(40)
+  x <- sample(40)
+  w <- runif(40)
+  defaults <- list(increasing = TRUE, y_min = -Inf, y_max = Inf, device = c("auto", "cpu", "gpu"),
+                   method = c("auto", "pav", "hull"), precision = c("double", "single"),
+                   exact = TRUE, gradient = FALSE)
+  without_call <- function(fit) {
+    fit$call <- NULL
+    fit
+  }
+  short <- isoreg_gpu(x, y, w)
+  expect_identical(without_call(do.call(isoreg_gpu, c(list(x, y, w), defaults))), without_call(short))
+  expect_equal(short$fitted, ref_isoreg(x, y, w), tolerance = 1e-12)
+  m <- matrix(y, 4)
+  g <- rep(1:4, 10)
+  expect_identical(do.call(isoreg_batch, c(list(m, block_starts = FALSE), defaults)), isoreg_batch(m))
+  expect_identical(do.call(isoreg_batch, c(list(y, w, group = g), defaults)), isoreg_batch(y, w, group = g))
+  for (f in list(function(...) isoreg_gpu(y, ...), function(...) isoreg_batch(m, ...))) {
+    expect_error(f(increasing = NA), "`increasing` must be TRUE, FALSE or \"auto\"")
+    expect_error(f(y_min = "a"), "`y_min` must be a single number")
+    expect_error(f(y_max = -Inf), "`y_max` must be a finite number or Inf")
+    expect_error(f(device = "tpu"), "`device` must be one of")
+    expect_error(f(method = 1), "`method` must be one of")
+    expect_error(f(precision = NA), "`precision` must be one of")
+    expect_error(f(exact = "yes"), "`exact` must be TRUE or FALSE")
+    expect_error(f(gradient = 1:2), "`gradient` must be TRUE or FALSE")
+  }
+  expect_error(isoreg_batch(m, block_starts = NA), "`block_starts` must be TRUE or FALSE")
+})
