@@ -89,10 +89,14 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
     }
   }
   groups <- if (!is.null(group)) check_group(group, n)
-  direction <- check_direction(increasing)
+  direction <- if (missing(increasing)) increasing else check_direction(increasing)
   # the rank correlation (a sort of 1e7 scores takes 4x the fit) only where it is needed
   up <- if (direction == "auto") rank_direction(score, label, weights) else direction
-  backend <- resolve_device(device, n, "calibrate")
+  backend <- if (missing(device)) {
+    auto_backend(n, "calibrate")
+  } else {
+    resolve_device(device, n, "calibrate")
+  }
   # the engines fit falling curves themselves, in score order: a score of weight zero joins the
   # block below it, and the probabilities are those of isoreg_gpu(), bit for bit
   run <- run_on(backend, device, "pav", function(engine) {
@@ -225,9 +229,14 @@ predict_backend <- function(object, device, n) {
 predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
                                       strict = FALSE, device = c("auto", "cpu", "gpu"), ...) {
   check_no_dots(...)
-  type <- check_choice(type, c("step", "linear"), "type")
-  strict <- check_flag(strict, "strict")
-  device <- check_choice(device, c("auto", "cpu", "gpu"), "device")
+  # arguments left at their defaults need no check (as in isoreg_gpu): their first choice
+  type <- if (missing(type)) type[1L] else check_choice(type, c("step", "linear"), "type")
+  if (!missing(strict)) strict <- check_flag(strict, "strict")
+  device <- if (missing(device)) {
+    device[1L]
+  } else {
+    check_choice(device, c("auto", "cpu", "gpu"), "device")
+  }
   if (missing(score)) stop_arg("score", "is missing")
   if (!is.numeric(score) || length(dim(score)) > 1L) {
     stop_arg("score", sprintf("must be a numeric vector, not %s", describe(score)))

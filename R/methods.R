@@ -122,8 +122,13 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
   check_no_dots(...)
   if (missing(newdata)) return(fitted.gpuiso_fit(object))
   newdata <- fit_newdata(object, newdata)
-  type <- check_choice(type, c("step", "linear"), "type")
-  outside <- check_choice(outside, c("clip", "na", "error"), "outside")
+  # arguments left at their defaults need no check (as in isoreg_gpu): their first choice
+  type <- if (missing(type)) type[1L] else check_choice(type, c("step", "linear"), "type")
+  outside <- if (missing(outside)) {
+    outside[1L]
+  } else {
+    check_choice(outside, c("clip", "na", "error"), "outside")
+  }
   if (!is.numeric(newdata) || length(dim(newdata)) > 1L) {
     stop_arg("newdata", sprintf("must be a numeric vector, not %s", describe(newdata)))
   }

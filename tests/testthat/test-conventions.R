@@ -245,4 +245,23 @@ test_that("arguments given at their default values fit as when left out, and are
     expect_error(f(gradient = 1:2), "`gradient` must be TRUE or FALSE")
   }
   expect_error(isoreg_batch(m, block_starts = NA), "`block_starts` must be TRUE or FALSE")
+
+  at <- c(-1, 3.5, 17, 50)
+  expect_identical(predict(short, at, type = c("step", "linear"), outside = c("clip", "na", "error")),
+                   predict(short, at))
+  expect_error(predict(short, at, type = "spline"), "`type` must be one of")
+  expect_error(predict(short, at, outside = TRUE), "`outside` must be one of")
+  label <- as.numeric(y > 0)
+  cal <- calibrate_isotonic(y, label, group = g)
+  cal_defaults <- calibrate_isotonic(y, label, group = g, increasing = TRUE,
+                                     device = c("auto", "cpu", "gpu"))
+  cal$call <- cal_defaults$call <- NULL
+  expect_identical(cal_defaults, cal)
+  expect_identical(predict(cal, at, group = c(1, 2, 3, 4), type = c("step", "linear"), strict = FALSE,
+                           device = c("auto", "cpu", "gpu")),
+                   predict(cal, at, group = c(1, 2, 3, 4)))
+  expect_error(calibrate_isotonic(y, label, increasing = "up"), "`increasing` must be TRUE, FALSE")
+  expect_error(calibrate_isotonic(y, label, device = "tpu"), "`device` must be one of")
+  expect_error(predict(cal, at, strict = NA), "`strict` must be TRUE or FALSE")
+  expect_error(predict(cal, at, device = 2), "`device` must be one of")
 })
