@@ -230,6 +230,9 @@ test_that("arguments given at their default values fit as when left out, and are
   short <- isoreg_gpu(x, y, w)
   expect_identical(without_call(do.call(isoreg_gpu, c(list(x, y, w), defaults))), without_call(short))
   expect_equal(short$fitted, ref_isoreg(x, y, w), tolerance = 1e-12)
+  # the call as made, which update() extends
+  expect_identical(short$call, quote(isoreg_gpu(x, y, w)))
+  expect_identical(update(short, increasing = FALSE)$fitted, isoreg_gpu(x, y, w, increasing = FALSE)$fitted)
   m <- matrix(y, 4)
   g <- rep(1:4, 10)
   expect_identical(do.call(isoreg_batch, c(list(m, block_starts = FALSE), defaults)), isoreg_batch(m))
