@@ -16,6 +16,13 @@
 #' them, leave the GPU usable; with `device = "auto"` the CPU redoes a fit that met one, or that
 #' the GPU's free memory cannot hold.
 #'
+#' **Forked processes.** CUDA does not survive `fork()`: in a process forked from an R session
+#' that has already used the GPU (or called this function), such as the workers of
+#' `parallel::mclapply()` or of future's multicore plan, every CUDA call would fail, or with some
+#' drivers never return. gpuiso makes none there: the device count is 0, `error` says why,
+#' `device = "auto"` runs on the CPU and `device = "gpu"` is an error. Workers started afresh
+#' (`parallel::makeCluster()`, future's multisession plan) can use the GPU.
+#'
 #' @return An object of class `"gpuiso_backend"`, a list with `cuda_built` (logical),
 #'   `device_count` (integer), `devices` (data frame: `name`, `compute_capability`, `memory_gb`),
 #'   `error` (the runtime's error text, `NA` when it reported none; without CUDA, "gpuiso was

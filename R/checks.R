@@ -222,7 +222,7 @@ gpu_unavailable <- function() {
   info <- .Call(C_backend_info)
   if (!info[[1]]) return("gpuiso was built without CUDA")
   if (info[[2]] == 0L) {
-    return(paste0("no CUDA device found", if (!is.na(info[[7]])) sprintf(" (%s)", info[[7]]) else ""))
+    return(paste0("no usable CUDA device", if (!is.na(info[[7]])) sprintf(" (%s)", info[[7]]) else ""))
   }
   NULL
 }

@@ -13,6 +13,9 @@
  * CPU. Out of memory and launch configuration errors stay ordinary errors.
  */
 #include <stdio.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #include "gpuiso.h"
 
@@ -53,3 +56,18 @@ void gpuiso_cuda_lost_reset(void) {
   lost = 0;
   lost_message[0] = '\0';
 }
+
+#ifdef _WIN32
+void gpuiso_cuda_started(void) {}
+int gpuiso_cuda_forked(void) { return 0; } /* no fork() */
+#else
+static pid_t started_in; /* 0 until this process or its parent started CUDA */
+
+void gpuiso_cuda_started(void) {
+  if (started_in == 0) started_in = getpid();
+}
+
+int gpuiso_cuda_forked(void) {
+  return started_in != 0 && getpid() != started_in;
+}
+#endif

@@ -462,7 +462,8 @@ int gpuiso_cuda_built(void);
 /* Fills up to max entries of info and sets *count to the number of devices the runtime sees.
  * Without CUDA returns GPUISO_E_NO_CUDA; when the runtime reports an error (no driver, no device)
  * returns its status (gpuiso_cuda_failure) with the runtime's text in err->message and
- * *count = 0. */
+ * *count = 0; in a process forked from one that started CUDA (gpuiso_cuda_forked) it returns
+ * GPUISO_E_CUDA, saying so, without a runtime call. */
 gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err);
 /* Frees what the CUDA engine keeps from one fit to the next (pinned staging buffers); called when
  * the package is unloaded. */
@@ -512,6 +513,12 @@ void gpuiso_cuda_lost_reset(void);
  * arrays (about 25 KB). Computed on the host, with or without a device, for a device whose blocks
  * hold a weighted block of four warps (Ampere and later; on Turing, weighted rows of 2,049 to
  * 4,096 elements take chunks, which take more); a batch over the memory free runs in slices. */
+/* CUDA does not survive fork(): a process forked from one that has started it (the workers of
+ * parallel::mclapply, say) gets errors from every call, or with some drivers waits for ever.
+ * gpuiso_cuda_started records the process that started it (the probe, before any other CUDA
+ * work); gpuiso_cuda_forked is 1 in a process forked from that one, 0 elsewhere. */
+void gpuiso_cuda_started(void);
+int gpuiso_cuda_forked(void);
 double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
                                   const gpuiso_opts *opt);
 

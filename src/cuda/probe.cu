@@ -5,6 +5,7 @@
  * cudaErrorNoDevice, 100) and the package falls back to the CPU. Nothing here prints or exits.
  * CPU-only twin: src/core/cuda_none.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.cuh"
@@ -24,6 +25,17 @@ extern "C" gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, in
     err->message[0] = '\0';
   }
   if (count != NULL) *count = 0;
+  if (gpuiso_cuda_forked()) {
+    /* no runtime call at all: each would fail, or with some drivers never return */
+    if (err != NULL) {
+      err->status = GPUISO_E_CUDA;
+      snprintf(err->message, sizeof err->message, "%s",
+               "CUDA was started in the process this one was forked from (parallel::mclapply's "
+               "workers, say), and CUDA cannot be used across fork(); use the CPU here, or "
+               "workers started afresh (parallel::makeCluster)");
+    }
+    return GPUISO_E_CUDA;
+  }
 
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
@@ -32,6 +44,7 @@ extern "C" gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, in
     (void)cudaGetLastError();
     return cuda_error(err, e, "cudaGetDeviceCount");
   }
+  gpuiso_cuda_started();
   if (n < 0) n = 0;
 
   int nfill = (info == NULL || max <= 0) ? 0 : (n < max ? n : max);

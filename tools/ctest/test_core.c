@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gpu_plan.h"
 #include "gpuiso.h"
@@ -944,8 +946,46 @@ static void test_exact_sums(void) {
   CHECK(pairs && joint > 1000, "hull_vertices_exact differs from each vertex's own sums (%d in one pass)", joint);
 }
 
+/* The exit status of child process pid, -1 where it did not exit. */
+static int child_status(pid_t pid) {
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+/* The record of the process that started CUDA: a process forked before it started may start it
+ * itself; the process that started it is not forked; its children and theirs are, whatever
+ * they record. */
+static void test_cuda_fork(void) {
+  CHECK(!gpuiso_cuda_forked(), "forked before CUDA started");
+  pid_t before = fork();
+  if (before == 0) {
+    gpuiso_cuda_started();
+    _exit(gpuiso_cuda_forked());
+  }
+  CHECK(child_status(before) == 0, "a child forked before CUDA started, then starting it: forked");
+  gpuiso_cuda_started();
+  gpuiso_cuda_started();
+  CHECK(!gpuiso_cuda_forked(), "the process that started CUDA counted as forked");
+  pid_t child = fork();
+  if (child == 0) {
+    int code = gpuiso_cuda_forked() ? 0 : 1;
+    gpuiso_cuda_started();
+    if (!gpuiso_cuda_forked()) code = 2;
+    pid_t grandchild = fork();
+    if (grandchild == 0) _exit(gpuiso_cuda_forked() ? 0 : 1);
+    if (child_status(grandchild) != 0) code = 3;
+    _exit(code);
+  }
+  int code = child_status(child);
+  CHECK(code == 0, "a child of the process that started CUDA: code %d (1: not forked; 2: not after "
+        "recording; 3: its child not forked)", code);
+  CHECK(!gpuiso_cuda_forked(), "the process that started CUDA counted as forked after a fork");
+}
+
 int main(void) {
   srand(20261129);
+  test_cuda_fork(); /* first: before OpenMP starts threads that a fork would not copy */
   test_copy_parallel();
   test_fill_runs();
   test_level_starts();

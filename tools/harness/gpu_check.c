@@ -47,7 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "families.h"
@@ -1207,9 +1209,28 @@ static void run_grad(void) {
 
 /* ---- Sections ---- */
 
+/* CUDA does not survive fork(), and main's probe has started it here: a child's probe must
+ * report the fork at once, without a runtime call (one could wait for ever; the alarm ends it). */
+static void check_fork_probe(void) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    gpuiso_device_info info;
+    gpuiso_error e;
+    int count = -1;
+    gpuiso_status s = gpuiso_cuda_probe(&info, 1, &count, &e);
+    _exit(s == GPUISO_E_CUDA && count == 0 && strstr(e.message, "forked") != NULL ? 0 : 1);
+  }
+  int status = 0;
+  int ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  report(ok, "the probe of a process forked after CUDA started reports the fork (wait status %d)", status);
+}
+
 static void run_device(void) {
   printf("INFO device: %s, compute capability %d.%d, %.0f GiB; %d CPU threads\n", device.name,
          device.major, device.minor, device.memory_bytes / 1073741824.0, omp_get_max_threads());
+  check_fork_probe();
 }
 
 /* Many chunks, merges, searches and ragged rows in little data; reserve: a case under a sanitizer.

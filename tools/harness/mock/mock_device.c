@@ -41,6 +41,16 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 int gpuiso_cuda_built(void) { return 1; }
 
 gpuiso_status gpuiso_cuda_probe(gpuiso_device_info *info, int max, int *count, gpuiso_error *err) {
+  *count = 0;
+  if (gpuiso_cuda_forked()) { /* as src/cuda/probe.cu */
+    if (err) {
+      memset(err, 0, sizeof *err);
+      err->status = GPUISO_E_CUDA;
+      strcpy(err->message, "mock: this process was forked after CUDA started");
+    }
+    return GPUISO_E_CUDA;
+  }
+  gpuiso_cuda_started();
   if (max > 0 && info) {
     memset(info, 0, sizeof *info);
     strcpy(info->name, "mock device (CPU engines)");
