@@ -168,10 +168,13 @@ idr <- function(y, X, weights = NULL, groups = NULL, orders = c("comp" = 1), sto
   keep <- if (is.null(w)) rep(TRUE, length(y)) else w_fit > 0
   xk <- cov$value[keep]
   yk <- y[keep]
-  xs <- sort(unique(xk))
-  thresholds <- sort(unique(yk))
-  pos <- match(xk, xs) - 1L
-  runs <- .Call(C_idr_fit, pos, match(yk, thresholds) - 1L, if (is.null(w)) NULL else w_fit[keep],
+  # sort(unique()) and match() of each in one sort in C (a third of a small fit's time)
+  x_codes <- .Call(C_distinct_codes, xk)
+  y_codes <- .Call(C_distinct_codes, yk)
+  xs <- x_codes[[1]]
+  thresholds <- y_codes[[1]]
+  pos <- x_codes[[2]]
+  runs <- .Call(C_idr_fit, pos, y_codes[[2]], if (is.null(w)) NULL else w_fit[keep],
                 length(xs), length(thresholds), backend == "gpu")
   X_out <- list2DF(stats::setNames(list(cov$restore(xs)), covariate_label(cov)))
   fit <- structure(list(

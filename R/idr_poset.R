@@ -100,8 +100,9 @@ idr_poset <- function(y, X, weights, groups, orders, progress, dense) {
   pts <- distinct_points(ov$value[keep, , drop = FALSE])
   npos <- nrow(pts$points)
   poset <- .Call(C_poset_reduce, pts$points)
-  thresholds <- sort(unique(yk))
-  thr <- match(yk, thresholds) - 1L
+  y_codes <- .Call(C_distinct_codes, yk)
+  thresholds <- y_codes[[1]]
+  thr <- y_codes[[2]]
   # Stored in the order of the fitted mean (antitonic fit of -y, scaled against overflow), ties
   # in the lexicographic order: neighbouring CDFs are alike, so a threshold has few runs.
   scale <- max(abs(yk))

@@ -221,6 +221,27 @@ static SEXP fitted_runs(gpuiso_status st, gpuiso_cdf_runs *r, const gpuiso_error
   return runs_to_r(r);
 }
 
+/* list(distinct values increasing, each element's 0-based rank among them) of v (double,
+ * finite: checked in R), for IDR's positions and thresholds. */
+SEXP C_distinct_codes(SEXP v) {
+  R_xlen_t n = XLENGTH(v);
+  if (TYPEOF(v) != REALSXP || n > INT_MAX)
+    Rf_errorcall(R_NilValue, "gpuiso: internal error: distinct codes of a double vector expected");
+  gpuiso_error err;
+  double *distinct = r_alloc_dense((size_t)n, sizeof *distinct);
+  SEXP code = PROTECT(r_alloc_result(INTSXP, n));
+  int64_t nd = 0;
+  if (gpuiso_distinct_codes((int64_t)n, REAL(v), distinct, INTEGER(code), &nd, &err) != GPUISO_OK)
+    stop_on_error(&err);
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SEXP values = Rf_allocVector(REALSXP, (R_xlen_t)nd);
+  SET_VECTOR_ELT(out, 0, values);
+  if (nd > 0) memcpy(REAL(values), distinct, (size_t)nd * sizeof *distinct);
+  SET_VECTOR_ELT(out, 1, code);
+  UNPROTECT(2);
+  return out;
+}
+
 /* gpu: TRUE for the CUDA engine (gpuiso_cuda_idr_fit), FALSE for the CPU's. */
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu) {
   gpuiso_opts opt = r_plain_opts();

@@ -323,6 +323,13 @@ typedef struct {
   double *value;
 } gpuiso_cdf_runs;
 
+/* The distinct values of v (n finite doubles; -0 and 0 one value) increasing, into distinct
+ * (room for n), their number into *ndistinct, and each element's 0-based rank among them into
+ * code (input order): what IDR's positions and thresholds are; R's sort(unique(v)) and
+ * match(v, that) - 1 in one sort. A non-finite value fails, GPUISO_E_X_NONFINITE at its index. */
+gpuiso_status gpuiso_distinct_codes(int64_t n, const double *v, double *distinct, int32_t *code,
+                                    int64_t *ndistinct, gpuiso_error *err);
+
 /* IDR: n observations at positions pos[i] (0..npos-1, the rank of x among the distinct x) with
  * thresholds thr[i] (0..nthr-1, the rank of y among the distinct y) and weights w (NULL: 1; all
  * must be positive, and every position and threshold must have an observation). For each
@@ -506,6 +513,12 @@ gpuiso_status gpuiso_cuda_failure(int code, const char *message, gpuiso_error *e
 const char *gpuiso_cuda_lost(void);
 /* For tests only: forgets the lost state. It does not repair the CUDA context. */
 void gpuiso_cuda_lost_reset(void);
+/* CUDA does not survive fork(): a process forked from one that has started it (the workers of
+ * parallel::mclapply, say) gets errors from every call, or with some drivers waits for ever.
+ * gpuiso_cuda_started records the process that started it (the probe, before any other CUDA
+ * work); gpuiso_cuda_forked is 1 in a process forked from that one, 0 elsewhere. */
+void gpuiso_cuda_started(void);
+int gpuiso_cuda_forked(void);
 
 /* Device bytes a CUDA fit of nrows rows of row_length elements each asks for: y, w (weighted),
  * the fit, the block flags and the solver's scratch, as gpu_fit_rows plans them (opt->gpu_kernel
@@ -513,12 +526,6 @@ void gpuiso_cuda_lost_reset(void);
  * arrays (about 25 KB). Computed on the host, with or without a device, for a device whose blocks
  * hold a weighted block of four warps (Ampere and later; on Turing, weighted rows of 2,049 to
  * 4,096 elements take chunks, which take more); a batch over the memory free runs in slices. */
-/* CUDA does not survive fork(): a process forked from one that has started it (the workers of
- * parallel::mclapply, say) gets errors from every call, or with some drivers waits for ever.
- * gpuiso_cuda_started records the process that started it (the probe, before any other CUDA
- * work); gpuiso_cuda_forked is 1 in a process forked from that one, 0 elsewhere. */
-void gpuiso_cuda_started(void);
-int gpuiso_cuda_forked(void);
 double gpuiso_gpu_workspace_bytes(int64_t nrows, int64_t row_length, gpuiso_precision type, int weighted,
                                   const gpuiso_opts *opt);
 

@@ -138,3 +138,22 @@ test_that("real-valued weights of any range give the exact fit (Rmpfr reference)
     expect_lte(deviation(unname(as.matrix(fit)), exact), 4e-16)
   }
 })
+
+test_that("the distinct values and ranks of IDR's covariate and thresholds are sort(unique()) and match()", {
+  set.seed(13)
+  distinct <- function(v) .Call(gpuiso:::C_distinct_codes, v)
+  for (n in c(1, 2, 9, 4096, 4097, 2e5)) { # one bucket, then the sort's buckets and threads
+    v <- round(rnorm(n), 2)
+    v[sample(n, max(1, n %/% 10))] <- -0 # one value with 0
+    v[sample(n, max(1, n %/% 20))] <- c(-1e300, 5e-324)
+    s <- sort(unique(v))
+    got <- distinct(v)
+    expect_true(length(got[[1]]) == length(s) && all(got[[1]] == s), info = sprintf("n = %d", n))
+    expect_identical(got[[2]], match(v, s) - 1L, info = sprintf("n = %d", n))
+  }
+  # the fit on a covariate and response with such ties, against the reference
+  x <- c(0, -0, 2, 2, -1e300, 5e-324, 0)
+  y <- c(1, 3, -0, 0, 2, 2, 1)
+  expect_equal(unname(as.matrix(idr(y, x))), unname(ref_idr(y, x)), tolerance = tol)
+  expect_identical(idr(y, x)$thresholds, c(0, 1, 2, 3))
+})
