@@ -208,7 +208,8 @@ batch_problems <- function(y, w, group, x) {
       used <- droplevels(group) # a factor's unused levels are no problems: the fit skips them
       list(codes = as.integer(used), labels = levels(used))
     } else {
-      list(codes = match(group, unique(group)), labels = as.character(unique(group)))
+      ids <- first_codes(group)
+      list(codes = ids$codes, labels = as.character(ids$first))
     }
   } else {
     list(codes = rep.int(1L, length(y)))
@@ -321,6 +322,6 @@ group_ids <- function(group) {
     r <- span_of(group)
     if (r[1] >= 1L && r[2] <= length(group)) return(list(codes = group, labels = NULL))
   }
-  first <- unique(group)
-  list(codes = match(group, first), labels = as.character(first))
+  ids <- first_codes(group)
+  list(codes = ids$codes, labels = as.character(ids$first))
 }

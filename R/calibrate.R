@@ -255,8 +255,8 @@ predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("ste
   } else {
     match_ids(group, object$groups)
   }
-  unseen <- is.na(code)
-  if (any(unseen)) {
+  if (anyNA(code)) { # one pass, where is.na() would also allocate a vector the length of score
+    unseen <- is.na(code)
     problem <- sprintf("has group(s) not seen in training: %s", quoted_list(unique(group[unseen])))
     if (strict) stop_arg("group", problem)
     warning(sprintf("`group` %s; they get the pooled curve", problem), call. = FALSE)

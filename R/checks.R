@@ -51,8 +51,23 @@ id_span <- function(group) {
 # Each id's place in its span, 1 for the smallest (no overflow: the span is shorter than n).
 id_index <- function(group, span) if (span[1] == 1L) group else group - span[1] + 1L
 
+# unique(group) and match(group, unique(group)) as list(first, codes); for plain strings in one
+# pass in C over their addresses (R's two hashings took 0.9 s of 1e7 strings).
+first_codes <- function(group) {
+  if (is.character(group) && !is.object(group)) {
+    ids <- .Call(C_string_codes, group)
+    if (!is.null(ids)) return(list(first = ids[[1]], codes = ids[[2]]))
+  }
+  first <- unique(group)
+  list(first = first, codes = match(group, first))
+}
+
 # match(group, levels) for group ids without NA (0.21 s for 1e7 small ids against 0.33).
 match_ids <- function(group, levels) {
+  if (is.character(group)) {
+    ids <- first_codes(group)
+    return(match(ids$first, levels)[ids$codes])
+  }
   span <- id_span(group)
   if (is.null(span)) return(match(group, levels))
   match(seq.int(span[1], span[2]), levels)[id_index(group, span)]
@@ -316,6 +331,11 @@ check_group <- function(group, n, ref = "score") {
     levels <- which(counts > 0L) - 1L + span[1]
     codes <- if (all(counts > 0L)) shifted else cumsum(counts > 0L)[shifted]
     counts <- counts[counts > 0L]
+  } else if (is.character(group)) {
+    ids <- first_codes(group)
+    levels <- sort(ids$first)
+    codes <- match(ids$first, levels)[ids$codes]
+    counts <- tabulate(codes, length(levels))
   } else {
     levels <- sort(unique(group))
     codes <- match(group, levels)

@@ -16,6 +16,7 @@ SEXP C_vjp(SEXP offsets, SEXP y, SEXP w, SEXP fit, SEXP start, SEXP g, SEXP lo, 
 SEXP C_soft(SEXP kind, SEXP x, SEXP g, SEXP epsilon, SEXP decreasing, SEXP engine, SEXP order);
 SEXP C_is_permutation(SEXP order);
 SEXP C_distinct_codes(SEXP v);
+SEXP C_string_codes(SEXP v);
 SEXP C_idr_fit(SEXP pos, SEXP thr, SEXP w, SEXP npos, SEXP nthr, SEXP gpu);
 SEXP C_cdf_dense(SEXP cdf);
 SEXP C_poset_reduce(SEXP x);
@@ -50,6 +51,7 @@ static const R_CallMethodDef call_methods[] = {
   {"C_soft", (DL_FUNC)&C_soft, 7},
   {"C_is_permutation", (DL_FUNC)&C_is_permutation, 1},
   {"C_distinct_codes", (DL_FUNC)&C_distinct_codes, 1},
+  {"C_string_codes", (DL_FUNC)&C_string_codes, 1},
   {"C_idr_fit", (DL_FUNC)&C_idr_fit, 6},
   {"C_cdf_dense", (DL_FUNC)&C_cdf_dense, 1},
   {"C_poset_reduce", (DL_FUNC)&C_poset_reduce, 1},

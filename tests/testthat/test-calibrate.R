@@ -332,3 +332,33 @@ test_that("summary keeps the class of the group ids", {
   expect_equal(s$group, as.Date(c(NA, "2026-01-01", "2026-01-02")))
   expect_true(is.na(summary(calibrate_isotonic(c(0.1, 0.6), c(0, 1)))$group))
 })
+
+test_that("string group ids are matched as R matches them, ASCII or not", {
+  set.seed(31)
+  first_codes <- gpuiso:::first_codes
+  for (n in c(0, 1, 40, 5000)) {
+    g <- paste0("seg", sample(max(1, n %/% 4), n, TRUE))
+    expect_identical(first_codes(g), list(first = unique(g), codes = match(g, unique(g))))
+  }
+  # one value in two encodings: two strings in R's cache, one value for unique() and match()
+  e1 <- "caf\u00e9"
+  e2 <- iconv(e1, "UTF-8", "latin1")
+  expect_identical(Encoding(e2), "latin1")
+  g <- c("a", e1, "b", e2, "a")
+  expect_identical(first_codes(g), list(first = unique(g), codes = match(g, unique(g))))
+  expect_identical(first_codes(g)$codes, c(1L, 2L, 3L, 2L, 1L))
+  # calibrators and batches by string ids fit as by the same groups as a factor
+  n <- 3000
+  g <- sample(c("north", "south", "east", e1), n, TRUE)
+  score <- runif(n)
+  label <- rbinom(n, 1, score)
+  by_string <- calibrate_isotonic(score, label, group = g)
+  by_factor <- calibrate_isotonic(score, label, group = factor(g))
+  by_string$call <- by_factor$call <- NULL
+  expect_identical(by_string, by_factor)
+  new <- c("south", e2, "north", "west")
+  expect_warning(p <- predict(by_string, c(0.2, 0.5, 0.7, 0.9), group = new), "\"west\"")
+  expect_identical(p, c(predict(by_factor, c(0.2, 0.5, 0.7), group = new[1:3]),
+                        predict(by_factor, 0.9)))
+  expect_identical(isoreg_batch(score, group = g), isoreg_batch(score, group = match(g, unique(g))))
+})
