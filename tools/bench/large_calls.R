@@ -1,6 +1,6 @@
 # Large calls of one build, where fresh memory is much of the time: fits on y and on unsorted x,
-# batches of groups, calibration and its predictions, soft ranks, a gradient and IDR's
-# predictions, each on about 1e7 values. Prints each call's median elapsed, user and system
+# batches of groups, calibration and its predictions (groups by integer ids and by names), soft
+# ranks, a gradient and IDR's predictions, each on about 1e7 values. Prints each call's median elapsed, user and system
 # seconds over GPUISO_BENCH_REPS runs (default 5), the first run left out (it also faults the
 # memory that R and the C library keep for later calls). The system seconds are mostly page
 # faults: a fresh vector faults a 4 KB page at a time unless it lies on huge pages.
@@ -26,7 +26,9 @@ g <- sample(1e4, n, TRUE)
 score <- stats::runif(n)
 label <- stats::rbinom(n, 1, score)
 segment <- sample(300, n, TRUE)
+segment_name <- sprintf("segment %03d", segment)
 cal <- calibrate_isotonic(score, label, group = segment, device = "cpu")
+cal_named <- calibrate_isotonic(score, label, group = segment_name, device = "cpu")
 fit_x <- isoreg_gpu(x, y, device = "cpu")
 fit_grad <- isoreg_gpu(y, w = w, gradient = TRUE, device = "cpu")
 m <- matrix(stats::rnorm(1e6), 1000)
@@ -42,6 +44,9 @@ calls <- list(
   groups_x = quote(isoreg_batch(y, x = x, group = g, device = "cpu")),
   calibrate = quote(calibrate_isotonic(score, label, group = segment, device = "cpu")),
   predict_cal = quote(predict(cal, score, group = segment, device = "cpu")),
+  calibrate_names = quote(calibrate_isotonic(score, label, group = segment_name, device = "cpu")),
+  predict_cal_names = quote(predict(cal_named, score, group = segment_name, device = "cpu")),
+  groups_names = quote(isoreg_batch(score, group = segment_name, device = "cpu")),
   predict_fit = quote(predict(fit_x, x)),
   soft_rank_1e3x1e3 = quote(soft_rank(m, device = "cpu")),
   vjp = quote(isoreg_vjp(fit_grad, y, device = "cpu")),
