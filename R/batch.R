@@ -75,7 +75,8 @@ isoreg_batch <- function(y, w = NULL, increasing = TRUE, group = NULL, block_sta
                          method = c("auto", "pav", "hull"), precision = c("double", "single"),
                          exact = TRUE, gradient = FALSE, x = NULL) {
   if (length(dim(y)) > 2L) stop_arg("y", sprintf("must be a vector or a matrix, not %s", array_shape(y)))
-  # arguments left at their defaults need no check (as in isoreg_gpu)
+  # arguments left at their defaults need no check (as in isoreg_gpu), once evaluated
+  list(increasing, block_starts, y_min, y_max, device, method, precision, exact, gradient)
   if (!missing(increasing)) increasing <- check_direction(increasing)
   method <- if (missing(method)) default_method else resolve_method(method)
   if (!missing(block_starts)) block_starts <- check_flag(block_starts, "block_starts")

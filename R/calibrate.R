@@ -89,6 +89,7 @@ calibrate_isotonic <- function(score, label, weights = NULL, group = NULL, incre
     }
   }
   groups <- if (!is.null(group)) check_group(group, n)
+  list(increasing, device) # evaluated: defaults need no check (as in isoreg_gpu)
   direction <- if (missing(increasing)) increasing else check_direction(increasing)
   # the rank correlation (a sort of 1e7 scores takes 4x the fit) only where it is needed
   up <- if (direction == "auto") rank_direction(score, label, weights) else direction
@@ -229,7 +230,8 @@ predict_backend <- function(object, device, n) {
 predict.gpuiso_calibrator <- function(object, score, group = NULL, type = c("step", "linear"),
                                       strict = FALSE, device = c("auto", "cpu", "gpu"), ...) {
   check_no_dots(...)
-  # arguments left at their defaults need no check (as in isoreg_gpu): their first choice
+  # arguments left at their defaults need no check (as in isoreg_gpu), once evaluated
+  list(type, strict, device)
   type <- if (missing(type)) type[1L] else check_choice(type, c("step", "linear"), "type")
   if (!missing(strict)) strict <- check_flag(strict, "strict")
   device <- if (missing(device)) {

@@ -192,12 +192,9 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
                        device = c("auto", "cpu", "gpu"), method = c("auto", "pav", "hull"),
                        precision = c("double", "single"), exact = TRUE, gradient = FALSE, data,
                        subset, weights, na.action) {
-  # the call as made: matching it (match.call) would cost a small fit a seventh of its time; a
-  # formula fit's model frame needs it matched
-  call <- sys.call()
+  call <- match.call()
   frame <- NULL
   if (!missing(x) && is.object(x) && inherits(x, "formula")) {
-    call <- match.call()
     # isoreg_gpu(y ~ x, d): the second argument is the data, as lm() takes it
     if (missing(data) && (is.list(y) || is.environment(y))) {
       names(call)[names(call) == "y"] <- "data"
@@ -233,7 +230,9 @@ isoreg_gpu <- function(x, y = NULL, w = NULL, increasing = TRUE, y_min = -Inf, y
     x <- check_vector(x$value, "x", n)
   }
   if (!is.null(w)) w <- check_vector(w, "w", n)
-  # arguments left at their defaults need no check: in a small fit the checks took most of the time
+  # arguments left at their defaults need no check (in a small fit the checks took most of the
+  # time); all are evaluated first, so that one passed on missing by a caller is still an error
+  list(increasing, y_min, y_max, device, method, precision, exact, gradient)
   if (!missing(increasing)) increasing <- check_direction(increasing)
   bounds <- if (missing(y_min) && missing(y_max)) c(y_min, y_max) else check_bounds(y_min, y_max)
   backend <- if (missing(device)) auto_backend(n, "fit") else resolve_device(device, n)

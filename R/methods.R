@@ -122,7 +122,8 @@ predict.gpuiso_fit <- function(object, newdata, type = c("step", "linear"),
   check_no_dots(...)
   if (missing(newdata)) return(fitted.gpuiso_fit(object))
   newdata <- fit_newdata(object, newdata)
-  # arguments left at their defaults need no check (as in isoreg_gpu): their first choice
+  # arguments left at their defaults need no check (as in isoreg_gpu), once evaluated
+  list(type, outside)
   type <- if (missing(type)) type[1L] else check_choice(type, c("step", "linear"), "type")
   outside <- if (missing(outside)) {
     outside[1L]

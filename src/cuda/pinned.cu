@@ -70,11 +70,13 @@ int pinned_give(void *p) {
 }
 
 /* After a lost device (a sticky error) cudaFreeHost fails, and the pages stay pinned until the
- * process ends, as every other CUDA resource of it. */
+ * process ends, as every other CUDA resource of it. A forked process (gpuiso_cuda_forked) makes
+ * no CUDA call: its copies of the parent's buffers are dropped. */
 extern "C" void gpuiso_cuda_release(void) {
   kept_hold hold;
+  int forked = gpuiso_cuda_forked();
   for (int k = 0; k < PINNED_KEPT; k++) {
-    if (kept[k].p && !kept[k].in_use) (void)cudaFreeHost(kept[k].p);
+    if (kept[k].p && !kept[k].in_use && !forked) (void)cudaFreeHost(kept[k].p);
     if (!kept[k].in_use) kept[k].p = NULL, kept[k].bytes = 0;
   }
 }

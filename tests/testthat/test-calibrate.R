@@ -347,18 +347,22 @@ test_that("string group ids are matched as R matches them, ASCII or not", {
   g <- c("a", e1, "b", e2, "a")
   expect_identical(first_codes(g), list(first = unique(g), codes = match(g, unique(g))))
   expect_identical(first_codes(g)$codes, c(1L, 2L, 3L, 2L, 1L))
-  # calibrators and batches by string ids fit as by the same groups as a factor
+  # calibrators and batches by string ids fit as by the same groups as a factor: ASCII ids (coded
+  # in C), then with one that is not (coded by R)
   n <- 3000
-  g <- sample(c("north", "south", "east", e1), n, TRUE)
   score <- runif(n)
   label <- rbinom(n, 1, score)
-  by_string <- calibrate_isotonic(score, label, group = g)
-  by_factor <- calibrate_isotonic(score, label, group = factor(g))
-  by_string$call <- by_factor$call <- NULL
-  expect_identical(by_string, by_factor)
-  new <- c("south", e2, "north", "west")
-  expect_warning(p <- predict(by_string, c(0.2, 0.5, 0.7, 0.9), group = new), "\"west\"")
-  expect_identical(p, c(predict(by_factor, c(0.2, 0.5, 0.7), group = new[1:3]),
-                        predict(by_factor, 0.9)))
-  expect_identical(isoreg_batch(score, group = g), isoreg_batch(score, group = match(g, unique(g))))
+  for (names in list(c("north", "south", "east", "west"), c("north", "south", "east", e1))) {
+    g <- sample(names, n, TRUE)
+    by_string <- calibrate_isotonic(score, label, group = g)
+    by_factor <- calibrate_isotonic(score, label, group = factor(g))
+    by_string$call <- by_factor$call <- NULL
+    expect_identical(by_string, by_factor)
+    new <- c("south", names[4], "north", "up")
+    expect_warning(p <- predict(by_string, c(0.2, 0.5, 0.7, 0.9), group = new), "\"up\"")
+    expect_identical(p, c(predict(by_factor, c(0.2, 0.5, 0.7), group = factor(new[1:3], names)),
+                          predict(by_factor, 0.9)))
+    expect_identical(isoreg_batch(score, group = g), isoreg_batch(score, group = match(g, unique(g))))
+  }
+  expect_identical(predict(by_string, 0.5, group = e2), predict(by_string, 0.5, group = e1))
 })

@@ -230,9 +230,10 @@ test_that("arguments given at their default values fit as when left out, and are
   short <- isoreg_gpu(x, y, w)
   expect_identical(without_call(do.call(isoreg_gpu, c(list(x, y, w), defaults))), without_call(short))
   expect_equal(short$fitted, ref_isoreg(x, y, w), tolerance = 1e-12)
-  # the call as made, which update() extends
-  expect_identical(short$call, quote(isoreg_gpu(x, y, w)))
+  # the matched call, which update() changes by name
+  expect_identical(short$call, quote(isoreg_gpu(x = x, y = y, w = w)))
   expect_identical(update(short, increasing = FALSE)$fitted, isoreg_gpu(x, y, w, increasing = FALSE)$fitted)
+  expect_identical(update(short, y = rev(y))$fitted, isoreg_gpu(x, rev(y), w)$fitted)
   m <- matrix(y, 4)
   g <- rep(1:4, 10)
   expect_identical(do.call(isoreg_batch, c(list(m, block_starts = FALSE), defaults)), isoreg_batch(m))
@@ -248,6 +249,14 @@ test_that("arguments given at their default values fit as when left out, and are
     expect_error(f(gradient = 1:2), "`gradient` must be TRUE or FALSE")
   }
   expect_error(isoreg_batch(m, block_starts = NA), "`block_starts` must be TRUE or FALSE")
+  # an argument passed on missing by a caller is an error, as R makes it, not the default
+  for (arg in names(defaults)) {
+    pass_on <- function(d) NULL
+    body(pass_on) <- as.call(c(quote(isoreg_gpu), quote(y), stats::setNames(list(quote(d)), arg)))
+    expect_error(pass_on(), "argument \"d\" is missing", info = arg)
+    body(pass_on) <- as.call(c(quote(isoreg_batch), quote(m), stats::setNames(list(quote(d)), arg)))
+    expect_error(pass_on(), "argument \"d\" is missing", info = arg)
+  }
 
   at <- c(-1, 3.5, 17, 50)
   expect_identical(predict(short, at, type = c("step", "linear"), outside = c("clip", "na", "error")),
@@ -267,4 +276,18 @@ test_that("arguments given at their default values fit as when left out, and are
   expect_error(calibrate_isotonic(y, label, device = "tpu"), "`device` must be one of")
   expect_error(predict(cal, at, strict = NA), "`strict` must be TRUE or FALSE")
   expect_error(predict(cal, at, device = 2), "`device` must be one of")
+  pass_on <- function(d) NULL
+  for (arg in c("type", "strict", "device")) {
+    body(pass_on) <- as.call(c(quote(predict), quote(cal), quote(at), stats::setNames(list(quote(d)), arg)))
+    expect_error(pass_on(), "argument \"d\" is missing", info = arg)
+  }
+  for (arg in c("increasing", "device")) {
+    body(pass_on) <- as.call(c(quote(calibrate_isotonic), quote(y), quote(label),
+                               stats::setNames(list(quote(d)), arg)))
+    expect_error(pass_on(), "argument \"d\" is missing", info = arg)
+  }
+  for (arg in c("type", "outside")) {
+    body(pass_on) <- as.call(c(quote(predict), quote(short), quote(at), stats::setNames(list(quote(d)), arg)))
+    expect_error(pass_on(), "argument \"d\" is missing", info = arg)
+  }
 })
