@@ -58,7 +58,7 @@
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
 #' source repository). An unsorted `x` is sorted by a parallel radix sort. For many small
 #' problems, one call of [isoreg_batch()] (with `group` for rows of unequal length) fits them all
-#' many times faster than a loop of `isoreg_gpu()` calls, each of which spends tens of
+#' many times faster than a loop of `isoreg_gpu()` calls, each of which spends about 15
 #' microseconds in R on its checks and its result whatever the fit's size.
 #'
 #' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: rows of
