@@ -221,8 +221,9 @@ static SEXP fitted_runs(gpuiso_status st, gpuiso_cdf_runs *r, const gpuiso_error
   return runs_to_r(r);
 }
 
-/* list(distinct values increasing, each element's 0-based rank among them) of v (double,
- * finite: checked in R), for IDR's positions and thresholds. */
+/* list(distinct values increasing, each element's 0-based rank among them) of v (double), for
+ * IDR's positions and thresholds and for numeric group ids; NULL where v has a value that is not
+ * finite (IDR checks its values first; group ids are then ranked by R). */
 SEXP C_distinct_codes(SEXP v) {
   R_xlen_t n = XLENGTH(v);
   if (TYPEOF(v) != REALSXP || n > INT_MAX)
@@ -231,8 +232,12 @@ SEXP C_distinct_codes(SEXP v) {
   double *distinct = r_alloc_dense((size_t)n, sizeof *distinct);
   SEXP code = PROTECT(r_alloc_result(INTSXP, n));
   int64_t nd = 0;
-  if (gpuiso_distinct_codes((int64_t)n, REAL(v), distinct, INTEGER(code), &nd, &err) != GPUISO_OK)
-    stop_on_error(&err);
+  gpuiso_status st = gpuiso_distinct_codes((int64_t)n, REAL(v), distinct, INTEGER(code), &nd, &err);
+  if (st == GPUISO_E_X_NONFINITE) {
+    UNPROTECT(1);
+    return R_NilValue;
+  }
+  if (st != GPUISO_OK) stop_on_error(&err);
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
   SEXP values = Rf_allocVector(REALSXP, (R_xlen_t)nd);
   SET_VECTOR_ELT(out, 0, values);

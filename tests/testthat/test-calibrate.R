@@ -366,3 +366,26 @@ test_that("string group ids are matched as R matches them, ASCII or not", {
   }
   expect_identical(predict(by_string, 0.5, group = e2), predict(by_string, 0.5, group = e1))
 })
+
+test_that("numeric group ids are ranked as sort(unique()) and match() rank them", {
+  set.seed(32)
+  n <- 6000
+  score <- runif(n)
+  label <- rbinom(n, 1, score)
+  check_group <- gpuiso:::check_group
+  for (ids in list(c(-2.5, 0, 1e300, 7), c(-Inf, 3, Inf, 0.5))) { # finite (C), not (R)
+    g <- sample(ids, n, TRUE)
+    g[sample(n, 10)] <- -0 # one group with 0
+    levels <- sort(unique(g))
+    got <- check_group(g, n)
+    expect_true(all(got$levels == levels) && length(got$levels) == length(levels))
+    expect_identical(got$codes, match(g, levels))
+    expect_identical(got$counts, tabulate(match(g, levels), length(levels)))
+    by_number <- calibrate_isotonic(score, label, group = g)
+    by_factor <- calibrate_isotonic(score, label, group = factor(g))
+    expect_identical(by_number$curves$prob, by_factor$curves$prob)
+    expect_identical(by_number$first, by_factor$first)
+    expect_identical(predict(by_number, score[1:50], group = g[1:50]),
+                     predict(by_factor, score[1:50], group = factor(g[1:50], levels(factor(g)))))
+  }
+})
