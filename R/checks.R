@@ -336,7 +336,8 @@ check_group <- function(group, n, ref = "score") {
     levels <- sort(ids$first)
     codes <- match(ids$first, levels)[ids$codes]
     counts <- tabulate(codes, length(levels))
-  } else if (is.double(group) && !is.object(group) &&
+  } else if (is.double(group) && !is.object(group) && is.null(dim(group)) &&
+             length(group) <= .Machine$integer.max &&
              !is.null(ids <- .Call(C_distinct_codes, group))) {
     # finite numbers: one sort in C, where R hashes them twice (0.95 s of 1e7 ids against 0.2)
     levels <- ids[[1]]

@@ -58,8 +58,8 @@
 #' CPUs at every row length and thread count measured (`tools/bench/RESULTS.md` in the package's
 #' source repository). An unsorted `x` is sorted by a parallel radix sort. For many small
 #' problems, one call of [isoreg_batch()] (with `group` for rows of unequal length) fits them all
-#' many times faster than a loop of `isoreg_gpu()` calls, each of which spends about 15
-#' microseconds in R on its checks and its result whatever the fit's size.
+#' many times faster than a loop of `isoreg_gpu()` calls, each of which costs about 15
+#' microseconds, most of it R's checks and result, whatever the fit's size.
 #'
 #' **Devices.** `device = "gpu"` runs the CUDA solver (the hull-merge engine on the GPU: rows of
 #' up to 4096 elements in a warp or a block, several short rows to a warp, their lanes' hulls kept

@@ -377,6 +377,7 @@ test_that("numeric group ids are ranked as sort(unique()) and match() rank them"
     g <- sample(ids, n, TRUE)
     g[sample(n, 10)] <- -0 # one group with 0
     levels <- sort(unique(g))
+    expect_identical(is.null(.Call(gpuiso:::C_distinct_codes, g)), any(is.infinite(ids)))
     got <- check_group(g, n)
     expect_true(all(got$levels == levels) && length(got$levels) == length(levels))
     expect_identical(got$codes, match(g, levels))
@@ -388,4 +389,7 @@ test_that("numeric group ids are ranked as sort(unique()) and match() rank them"
     expect_identical(predict(by_number, score[1:50], group = g[1:50]),
                      predict(by_factor, score[1:50], group = factor(g[1:50], levels(factor(g)))))
   }
+  # a 1-d array of ids keeps its levels as R ranks them
+  g <- array(rep(c(2.5, 1.5), 50))
+  expect_identical(check_group(g, 100)$levels, sort(unique(g)))
 })
